@@ -1,0 +1,1 @@
+//! Quire actor system (filled in by the foundation work).

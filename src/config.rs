@@ -1,0 +1,43 @@
+/*!
+What the engine needs to know from the service configuration: limits and where things live.
+The full configuration (ports, pool, CORS, …) belongs to the web crate; it builds this.
+*/
+
+use std::path::PathBuf;
+
+/// Environment variable naming the folder that holds `<model>/corpus` and `<model>/evaluation`.
+pub const DATASET_ENV: &str = "QUIRE_DATASET";
+
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+pub struct EngineConfig {
+    /// Folder holding one sub-folder per trained model (`models/<name>/`).
+    pub models_dir: PathBuf,
+    /// Path of `libpdfium.so`; `None` means look in the usual places.
+    pub pdfium_lib: Option<PathBuf>,
+    pub blocks_max: usize,
+    pub tokens_max: usize,
+    /// Seconds one PDF may take in a layout worker before it is killed.
+    pub pdf_timeout_s: u64,
+    /// Address-space cap for one layout worker, in MiB.
+    pub pdf_memory_mb: u64,
+}
+
+impl Default for EngineConfig {
+    fn default() -> Self {
+        EngineConfig {
+            models_dir: PathBuf::from("models"),
+            pdfium_lib: None,
+            blocks_max: 200_000,
+            tokens_max: 1_000_000,
+            pdf_timeout_s: 120,
+            pdf_memory_mb: 4096,
+        }
+    }
+}
+
+/// The dataset folder: `$QUIRE_DATASET`, else `../shared/dataset` (where `unpack` puts it).
+pub fn dataset_dir() -> PathBuf {
+    std::env::var_os(DATASET_ENV)
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("../shared/dataset"))
+}

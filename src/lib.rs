@@ -1,0 +1,25 @@
+/*!
+Quire's engine: everything that turns bytes into structure, with no HTTP and no actors.
+
+The cascade, as GROBID runs it:
+
+1. `layout` turns a PDF (in a worker process, pdfium) into pages → blocks → lines → tokens.
+2. `models::segmentation` labels each line with a document zone (header, body, references, …).
+3. `models::header` labels the header zone's tokens (title, author, affiliation, abstract, …).
+4. `models::name`, `models::affiliation`, `models::date` parse the fields the header found.
+5. `models::citation` parses raw bibliographic strings (and the references zone).
+6. `tei` and `bibtex` write the resulting structures out.
+
+Every model is a CRF over feature rows (`features`, `crf`); training and tagging share one
+feature extractor per model so the two can never drift apart.
+*/
+
+pub mod config;
+pub mod crf;
+pub mod error;
+pub mod layout;
+pub mod models;
+pub mod tokenizer;
+
+pub use config::EngineConfig;
+pub use error::{Error, ErrorCode, Result};

@@ -1,0 +1,116 @@
+/*!
+The model registry: one name per GROBID model, and one module per model (added as each model
+lands). `models/<dir_name>/` holds a trained model's files: `model.crf` (CRFsuite format),
+`template.txt` (feature template) and `meta.json` (labels, feature version, data digest,
+training parameters, evaluation figures).
+*/
+
+use std::path::{Path, PathBuf};
+
+/// Every sequence-labelling model of the cascade, named as GROBID names them.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
+)]
+pub enum ModelName {
+    Segmentation,
+    Header,
+    Fulltext,
+    ReferenceSegmenter,
+    Citation,
+    NameHeader,
+    NameCitation,
+    AffiliationAddress,
+    Date,
+    Figure,
+    Table,
+    FundingAcknowledgement,
+    PatentCitation,
+}
+
+impl ModelName {
+    pub const ALL: [ModelName; 13] = [
+        ModelName::Segmentation,
+        ModelName::Header,
+        ModelName::Fulltext,
+        ModelName::ReferenceSegmenter,
+        ModelName::Citation,
+        ModelName::NameHeader,
+        ModelName::NameCitation,
+        ModelName::AffiliationAddress,
+        ModelName::Date,
+        ModelName::Figure,
+        ModelName::Table,
+        ModelName::FundingAcknowledgement,
+        ModelName::PatentCitation,
+    ];
+
+    /// GROBID's key for the model (`name-header`, `affiliation-address`, …).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ModelName::Segmentation => "segmentation",
+            ModelName::Header => "header",
+            ModelName::Fulltext => "fulltext",
+            ModelName::ReferenceSegmenter => "reference-segmenter",
+            ModelName::Citation => "citation",
+            ModelName::NameHeader => "name-header",
+            ModelName::NameCitation => "name-citation",
+            ModelName::AffiliationAddress => "affiliation-address",
+            ModelName::Date => "date",
+            ModelName::Figure => "figure",
+            ModelName::Table => "table",
+            ModelName::FundingAcknowledgement => "funding-acknowledgement",
+            ModelName::PatentCitation => "patent-citation",
+        }
+    }
+
+    /// Folder of the trained files under the models directory; a flavour such as
+    /// `article/light` gets its own folder (`header-article-light`).
+    pub fn dir_name(self, flavor: Option<&str>) -> String {
+        match flavor {
+            None => self.as_str().to_string(),
+            Some(f) => format!("{}-{}", self.as_str(), f.replace('/', "-")),
+        }
+    }
+
+    pub fn dir(self, models_dir: &Path, flavor: Option<&str>) -> PathBuf {
+        models_dir.join(self.dir_name(flavor))
+    }
+}
+
+impl std::fmt::Display for ModelName {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl std::str::FromStr for ModelName {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        ModelName::ALL
+            .iter()
+            .copied()
+            .find(|m| m.as_str() == s)
+            .ok_or_else(|| {
+                let known: Vec<_> = ModelName::ALL.iter().map(|m| m.as_str()).collect();
+                format!("unknown model `{s}`; known models: {}", known.join(", "))
+            })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip_and_unknown_names_are_refused() {
+        for m in ModelName::ALL {
+            assert_eq!(m.as_str().parse::<ModelName>().unwrap(), m);
+        }
+        let err = "headr".parse::<ModelName>().unwrap_err();
+        assert!(err.contains("unknown model `headr`"), "{err}");
+        assert_eq!(
+            ModelName::Header.dir_name(Some("article/light")),
+            "header-article-light"
+        );
+    }
+}

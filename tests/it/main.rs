@@ -1,0 +1,1 @@
+//! Integration tests: start the real `quire` binary.

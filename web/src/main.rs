@@ -1,0 +1,2 @@
+//! The `quire` binary (filled in by the foundation work).
+fn main() {}
