@@ -35,9 +35,20 @@ impl Default for EngineConfig {
     }
 }
 
-/// The dataset folder: `$QUIRE_DATASET`, else `../shared/dataset` (where `unpack` puts it).
+/// The dataset folder: `$QUIRE_DATASET`, else where `../shared/dataset/unpack` puts the
+/// corpora: beside the archives when that folder is writable, otherwise
+/// `$XDG_CACHE_HOME/quire-dataset` (default `~/.cache/quire-dataset`).
 pub fn dataset_dir() -> PathBuf {
-    std::env::var_os(DATASET_ENV)
+    if let Some(dir) = std::env::var_os(DATASET_ENV) {
+        return PathBuf::from(dir);
+    }
+    let beside = PathBuf::from("../shared/dataset");
+    if beside.join("date/corpus").is_dir() {
+        return beside;
+    }
+    let cache = std::env::var_os("XDG_CACHE_HOME")
         .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from("../shared/dataset"))
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
+        .unwrap_or_else(|| PathBuf::from(".cache"));
+    cache.join("quire-dataset")
 }

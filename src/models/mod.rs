@@ -114,3 +114,50 @@ mod tests {
         );
     }
 }
+
+/// Which part of a model's dataset folder to read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Part {
+    /// `<dataset>/<model>/corpus`: the training data.
+    Corpus,
+    /// `<dataset>/<model>/evaluation`: GROBID's held-out evaluation data.
+    Evaluation,
+}
+
+/// What reading a corpus produced, besides the sequences.
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct ReadStats {
+    pub files_read: usize,
+    /// Files skipped, each with the reason (missing raw file, no alignment, …).
+    pub files_dropped: Vec<(PathBuf, String)>,
+    pub sequences: usize,
+    pub tokens: usize,
+}
+
+/// What the trainer, the evaluator and the CLI need from a model module. Each model module
+/// implements it once and adds its arm to [`spec`].
+pub trait ModelSpec: Sync {
+    fn name(&self) -> ModelName;
+    /// `Some("article/light")` for a flavour model.
+    fn flavor(&self) -> Option<&'static str> {
+        None
+    }
+    /// Bumped whenever the feature columns change; stored in `meta.json`, checked at load.
+    fn feature_version(&self) -> u32;
+    /// The feature template (Quire's own, CRF++-style `U..:%x[r,c]` lines and `B`).
+    fn template(&self) -> &'static str;
+    fn default_params(&self) -> crate::crf::TrainParams;
+    /// Read the corpus or evaluation part of `<dataset>/<model folder>` into sequences.
+    fn read(&self, dataset: &Path, part: Part) -> crate::Result<(Vec<crate::crf::Sequence>, ReadStats)>;
+    /// Feature rows for one raw input line (text-only models); `None` for layout models.
+    fn rows_from_text(&self, _text: &str) -> Option<Vec<Vec<String>>> {
+        None
+    }
+}
+
+/// The spec of a model, if Quire can train it.
+pub fn spec(name: ModelName, flavor: Option<&str>) -> Option<&'static dyn ModelSpec> {
+    // Each model module adds its arm here.
+    let _ = (name, flavor);
+    None
+}
