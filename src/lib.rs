@@ -15,10 +15,12 @@ feature extractor per model so the two can never drift apart.
 */
 
 pub mod config;
+pub mod corpus;
 pub mod crf;
 pub mod error;
 pub mod layout;
 pub mod models;
+pub mod tei;
 pub mod tokenizer;
 
 pub use config::EngineConfig;

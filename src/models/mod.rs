@@ -7,6 +7,10 @@ training parameters, evaluation figures).
 
 use std::path::{Path, PathBuf};
 
+pub mod header;
+pub mod lexical;
+pub mod segmentation;
+
 /// Every sequence-labelling model of the cascade, named as GROBID names them.
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
@@ -148,7 +152,11 @@ pub trait ModelSpec: Sync {
     fn template(&self) -> &'static str;
     fn default_params(&self) -> crate::crf::TrainParams;
     /// Read the corpus or evaluation part of `<dataset>/<model folder>` into sequences.
-    fn read(&self, dataset: &Path, part: Part) -> crate::Result<(Vec<crate::crf::Sequence>, ReadStats)>;
+    fn read(
+        &self,
+        dataset: &Path,
+        part: Part,
+    ) -> crate::Result<(Vec<crate::crf::Sequence>, ReadStats)>;
     /// Feature rows for one raw input line (text-only models); `None` for layout models.
     fn rows_from_text(&self, _text: &str) -> Option<Vec<Vec<String>>> {
         None
@@ -158,6 +166,9 @@ pub trait ModelSpec: Sync {
 /// The spec of a model, if Quire can train it.
 pub fn spec(name: ModelName, flavor: Option<&str>) -> Option<&'static dyn ModelSpec> {
     // Each model module adds its arm here.
-    let _ = (name, flavor);
-    None
+    match (name, flavor) {
+        (ModelName::Segmentation, None) => Some(&segmentation::Spec),
+        (ModelName::Header, None) => Some(&header::Spec),
+        _ => None,
+    }
 }

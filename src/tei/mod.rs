@@ -1,0 +1,5 @@
+/*!
+TEI writers: structures in, text out.
+*/
+
+pub mod header;
