@@ -8,6 +8,7 @@ training parameters, evaluation figures).
 use std::path::{Path, PathBuf};
 
 pub mod header;
+pub mod header_record;
 pub mod lexical;
 pub mod segmentation;
 
