@@ -18,6 +18,7 @@ pub mod config;
 pub mod corpus;
 pub mod crf;
 pub mod error;
+pub mod eval;
 pub mod layout;
 pub mod models;
 pub mod tei;
