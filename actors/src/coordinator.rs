@@ -178,7 +178,7 @@ mod tests {
                 .ok(),
             Some(6)
         );
-        let absent = p.run(AskDate).await.err().expect("date model is absent");
+        let absent = p.run(AskDate).await.expect_err("date model is absent");
         assert!(
             matches!(&absent, Error::ModelAbsent { model, .. } if model == "date"),
             "{absent}"

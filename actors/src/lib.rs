@@ -12,6 +12,8 @@ Quire's actor system, between the HTTP layer (`quire-web`) and the synchronous e
 Nothing here speaks HTTP; [`Error`] says what failed and the web crate chooses the status.
 */
 
+#![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
+
 pub mod cascade;
 pub mod coordinator;
 pub mod error;
@@ -232,8 +234,7 @@ mod tests {
                 vec![vec![vec!["A".into()]]],
             )
             .await
-            .err()
-            .expect("absent");
+            .expect_err("absent");
         assert!(
             matches!(&err, Error::ModelAbsent { model, .. } if model == "header"),
             "{err}"
