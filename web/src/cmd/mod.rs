@@ -1,0 +1,2 @@
+//! Subcommands of the `quire` binary.
+pub mod train;
