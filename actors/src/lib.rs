@@ -3,7 +3,8 @@ Quire's actor system, between the HTTP layer (`quire-web`) and the synchronous e
 
 - `model`: one actor per model on its own `SyncArbiter` thread, panic-proof, bounded queue;
   [`Models`] is the handle that finds a model's actor and labels sequences with it.
-- `coordinator`: the pipeline coordinator that runs a request's [`Cascade`] (`cascade/`).
+- `coordinator`: the pipeline coordinators (one per CPU) that run each request's [`Cascade`]
+  (`cascade/`).
 - `pool`: request admission (at most `concurrency` requests processing, 503 after the wait).
 - `trainer`: the registry of training runs (tokens, one training per model and flavour).
 - `metrics`: the Prometheus registry and the admin rate tables.
