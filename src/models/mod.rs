@@ -7,6 +7,12 @@ training parameters, evaluation figures).
 
 use std::path::{Path, PathBuf};
 
+pub mod affiliation;
+pub mod citation;
+pub mod date;
+pub mod name;
+pub mod text;
+
 /// Every sequence-labelling model of the cascade, named as GROBID names them.
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
@@ -148,7 +154,11 @@ pub trait ModelSpec: Sync {
     fn template(&self) -> &'static str;
     fn default_params(&self) -> crate::crf::TrainParams;
     /// Read the corpus or evaluation part of `<dataset>/<model folder>` into sequences.
-    fn read(&self, dataset: &Path, part: Part) -> crate::Result<(Vec<crate::crf::Sequence>, ReadStats)>;
+    fn read(
+        &self,
+        dataset: &Path,
+        part: Part,
+    ) -> crate::Result<(Vec<crate::crf::Sequence>, ReadStats)>;
     /// Feature rows for one raw input line (text-only models); `None` for layout models.
     fn rows_from_text(&self, _text: &str) -> Option<Vec<Vec<String>>> {
         None
@@ -158,6 +168,12 @@ pub trait ModelSpec: Sync {
 /// The spec of a model, if Quire can train it.
 pub fn spec(name: ModelName, flavor: Option<&str>) -> Option<&'static dyn ModelSpec> {
     // Each model module adds its arm here.
-    let _ = (name, flavor);
-    None
+    match (name, flavor) {
+        (ModelName::Date, None) => Some(&date::SPEC),
+        (ModelName::NameHeader, None) => Some(&name::HEADER_SPEC),
+        (ModelName::NameCitation, None) => Some(&name::CITATION_SPEC),
+        (ModelName::AffiliationAddress, None) => Some(&affiliation::SPEC),
+        (ModelName::Citation, None) => Some(&citation::SPEC),
+        _ => None,
+    }
 }

@@ -1,0 +1,1 @@
+//! BibTeX writer (in progress).

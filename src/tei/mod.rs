@@ -1,0 +1,1 @@
+//! TEI writers (in progress).
