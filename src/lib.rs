@@ -19,6 +19,7 @@ pub mod config;
 pub mod corpus;
 pub mod crf;
 pub mod error;
+pub mod eval;
 pub mod features;
 pub mod layout;
 pub mod lexicon;
