@@ -137,7 +137,27 @@ pub fn decode<L: AsRef<str>>(toks: &[Tok], labels: &[L]) -> Vec<Date> {
     }
     out.push(cur);
     out.retain(|d| d.specificity() > 0);
+    share_parts(&mut out);
     out
+}
+
+/// Ranges such as `June 17-21, 2007` decode as two partial dates (`June 17`, `21 2007`):
+/// a date without a year takes the year of the next date that has one, and a date with a day
+/// but no month takes the month of the previous date of the same year.
+fn share_parts(dates: &mut [Date]) {
+    for i in 0..dates.len() {
+        if dates[i].year.is_none() {
+            if let Some(y) = dates[i + 1..].iter().find_map(|d| d.year) {
+                dates[i].year = Some(y);
+            }
+        }
+    }
+    for i in 1..dates.len() {
+        let (prev, cur) = (&dates[i - 1], &dates[i]);
+        if cur.month.is_none() && cur.day.is_some() && prev.year == cur.year {
+            dates[i].month = dates[i - 1].month;
+        }
+    }
 }
 
 /// The date of a string as a citation or header uses it: the first of the most specified.
@@ -318,6 +338,9 @@ mod tests {
         let d = labelled("12/03/99", &[Day, Other, Month, Other, Year]);
         assert_eq!(d[0].when().as_deref(), Some("1999-03-12"));
         assert!(labelled("nothing here", &[Other, Other]).is_empty());
+        let d = labelled("June 17-21, 2007", &[Month, Day, Other, Day, Other, Year]);
+        let when: Vec<_> = d.iter().filter_map(Date::when).collect();
+        assert_eq!(when, vec!["2007-06-17", "2007-06-21"]);
     }
 
     #[test]
