@@ -131,21 +131,21 @@ fn well_formed(xml: &str) -> Result<Vec<(String, String)>, String> {
     loop {
         match r.read_event().map_err(|e| e.to_string())? {
             Event::Start(e) => {
-                let mut name = String::from_utf8_lossy(e.name().as_ref()).into_owned();
+                let mut name = e.name().as_ref().to_string();
                 for a in e.attributes().flatten() {
-                    let k = String::from_utf8_lossy(a.key.as_ref()).into_owned();
+                    let k = a.key.as_ref().to_string();
                     if k != "xmlns" && !k.starts_with("xmlns:") {
-                        let v = String::from_utf8_lossy(&a.value).into_owned();
+                        let v = a.value.to_string();
                         name.push_str(&format!("[{k}={v}]"));
                     }
                 }
                 stack.push(name);
             }
             Event::Empty(e) => {
-                let mut name = String::from_utf8_lossy(e.name().as_ref()).into_owned();
+                let mut name = e.name().as_ref().to_string();
                 for a in e.attributes().flatten() {
-                    let k = String::from_utf8_lossy(a.key.as_ref()).into_owned();
-                    let v = String::from_utf8_lossy(&a.value).into_owned();
+                    let k = a.key.as_ref().to_string();
+                    let v = a.value.to_string();
                     name.push_str(&format!("[{k}={v}]"));
                 }
                 out.push((format!("{}/{name}", stack.join("/")), String::new()));
