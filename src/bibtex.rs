@@ -143,7 +143,7 @@ pub fn entry(c: &Citation, key: &str, include_raw: bool) -> String {
         fields.push(("raw", c.raw.clone()));
     }
     let mut out = String::new();
-    let _ = write!(out, "@{}{{{},\n", entry_type(c), value(key));
+    let _ = writeln!(out, "@{}{{{},", entry_type(c), value(key));
     let body: Vec<String> = fields
         .iter()
         .map(|(k, v)| format!("  {k} = {{{}}}", value(v)))

@@ -316,12 +316,10 @@ fn words_of(text: &str) -> Vec<String> {
         .collect()
 }
 
-fn add_corpus(
-    counts: &mut Counts,
-    dir: &Path,
-    rules: &dyn Rules,
-    f: &dyn Fn(&corpus::Field, &mut Vec<(Kind, String)>),
-) {
+/// What a corpus field contributes to the lexicons.
+type FieldEntries = dyn Fn(&corpus::Field, &mut Vec<(Kind, String)>);
+
+fn add_corpus(counts: &mut Counts, dir: &Path, rules: &dyn Rules, f: &FieldEntries) {
     let Ok((files, _)) = corpus::read_dir(dir, rules) else {
         return;
     };

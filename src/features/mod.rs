@@ -385,11 +385,11 @@ impl Gazetteer {
         while s < words.len() {
             let mut key = String::new();
             let mut best: Option<usize> = None;
-            for e in s..words.len().min(s + self.max_len) {
+            for (e, (_, word)) in words.iter().enumerate().take(s + self.max_len).skip(s) {
                 if e > s {
                     key.push(' ');
                 }
-                key.push_str(&words[e].1);
+                key.push_str(word);
                 let allowed = excluded.is_none_or(|x| !x.contains(&key));
                 if allowed && self.entries.contains(&key) {
                     best = Some(e);

@@ -118,7 +118,7 @@ impl Affiliation {
 
 fn trim_field(s: &str) -> String {
     s.trim_matches(|c: char| c.is_whitespace() || matches!(c, ',' | ';' | ':'))
-        .trim_end_matches(|c: char| c == '.' || c == ',')
+        .trim_end_matches(['.', ','])
         .trim()
         .to_string()
 }

@@ -62,12 +62,12 @@ pub fn to_sequence(s: &Labelled, view: &LexView<'_>, rows: RowsFn) -> Sequence {
     }
 }
 
+/// Two `(row offset, column)` observations joined into one feature.
+pub type Conjunction = ((i32, usize), (i32, usize));
+
 /// Build a CRF++ template: unigram windows per column, token-pair conjunctions, and `B`.
 /// Every pattern gets its own id (`U<col>_<n>` / `UC<n>`), so no two patterns collide.
-pub fn template(
-    windows: &[(usize, &[i32])],
-    conjunctions: &[((i32, usize), (i32, usize))],
-) -> String {
+pub fn template(windows: &[(usize, &[i32])], conjunctions: &[Conjunction]) -> String {
     let mut t = String::new();
     for (col, offsets) in windows {
         for (n, r) in offsets.iter().enumerate() {
