@@ -52,7 +52,9 @@ impl Hasher for FxHasher {
     }
     #[inline]
     fn finish(&self) -> u64 {
-        self.hash
+        // The multiply leaves the low bits depending only on the low bits of the input;
+        // hashbrown picks buckets from the low bits, so bring the well-mixed high bits down.
+        self.hash.rotate_left(26)
     }
 }
 

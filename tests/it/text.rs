@@ -3,22 +3,10 @@
 //! `citation` and `models/lexicon`): parsed fields, BibTeX, every error path, and a proptest
 //! that any Unicode input gives well-formed XML (or 204/400), never a 500.
 
-use std::io::Read;
-use std::net::TcpListener;
-use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
-use std::sync::OnceLock;
-use std::time::{Duration, Instant};
-
 use proptest::prelude::*;
-use reqwest::blocking::{multipart, Client, Response};
+use reqwest::blocking::{multipart, Response};
 
-fn repo_root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .map(PathBuf::from)
-        .unwrap_or_default()
-}
+use crate::common::{repo_root, Server};
 
 const MODELS: [&str; 6] = [
     "date",
@@ -29,83 +17,26 @@ const MODELS: [&str; 6] = [
     "lexicon",
 ];
 
-/// The service, started once for this module, killed when the test process ends.
-struct TextServer {
-    base: String,
-    child: Child,
-}
-
-impl Drop for TextServer {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+/// A server on the repository's committed models, or `None` (with a "skipped" line) when
+/// they are not trained yet.
+fn text_server() -> Option<Server> {
+    let models = repo_root().join("models");
+    if let Some(missing) = MODELS.iter().find(|m| !models.join(m).is_dir()) {
+        eprintln!("skipped: models/{missing} is not trained");
+        return None;
     }
-}
-
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .unwrap_or(18_570)
-}
-
-fn server() -> Option<&'static str> {
-    static SERVER: OnceLock<Option<TextServer>> = OnceLock::new();
-    SERVER
-        .get_or_init(|| {
-            let models = repo_root().join("models");
-            if let Some(missing) = MODELS.iter().find(|m| !models.join(m).is_dir()) {
-                eprintln!("skipped: models/{missing} is not trained");
-                return None;
-            }
-            let (port, admin) = (free_port(), free_port());
-            let mut child = Command::new(env!("CARGO_BIN_EXE_quire"))
-                .args(["serve", "--port", &port.to_string()])
-                .args(["--admin-port", &admin.to_string()])
-                .current_dir(repo_root())
-                .env("QUIRE_MODELS_DIR", &models)
-                .env("QUIRE_SERVER_HOST", "127.0.0.1")
-                .stdout(Stdio::null())
-                .stderr(Stdio::piped())
-                .spawn()
-                .expect("start quire");
-            let base = format!("http://127.0.0.1:{port}");
-            let client = Client::new();
-            let started = Instant::now();
-            while started.elapsed() < Duration::from_secs(60) {
-                let alive = client
-                    .get(format!("{base}/api/isalive"))
-                    .send()
-                    .map(|r| r.status().as_u16() == 200)
-                    .unwrap_or(false);
-                if alive {
-                    return Some(TextServer { base, child });
-                }
-                if let Ok(Some(status)) = child.try_wait() {
-                    let mut err = String::new();
-                    if let Some(mut e) = child.stderr.take() {
-                        let _ = e.read_to_string(&mut err);
-                    }
-                    panic!("quire exited with {status}: {err}");
-                }
-                std::thread::sleep(Duration::from_millis(100));
-            }
-            let _ = child.kill();
-            panic!("quire did not become alive in 60 s");
-        })
-        .as_ref()
-        .map(|s| s.base.as_str())
-}
-
-fn post(path: &str, form: &[(&str, &str)]) -> Option<Response> {
-    let base = server()?;
     Some(
-        Client::new()
-            .post(format!("{base}{path}"))
-            .form(form)
-            .send()
-            .expect("request"),
+        Server::builder()
+            .set(
+                "models",
+                &format!("dir = {:?}", models.display().to_string()),
+            )
+            .start(),
     )
+}
+
+fn post(s: &Server, path: &str, form: &[(&str, &str)]) -> Response {
+    s.post_form(path, form)
 }
 
 fn ok_body(r: Response) -> String {
@@ -180,17 +111,20 @@ const REF: &str = "Smith, J. A. and van der Berg, K. (2019). Deep parsing of ref
 
 #[test]
 fn process_date_normalises_to_iso() {
-    let Some(r) = post("/api/processDate", &[("date", "Received 5 September 2001")]) else {
+    let Some(s) = text_server() else {
         return;
     };
+    let r = post(
+        &s,
+        "/api/processDate",
+        &[("date", "Received 5 September 2001")],
+    );
     assert_eq!(ok_body(r), "<date when=\"2001-09-05\" />");
-    let Some(r) = post("/api/processDate", &[("date", "March 2019")]) else {
-        return;
-    };
+    let r = post(&s, "/api/processDate", &[("date", "March 2019")]);
     assert_eq!(ok_body(r), "<date when=\"2019-03\" />");
-    let base = server().unwrap_or_default();
-    let r = Client::new()
-        .put(format!("{base}/api/processDate"))
+    let r = s
+        .client
+        .put(s.url("/api/processDate"))
         .multipart(multipart::Form::new().text("date", "12 March 2019"))
         .send()
         .expect("put");
@@ -199,12 +133,14 @@ fn process_date_normalises_to_iso() {
 
 #[test]
 fn process_names_header_and_citation() {
-    let Some(r) = post(
-        "/api/processHeaderNames",
-        &[("names", "Dr. John A. Smith Jr. and Marie Curie")],
-    ) else {
+    let Some(s) = text_server() else {
         return;
     };
+    let r = post(
+        &s,
+        "/api/processHeaderNames",
+        &[("names", "Dr. John A. Smith Jr. and Marie Curie")],
+    );
     let body = ok_body(r);
     assert_eq!(
         body.matches("<persName xmlns=\"http://www.tei-c.org/ns/1.0\">")
@@ -219,12 +155,11 @@ fn process_names_header_and_citation() {
     assert!(has(&f, "surname", "Smith"), "{body}");
     assert!(has(&f, "surname", "Curie"), "{body}");
 
-    let Some(r) = post(
+    let r = post(
+        &s,
         "/api/processCitationNames",
         &[("names", "Smith, J. A. and van der Berg, K.")],
-    ) else {
-        return;
-    };
+    );
     let body = ok_body(r);
     let f = well_formed(&body).expect("xml");
     assert!(has(&f, "surname", "Smith"), "{body}");
@@ -234,15 +169,14 @@ fn process_names_header_and_citation() {
 
 #[test]
 fn process_affiliations_one_and_several() {
-    let Some(r) = post(
-        "/api/processAffiliations",
+    let Some(s) = text_server() else {
+        return;
+    };
+    let r = post(&s, "/api/processAffiliations",
         &[(
             "affiliations",
             "Department of Computer Science, University of Oxford, Parks Road, Oxford OX1 3QD, United Kingdom",
-        )],
-    ) else {
-        return;
-    };
+        )],);
     let body = ok_body(r);
     assert!(body.starts_with("\t<affiliation>"), "{body}");
     let f = well_formed(&body).expect("xml");
@@ -264,15 +198,11 @@ fn process_affiliations_one_and_several() {
     );
     assert!(has(&f, "address/settlement", "Oxford"), "{body}");
 
-    let Some(r) = post(
-        "/api/processAffiliations",
+    let r = post(&s, "/api/processAffiliations",
         &[(
             "affiliations",
             "1 Institut Pasteur, Paris, France\n2 Department of Physics, Kyoto University, Kyoto, Japan",
-        )],
-    ) else {
-        return;
-    };
+        )],);
     let body = ok_body(r);
     assert!(body.starts_with("<xml>\n"), "{body}");
     let f = well_formed(&body).expect("xml");
@@ -282,12 +212,14 @@ fn process_affiliations_one_and_several() {
 
 #[test]
 fn process_citation_fields_raw_and_bibtex() {
-    let Some(r) = post(
-        "/api/processCitation",
-        &[("citations", REF), ("includeRawCitations", "1")],
-    ) else {
+    let Some(s) = text_server() else {
         return;
     };
+    let r = post(
+        &s,
+        "/api/processCitation",
+        &[("citations", REF), ("includeRawCitations", "1")],
+    );
     let body = ok_body(r);
     assert!(
         body.starts_with("<biblStruct status=\"extracted\"  >"),
@@ -326,9 +258,9 @@ fn process_citation_fields_raw_and_bibtex() {
     assert!(has(&f, "idno[type=DOI]", "10.1000/xyz"), "{body}");
     assert!(has(&f, "note[type=raw_reference]", REF), "{body}");
 
-    let base = server().unwrap_or_default();
-    let r = Client::new()
-        .post(format!("{base}/api/processCitation"))
+    let r = s
+        .client
+        .post(s.url("/api/processCitation"))
         .header("Accept", "application/x-bibtex")
         .form(&[("citations", REF)])
         .send()
@@ -351,8 +283,9 @@ fn process_citation_fields_raw_and_bibtex() {
     );
 
     // Multipart bodies (older clients) work too.
-    let r = Client::new()
-        .post(format!("{base}/api/processCitation"))
+    let r = s
+        .client
+        .post(s.url("/api/processCitation"))
         .multipart(multipart::Form::new().text("citations", REF))
         .send()
         .expect("multipart");
@@ -361,13 +294,15 @@ fn process_citation_fields_raw_and_bibtex() {
 
 #[test]
 fn process_citation_list_keeps_order_and_empty_entries() {
-    let second = "Doe, J. (2020). A book about things. Springer, Berlin.";
-    let Some(r) = post(
-        "/api/processCitationList",
-        &[("citations", REF), ("citations", ""), ("citations", second)],
-    ) else {
+    let Some(s) = text_server() else {
         return;
     };
+    let second = "Doe, J. (2020). A book about things. Springer, Berlin.";
+    let r = post(
+        &s,
+        "/api/processCitationList",
+        &[("citations", REF), ("citations", ""), ("citations", second)],
+    );
     let body = ok_body(r);
     well_formed(&body).expect("xml");
     assert!(
@@ -383,9 +318,9 @@ fn process_citation_list_keeps_order_and_empty_entries() {
     assert!(body[b2..].contains("Doe"));
     assert!(body.contains("<listBibl>"));
 
-    let base = server().unwrap_or_default();
-    let r = Client::new()
-        .post(format!("{base}/api/processCitationList"))
+    let r = s
+        .client
+        .post(s.url("/api/processCitationList"))
         .header("Accept", "application/x-bibtex")
         .form(&[("citations", REF), ("citations", second)])
         .send()
@@ -397,6 +332,9 @@ fn process_citation_list_keeps_order_and_empty_entries() {
 
 #[test]
 fn errors_missing_invalid_empty_and_too_large() {
+    let Some(s) = text_server() else {
+        return;
+    };
     for (path, field) in [
         ("/api/processDate", "date"),
         ("/api/processHeaderNames", "names"),
@@ -405,68 +343,71 @@ fn errors_missing_invalid_empty_and_too_large() {
         ("/api/processCitation", "citations"),
         ("/api/processCitationList", "citations"),
     ] {
-        let Some(r) = post(path, &[("other", "x")]) else {
-            return;
-        };
+        let r = post(&s, path, &[("other", "x")]);
         assert_eq!(r.status().as_u16(), 400, "{path}");
         let msg = r.text().unwrap_or_default();
         assert!(msg.contains(field), "{path}: {msg}");
     }
-    let Some(r) = post(
+    let r = post(
+        &s,
         "/api/processCitation",
         &[("citations", REF), ("consolidateCitations", "7")],
-    ) else {
-        return;
-    };
+    );
     assert_eq!(r.status().as_u16(), 400);
     assert!(r
         .text()
         .unwrap_or_default()
         .contains("consolidateCitations"));
-    let Some(r) = post(
+    let r = post(
+        &s,
         "/api/processCitation",
         &[("citations", REF), ("includeRawCitations", "maybe")],
-    ) else {
-        return;
-    };
+    );
     assert_eq!(r.status().as_u16(), 400);
-    let Some(r) = post(
+    let r = post(
+        &s,
         "/api/processCitation",
         &[("citations", REF), ("consolidateCitations", "2")],
-    ) else {
-        return;
-    };
+    );
     assert_eq!(r.status().as_u16(), 200);
-    let Some(r) = post("/api/processDate", &[("date", ";;; ,")]) else {
-        return;
-    };
+    let r = post(&s, "/api/processDate", &[("date", ";;; ,")]);
     assert_eq!(r.status().as_u16(), 204);
     assert!(r.text().unwrap_or_default().is_empty());
     let huge = "a".repeat(2 * 1024 * 1024);
-    let Some(r) = post("/api/processCitation", &[("citations", &huge)]) else {
-        return;
-    };
+    let r = post(&s, "/api/processCitation", &[("citations", &huge)]);
     assert_eq!(r.status().as_u16(), 413);
 }
 
-proptest! {
-    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
-    #[test]
-    fn any_unicode_gives_xml_or_no_content_never_500(s in "\\PC{0,80}", ctl in "[\\x00-\\x1f&<>\"']{0,6}") {
-        let input = format!("{s}{ctl} Smith J. 2019. {ctl}Title & <more>. Nature 1:2-3");
-        for (path, field) in [
-            ("/api/processCitation", "citations"),
-            ("/api/processDate", "date"),
-            ("/api/processHeaderNames", "names"),
-            ("/api/processAffiliations", "affiliations"),
-        ] {
-            let Some(r) = post(path, &[(field, input.as_str())]) else { return Ok(()); };
-            let status = r.status().as_u16();
-            prop_assert!(matches!(status, 200 | 204 | 400), "{path}: {status}");
-            if status == 200 {
-                let body = r.text().unwrap_or_default();
-                prop_assert!(well_formed(&body).is_ok(), "{path}: {body}");
+#[test]
+fn any_unicode_gives_xml_or_no_content_never_500() {
+    let Some(s) = text_server() else {
+        return;
+    };
+    let mut runner = proptest::test_runner::TestRunner::new(ProptestConfig {
+        cases: 24,
+        ..ProptestConfig::default()
+    });
+    let strategy = ("\\PC{0,80}", "[\\x00-\\x1f&<>\"']{0,6}");
+    runner
+        .run(&strategy, |(text, ctl)| {
+            let input = format!("{text}{ctl} Smith J. 2019. {ctl}Title & <more>. Nature 1:2-3");
+            for (path, field) in [
+                ("/api/processCitation", "citations"),
+                ("/api/processCitationList", "citations"),
+                ("/api/processDate", "date"),
+                ("/api/processHeaderNames", "names"),
+                ("/api/processCitationNames", "names"),
+                ("/api/processAffiliations", "affiliations"),
+            ] {
+                let r = post(&s, path, &[(field, input.as_str())]);
+                let status = r.status().as_u16();
+                prop_assert!(matches!(status, 200 | 204 | 400), "{}: {}", path, status);
+                if status == 200 {
+                    let body = r.text().unwrap_or_default();
+                    prop_assert!(well_formed(&body).is_ok(), "{}: {}", path, body);
+                }
             }
-        }
-    }
+            Ok(())
+        })
+        .expect("any input gives XML, 204 or 400");
 }

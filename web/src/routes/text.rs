@@ -21,16 +21,40 @@ use crate::params::Params;
 pub fn routes(cfg: &mut web::ServiceConfig) {
     cfg.route("/api/processDate", web::post().to(process_date))
         .route("/api/processDate", web::put().to(process_date))
-        .route("/api/processHeaderNames", web::post().to(process_header_names))
-        .route("/api/processHeaderNames", web::put().to(process_header_names))
-        .route("/api/processCitationNames", web::post().to(process_citation_names))
-        .route("/api/processCitationNames", web::put().to(process_citation_names))
-        .route("/api/processAffiliations", web::post().to(process_affiliations))
-        .route("/api/processAffiliations", web::put().to(process_affiliations))
+        .route(
+            "/api/processHeaderNames",
+            web::post().to(process_header_names),
+        )
+        .route(
+            "/api/processHeaderNames",
+            web::put().to(process_header_names),
+        )
+        .route(
+            "/api/processCitationNames",
+            web::post().to(process_citation_names),
+        )
+        .route(
+            "/api/processCitationNames",
+            web::put().to(process_citation_names),
+        )
+        .route(
+            "/api/processAffiliations",
+            web::post().to(process_affiliations),
+        )
+        .route(
+            "/api/processAffiliations",
+            web::put().to(process_affiliations),
+        )
         .route("/api/processCitation", web::post().to(process_citation))
         .route("/api/processCitation", web::put().to(process_citation))
-        .route("/api/processCitationList", web::post().to(process_citation_list))
-        .route("/api/processCitationList", web::put().to(process_citation_list));
+        .route(
+            "/api/processCitationList",
+            web::post().to(process_citation_list),
+        )
+        .route(
+            "/api/processCitationList",
+            web::put().to(process_citation_list),
+        );
 }
 
 const XML: &str = "application/xml; charset=UTF-8";

@@ -1,0 +1,126 @@
+//! Seconds per L-BFGS iteration on seeded synthetic data (rust-stack.md §2.2): Quire's trainer
+//! (1 and 2 threads) against `crfs`'s own trainer and, when installed, python-crfsuite 0.9.12
+//! (`bench/pycrfsuite_iter.py`). L2 only (CRFsuite c2 = 1, i.e. Quire c2 = 2), as in §2.3.
+//!
+//! `cargo bench --bench crf_train_iter -- [TOKENS]` (default 100000).
+
+#[path = "synth.rs"]
+mod synth;
+
+use std::io::Write;
+use std::time::Instant;
+
+use quire::crf::{train, Template, TrainParams};
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+fn quire_iter(data: &[quire::crf::Sequence], threads: usize, iters: usize) -> (f64, f64) {
+    let t = Template::parse(&synth::template()).expect("template");
+    let p = TrainParams {
+        c1: 0.0,
+        c2: 2.0,
+        epsilon: 0.0,
+        window: 0,
+        max_iter: iters,
+        threads,
+    };
+    let mut stamps = Vec::new();
+    let start = Instant::now();
+    train(&t, data, &p, &mut |pr| {
+        stamps.push(pr.elapsed_s);
+        true
+    })
+    .expect("train");
+    let total = start.elapsed().as_secs_f64();
+    let per: Vec<f64> = stamps.windows(2).map(|w| w[1] - w[0]).collect();
+    eprintln!(
+        "  quire {threads}t: setup {:.2} s, iteration 1 {:.2} s",
+        total - stamps.last().copied().unwrap_or(0.0),
+        stamps.first().copied().unwrap_or(0.0)
+    );
+    (median(per), total)
+}
+
+fn crfs_total(data: &[quire::crf::Sequence], iters: usize) -> f64 {
+    use crfs::train::Trainer;
+    let mut tr = Trainer::lbfgs();
+    tr.params_mut().set_c1(0.0).expect("c1");
+    tr.params_mut().set_c2(1.0).expect("c2");
+    tr.params_mut().set_max_iterations(iters).expect("iters");
+    for s in data {
+        let x: Vec<Vec<crfs::Attribute>> = s
+            .rows
+            .iter()
+            .map(|r| {
+                synth::attrs(r)
+                    .into_iter()
+                    .map(|a| crfs::Attribute::new(a, 1.0))
+                    .collect()
+            })
+            .collect();
+        tr.append(&x, &s.labels).expect("append");
+    }
+    let path = std::env::temp_dir().join("quire-bench-crfs.model");
+    let start = Instant::now();
+    tr.train(&path).expect("crfs train");
+    start.elapsed().as_secs_f64()
+}
+
+fn python(data: &[quire::crf::Sequence]) -> Option<String> {
+    let path = std::env::temp_dir().join("quire-bench-crf.txt");
+    let mut f = std::io::BufWriter::new(std::fs::File::create(&path).ok()?);
+    for s in data {
+        for (r, l) in s.rows.iter().zip(&s.labels) {
+            let _ = writeln!(f, "{l}\t{}", synth::attrs(r).join("\t"));
+        }
+        let _ = writeln!(f);
+    }
+    drop(f);
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/bench/pycrfsuite_iter.py");
+    let out = std::process::Command::new("python3")
+        .arg(script)
+        .arg(&path)
+        .output()
+        .ok()?;
+    if !out.status.success() {
+        eprintln!(
+            "python-crfsuite skipped: {}",
+            String::from_utf8_lossy(&out.stderr).trim()
+        );
+        return None;
+    }
+    Some(String::from_utf8_lossy(&out.stdout).trim().to_string())
+}
+
+fn main() {
+    let tokens: usize = std::env::args()
+        .skip(1)
+        .find_map(|a| a.parse().ok())
+        .unwrap_or(100_000);
+    let data = synth::generate(tokens, synth::vocab_for(tokens), 42);
+    let k = format!("{}k", tokens / 1000);
+    println!(
+        "data: {} sequences, {tokens} tokens, {} labels",
+        data.len(),
+        synth::LABELS
+    );
+    for threads in [1, 2] {
+        let (per, total) = quire_iter(&data, threads, 8);
+        println!("crf_train_iter/quire/{threads}t/{k}: {per:.3} s/iter (median of iterations 2-8; whole run {total:.2} s)");
+    }
+    let one = crfs_total(&data, 1);
+    let three = crfs_total(&data, 3);
+    println!(
+        "crf_train_iter/crfs/1t/{k}: {:.3} s/iter ((total@3 {three:.2} s - total@1 {one:.2} s) / 2)",
+        (three - one) / 2.0
+    );
+    match python(&data) {
+        Some(line) => println!("crf_train_iter/python-crfsuite/1t/{k}: {line}"),
+        None => println!(
+            "crf_train_iter/python-crfsuite: skipped (pip install python-crfsuite==0.9.12)"
+        ),
+    }
+}
