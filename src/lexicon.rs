@@ -469,9 +469,9 @@ pub fn built_for(dataset: &Path) -> Arc<Built> {
         .clone()
 }
 
-/// `$QUIRE_MODELS/lexicon`, else `models/lexicon`.
+/// `$QUIRE_MODELS_DIR/lexicon` (the `models.dir` setting's variable), else `models/lexicon`.
 pub fn default_dir() -> PathBuf {
-    std::env::var_os("QUIRE_MODELS")
+    std::env::var_os("QUIRE_MODELS_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from("models"))
         .join("lexicon")

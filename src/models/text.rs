@@ -172,7 +172,7 @@ mod corpus_tests {
             return;
         }
         let tmp = std::env::temp_dir().join(format!("quire-lexicon-test-{}", std::process::id()));
-        std::env::set_var("QUIRE_MODELS", &tmp);
+        std::env::set_var("QUIRE_MODELS_DIR", &tmp);
         for m in [
             ModelName::Date,
             ModelName::NameHeader,
