@@ -6,14 +6,12 @@
 PYPDFIUM_VERSION := 5.15.2
 PDFIUM_DIR := vendor/pdfium
 PDFIUM := $(PDFIUM_DIR)/libpdfium.so
-TARGET_DIR := $(or $(CARGO_TARGET_DIR),target)
 CONFIG ?= config.toml
 
 .PHONY: run test build pdfium clean-pdfium
 
 run: $(PDFIUM)
-	cargo build --release
-	$(TARGET_DIR)/release/quire serve --config $(CONFIG)
+	cargo run --release -p quire-web --bin quire -- serve --config $(CONFIG)
 
 build: $(PDFIUM)
 	cargo build --release

@@ -5,11 +5,13 @@ cascade. A cascade is a value implementing [`Cascade`]; sending [`Run`] hands it
 returned future, which sends `Label` messages to the model actors. Cascades for the string
 endpoints live in `cascade::strings`, the header's in `cascade::header`.
 
-The coordinator's thread only awaits: CPU-heavy steps of a cascade (feature extraction on a
-large document, TEI writing) go through [`CascadeCtx::blocking`], and tagging runs on the
-model actors' own threads.
+[`Pipeline`] starts one coordinator per CPU, each on its own `Arbiter` thread, and hands runs
+out in turn, so light CPU work done inline in a cascade (features of a short string, TEI
+writing) spreads over the cores. CPU-heavy steps (features of a whole PDF) should still go
+through [`CascadeCtx::blocking`]; tagging runs on the model actors' own threads.
 */
 
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -93,27 +95,55 @@ impl<C: Cascade> Handler<Run<C>> for Coordinator {
     }
 }
 
-/// Handle to the coordinator: what HTTP handlers call. Cheap to clone.
+/// Handle to the coordinators: what HTTP handlers call. Cheap to clone.
 #[derive(Clone)]
 pub struct Pipeline {
-    addr: Addr<Coordinator>,
+    addrs: Arc<Vec<Addr<Coordinator>>>,
+    next: Arc<AtomicUsize>,
     timeout: Duration,
 }
 
 impl Pipeline {
-    /// Starts the coordinator on a new `Arbiter`. Must run inside an actix `System`.
-    /// `mailbox` should be at least the pool's concurrency; `timeout` bounds one cascade.
+    /// Starts one coordinator per CPU. Must run inside an actix `System`. `mailbox` should be
+    /// at least the pool's concurrency; `timeout` bounds one cascade.
     pub fn start(ctx: CascadeCtx, mailbox: usize, timeout: Duration) -> Pipeline {
-        let arbiter = Arbiter::new();
+        let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+        Pipeline::start_n(ctx, cpus.min(16), mailbox, timeout)
+    }
+
+    /// Starts `n` coordinators, each on its own `Arbiter` thread.
+    pub fn start_n(ctx: CascadeCtx, n: usize, mailbox: usize, timeout: Duration) -> Pipeline {
         let mailbox = mailbox.max(1);
-        let addr =
-            Coordinator::start_in_arbiter(&arbiter.handle(), move |_| Coordinator { ctx, mailbox });
-        Pipeline { addr, timeout }
+        let addrs = (0..n.max(1))
+            .map(|_| {
+                let ctx = ctx.clone();
+                Coordinator::start_in_arbiter(&Arbiter::new().handle(), move |_| Coordinator {
+                    ctx,
+                    mailbox,
+                })
+            })
+            .collect();
+        Pipeline {
+            addrs: Arc::new(addrs),
+            next: Arc::new(AtomicUsize::new(0)),
+            timeout,
+        }
+    }
+
+    /// How many coordinators share the runs.
+    pub fn coordinators(&self) -> usize {
+        self.addrs.len()
     }
 
     /// Runs `cascade` to completion, at most `timeout`.
     pub async fn run<C: Cascade>(&self, cascade: C) -> Result<C::Output, Error> {
-        match tokio::time::timeout(self.timeout, self.addr.send(Run(cascade))).await {
+        let i = self.next.fetch_add(1, Ordering::Relaxed) % self.addrs.len().max(1);
+        let Some(addr) = self.addrs.get(i) else {
+            return Err(Error::Panicked {
+                model: "pipeline coordinator".to_string(),
+            });
+        };
+        match tokio::time::timeout(self.timeout, addr.send(Run(cascade))).await {
             Ok(Ok(result)) => result,
             Ok(Err(_mailbox)) => Err(Error::Panicked {
                 model: "pipeline coordinator".to_string(),
@@ -185,6 +215,33 @@ mod tests {
         );
         let slow = p.run(SumThenSleep(vec![1], Duration::from_secs(2))).await;
         assert!(matches!(slow, Err(Error::Timeout { .. })), "{slow:?}");
+    }
+
+    /// Reports the thread it ran on.
+    struct WhichThread;
+
+    impl Cascade for WhichThread {
+        type Output = std::thread::ThreadId;
+        fn run(self, _ctx: CascadeCtx) -> BoxFuture<'static, Result<Self::Output, Error>> {
+            Box::pin(async move { Ok(std::thread::current().id()) })
+        }
+    }
+
+    #[actix::test]
+    async fn runs_are_spread_over_the_coordinators() {
+        let settings = ModelSettings {
+            models_dir: std::env::temp_dir().join("quire-coordinator-test-empty"),
+            ..ModelSettings::default()
+        };
+        let ctx = CascadeCtx::new(Models::start(&settings), Arc::new(EngineConfig::default()));
+        let p = Pipeline::start_n(ctx, 3, 4, Duration::from_secs(5));
+        assert_eq!(p.coordinators(), 3);
+        let mut threads = std::collections::HashSet::new();
+        for _ in 0..6 {
+            threads.insert(p.run(WhichThread).await.expect("ran"));
+        }
+        assert_eq!(threads.len(), 3);
+        assert!(!threads.contains(&std::thread::current().id()));
     }
 
     #[actix::test]

@@ -3,7 +3,8 @@ Quire's actor system, between the HTTP layer (`quire-web`) and the synchronous e
 
 - `model`: one actor per model on its own `SyncArbiter` thread, panic-proof, bounded queue;
   [`Models`] is the handle that finds a model's actor and labels sequences with it.
-- `coordinator`: the pipeline coordinator that runs a request's [`Cascade`] (`cascade/`).
+- `coordinator`: the pipeline coordinators (one per CPU) that run each request's [`Cascade`]
+  (`cascade/`).
 - `pool`: request admission (at most `concurrency` requests processing, 503 after the wait).
 - `trainer`: the registry of training runs (tokens, one training per model and flavour).
 - `metrics`: the Prometheus registry and the admin rate tables.
@@ -161,6 +162,27 @@ impl Models {
         handle.ask(Label { seqs }).await?
     }
 
+    /// Like [`Models::label`], and records the invocation (rows and labels, under the model's
+    /// key) in `trace` when one is given (`debugMode`). Empty and failed invocations are not
+    /// recorded.
+    pub async fn label_traced(
+        &self,
+        model: ModelName,
+        flavor: Option<&'static str>,
+        seqs: Vec<Vec<Vec<String>>>,
+        trace: Option<&mut DebugTrace>,
+    ) -> Result<Vec<Vec<String>>> {
+        match trace {
+            None => self.label(model, flavor, seqs).await,
+            Some(_) if seqs.is_empty() => Ok(Vec::new()),
+            Some(trace) => {
+                let labels = self.label(model, flavor, seqs.clone()).await?;
+                trace.record(model.as_str(), &seqs, &labels);
+                Ok(labels)
+            }
+        }
+    }
+
     /// Every model's state, keyed by its folder name, for `/api/health`.
     pub fn states(&self) -> Vec<(String, ModelState)> {
         self.inner
@@ -240,5 +262,25 @@ mod tests {
             "{err}"
         );
         assert_eq!(models.ping(ModelName::Header).await.ok(), Some(1));
+        // Nothing to label: no actor round trip, nothing recorded.
+        let mut trace = DebugTrace::new();
+        let none = models
+            .label_traced(ModelName::Date, None, Vec::new(), Some(&mut trace))
+            .await;
+        assert_eq!(none.ok(), Some(Vec::new()));
+        assert!(trace.entries.is_empty());
+        let failed = models
+            .label_traced(
+                ModelName::Date,
+                None,
+                vec![vec![vec!["1999".into()]]],
+                Some(&mut trace),
+            )
+            .await;
+        assert!(failed.is_err());
+        assert!(
+            trace.entries.is_empty(),
+            "a failed invocation is not recorded"
+        );
     }
 }

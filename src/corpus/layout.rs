@@ -219,6 +219,9 @@ pub fn align(
     }
 }
 
+/// A file left out of training, with the reason.
+pub type Dropped = (PathBuf, String);
+
 /// A TEI file and the raw feature file it annotates.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FilePair {
@@ -230,7 +233,7 @@ pub struct FilePair {
 /// `.tei.xml` and without the model suffix), else by the document id recorded in the TEI
 /// (`fileDesc xml:id`, leading `_` removed) as a prefix of a raw name. Returns the pairs and
 /// the TEI files without a raw file, each with the reason.
-pub fn pair_files(dir: &Path, suffix: &str) -> Result<(Vec<FilePair>, Vec<(PathBuf, String)>)> {
+pub fn pair_files(dir: &Path, suffix: &str) -> Result<(Vec<FilePair>, Vec<Dropped>)> {
     let list = |d: &Path| -> Result<Vec<PathBuf>> {
         let mut v: Vec<PathBuf> = std::fs::read_dir(d)
             .map_err(|e| Error::io(d, e))?

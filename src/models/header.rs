@@ -13,6 +13,7 @@ use std::path::Path;
 use crate::corpus::layout::{self as corpus, TeiEvent, Unmatched};
 use crate::crf::{Sequence, TrainParams};
 use crate::layout::Document;
+use crate::lexicon::{self, LexView};
 use crate::models::lexical::{self as lx, bit};
 use crate::models::segmentation::{line_text, LineRef, SizeChange};
 use crate::models::{ModelName, ModelSpec, Part, ReadStats};
@@ -228,9 +229,9 @@ impl TokenFacts {
 
 /// THE feature function: facts in, the 31 feature columns (plus GROBID's `0` placeholder
 /// column, kept so the column numbers match GROBID's) out.
-pub fn rows(tokens: &[TokenFacts]) -> Vec<Vec<String>> {
+pub fn rows(tokens: &[TokenFacts], lex: &LexView<'_>) -> Vec<Vec<String>> {
     let texts: Vec<&str> = tokens.iter().map(|t| t.text.as_str()).collect();
-    let locations = lx::locations(&texts);
+    let locations = lx::locations(&texts, lex);
     tokens
         .iter()
         .zip(locations)
@@ -276,8 +277,8 @@ pub fn rows(tokens: &[TokenFacts]) -> Vec<Vec<String>> {
             r.push(lx::capitalisation(t).into());
             r.push(lx::digit(t).into());
             r.push(bit(t.chars().count() == 1).into());
-            r.push(bit(lx::proper_name(t)).into());
-            r.push(bit(lx::common_word(t)).into());
+            r.push(bit(lx::proper_name(t, lex)).into());
+            r.push(bit(lx::common_word(t, lex)).into());
             r.push(bit(lx::year(t)).into());
             r.push(bit(lx::month(t)).into());
             r.push(bit(loc).into());
@@ -675,7 +676,11 @@ pub fn tei_tokens(events: &[TeiEvent]) -> Vec<(String, String)> {
 
 /// Read one TEI + raw pair into a training sequence (GROBID's HeaderTrainer: unmatched rows
 /// are dropped, except one unlabelled row between two rows of the same label).
-pub fn read_pair(tei: &Path, raw: &Path) -> Result<std::result::Result<Sequence, String>> {
+pub fn read_pair(
+    tei: &Path,
+    raw: &Path,
+    lex: &LexView<'_>,
+) -> Result<std::result::Result<Sequence, String>> {
     let events = corpus::walk_tei(tei)?;
     let tei_toks = tei_tokens(&events);
     let raw_rows = corpus::read_raw_rows(raw)?;
@@ -710,22 +715,46 @@ pub fn read_pair(tei: &Path, raw: &Path) -> Result<std::result::Result<Sequence,
         return Ok(Err("no token could be aligned".into()));
     }
     Ok(Ok(Sequence {
-        rows: rows(&facts),
+        rows: rows(&facts, lex),
         labels: out_labels,
     }))
 }
 
 /// Read a header corpus folder (`<dir>/tei`, `<dir>/raw`).
-pub fn read_dir(dir: &Path) -> Result<(Vec<Sequence>, ReadStats)> {
-    let (pairs, dropped) = corpus::pair_files(dir, "header")?;
+/// Rows are computed with the lexicons built from `dataset` (saved for run time when the
+/// corpus part is read, as the text models do).
+pub fn read_dir(
+    dataset: &Path,
+    flavor: Option<&str>,
+    part: Part,
+) -> Result<(Vec<Sequence>, ReadStats)> {
+    let base = match flavor {
+        Some(f) => dataset.join("header").join(f),
+        None => dataset.join("header"),
+    };
+    let dir = base.join(match part {
+        Part::Corpus => "corpus",
+        Part::Evaluation => "evaluation",
+    });
+    let built = lexicon::built_for(dataset);
+    if part == Part::Corpus {
+        built.lexicons.save(&lexicon::default_dir())?;
+    }
+    let lex = LexView::new(&built.lexicons);
+    let (pairs, dropped) = corpus::pair_files(&dir, "header")?;
     let mut stats = ReadStats {
         files_dropped: dropped,
         ..Default::default()
     };
     let mut seqs = Vec::new();
     for p in pairs {
-        match read_pair(&p.tei, &p.raw) {
-            Ok(Ok(s)) => {
+        match read_pair(&p.tei, &p.raw, &lex) {
+            Ok(Ok(mut s)) => {
+                if flavor == Some("article/light") {
+                    for l in &mut s.labels {
+                        *l = light_label(l);
+                    }
+                }
                 stats.files_read += 1;
                 stats.tokens += s.rows.len();
                 seqs.push(s);
@@ -736,6 +765,20 @@ pub fn read_dir(dir: &Path) -> Result<(Vec<Sequence>, ReadStats)> {
     }
     stats.sequences = seqs.len();
     Ok((seqs, stats))
+}
+
+/// The `article/light` flavour's label for a standard one: only `<title>`, `<author>`, `<date>`, `<pubnum>` are kept, the
+/// rest becomes `<other>` (the `I-` prefix is kept).
+pub fn light_label(label: &str) -> String {
+    let (prefix, plain) = match label.strip_prefix("I-") {
+        Some(p) => ("I-", p),
+        None => ("", label),
+    };
+    let plain = match plain {
+        "<title>" | "<author>" | "<date>" | "<pubnum>" => plain,
+        _ => "<other>",
+    };
+    format!("{prefix}{plain}")
 }
 
 /// Quire's header template over the 32 columns.
@@ -803,7 +846,15 @@ U58:%x[0,10]/%x[0,11]
 B
 ";
 
-pub struct Spec;
+/// The standard model (`flavor: None`) or the `article/light` flavour.
+pub struct Spec {
+    pub flavor: Option<&'static str>,
+}
+
+pub static SPEC: Spec = Spec { flavor: None };
+pub static LIGHT_SPEC: Spec = Spec {
+    flavor: Some("article/light"),
+};
 
 /// Feature layout version of [`rows`]; bump when a column changes.
 pub const FEATURE_VERSION: u32 = 1;
@@ -811,6 +862,9 @@ pub const FEATURE_VERSION: u32 = 1;
 impl ModelSpec for Spec {
     fn name(&self) -> ModelName {
         ModelName::Header
+    }
+    fn flavor(&self) -> Option<&'static str> {
+        self.flavor
     }
     fn feature_version(&self) -> u32 {
         FEATURE_VERSION
@@ -820,26 +874,26 @@ impl ModelSpec for Spec {
     }
     fn default_params(&self) -> TrainParams {
         TrainParams {
-            c1: 0.5,
+            c1: 1.0,
             c2: 0.0001,
             epsilon: 1e-5,
             window: 20,
-            max_iter: 150,
-            threads: 1,
+            max_iter: 200,
+            threads: 0,
         }
     }
     fn read(&self, dataset: &Path, part: Part) -> Result<(Vec<Sequence>, ReadStats)> {
-        let sub = match part {
-            Part::Corpus => "corpus",
-            Part::Evaluation => "evaluation",
-        };
-        read_dir(&dataset.join("header").join(sub))
+        read_dir(dataset, self.flavor, part)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn no_lex() -> crate::lexicon::Lexicons {
+        crate::lexicon::Lexicons::default()
+    }
     use crate::layout::{BBox, Block, Line, Page, Token};
 
     const TEI: &str = r#"<tei><teiHeader><fileDesc xml:id="_9"/></teiHeader><text xml:lang="en"><front>
@@ -892,7 +946,8 @@ Study study S St Stu Stud y dy udy tudy BLOCKEND LINEEND LINEINDENT SAMEFONT SAM
         let raw = dir.join("x.training.header");
         std::fs::write(&tei, TEI).unwrap();
         std::fs::write(&raw, RAW).unwrap();
-        let seq = read_pair(&tei, &raw).unwrap().unwrap();
+        let lex = no_lex();
+        let seq = read_pair(&tei, &raw, &LexView::new(&lex)).unwrap().unwrap();
         // `XX` matches no TEI token but sits between two title rows: it is kept as title.
         assert_eq!(seq.rows.len(), 8);
         assert_eq!(seq.labels[4], "<title>");
@@ -997,7 +1052,11 @@ Study study S St Stu Stud y dy udy tudy BLOCKEND LINEEND LINEINDENT SAMEFONT SAM
         assert!(!f[7].email);
         assert!(f[7].indented, "line starting right of the previous one");
         assert_eq!((f[7].block, f[7].line), (Pos::End, Pos::End));
-        let r = rows(&f.iter().map(|t| (*t).clone()).collect::<Vec<_>>());
+        let lex = no_lex();
+        let r = rows(
+            &f.iter().map(|t| (*t).clone()).collect::<Vec<_>>(),
+            &LexView::new(&lex),
+        );
         assert!(r.iter().all(|row| row.len() == 32));
         assert_eq!(r[0][28], "1");
 
@@ -1021,6 +1080,18 @@ Study study S St Stu Stud y dy udy tudy BLOCKEND LINEEND LINEINDENT SAMEFONT SAM
     }
 
     #[test]
+    fn light_flavour_keeps_four_labels() {
+        assert_eq!(light_label("I-<title>"), "I-<title>");
+        assert_eq!(light_label("<pubnum>"), "<pubnum>");
+        assert_eq!(light_label("I-<affiliation>"), "I-<other>");
+        assert_eq!(light_label("<abstract>"), "<other>");
+        assert_eq!(
+            crate::models::spec(ModelName::Header, Some("article/light")).map(|s| s.flavor()),
+            Some(Some("article/light"))
+        );
+    }
+
+    #[test]
     fn lines_join_with_dehyphenation() {
         assert_eq!(
             join_lines("Deep learn-\ning for\nthings"),
@@ -1029,32 +1100,58 @@ Study study S St Stu Stud y dy udy tudy BLOCKEND LINEEND LINEINDENT SAMEFONT SAM
         assert_eq!(join_lines("Self-\nSupervised"), "Self-Supervised");
     }
 
+    /// Gated on the unpacked corpus: rows rebuilt from a whole GROBID raw file (through the
+    /// same facts → rows function the tagger uses) reproduce every layout column of the file.
     #[test]
-    fn corpus_reading_reports_files_used_and_dropped() {
+    fn a_corpus_file_is_rebuilt_with_grobid_layout_columns() {
         let ds = crate::config::dataset_dir();
-        if !ds.join("header/corpus/raw").is_dir() {
+        let dir = ds.join("header/corpus");
+        if !dir.join("raw").is_dir() {
             eprintln!("skipped: no unpacked header corpus at {}", ds.display());
             return;
         }
-        for (name, spec) in [
-            (
-                "segmentation",
-                &crate::models::segmentation::Spec as &dyn ModelSpec,
-            ),
-            ("header", &Spec),
-        ] {
-            for part in [Part::Corpus, Part::Evaluation] {
-                let (seqs, st) = spec.read(&ds, part).unwrap();
-                eprintln!(
-                    "{name} {part:?}: read {} dropped {} tokens {}",
-                    st.files_read,
-                    st.files_dropped.len(),
-                    st.tokens
-                );
-                for (p, r) in st.files_dropped.iter().take(8) {
-                    eprintln!("  dropped {}: {r}", p.display());
-                }
-                assert!(!seqs.is_empty());
+        let (pairs, dropped) = corpus::pair_files(&dir, "header").unwrap();
+        assert!(pairs.len() >= 740, "{} pairs", pairs.len());
+        eprintln!(
+            "header corpus: {} pairs, {} TEI files unpaired",
+            pairs.len(),
+            dropped.len()
+        );
+        let raw = corpus::read_raw_rows(&pairs[0].raw).unwrap();
+        let facts: Vec<TokenFacts> = raw
+            .iter()
+            .map(|r| TokenFacts::from_raw(r).unwrap())
+            .collect();
+        let lex = no_lex();
+        let rows = rows(&facts, &LexView::new(&lex));
+        assert_eq!(rows.len(), raw.len());
+        // Lexicon columns (20 proper name, 21 common word, 24 location) depend on the
+        // lexicons; every other column is GROBID's.
+        for (r, g) in rows.iter().zip(&raw) {
+            for c in (0..20).chain(22..24).chain(25..32) {
+                assert_eq!(r[c], g[c], "column {c} of {:?}", g);
+            }
+        }
+        let seg_dir = ds.join("segmentation/corpus");
+        let (seg_pairs, seg_dropped) = corpus::pair_files(&seg_dir, "segmentation").unwrap();
+        eprintln!(
+            "segmentation corpus: {} pairs; unpaired: {:?}",
+            seg_pairs.len(),
+            seg_dropped
+                .iter()
+                .map(|(p, _)| p.file_name())
+                .collect::<Vec<_>>()
+        );
+        assert!(seg_pairs.len() >= 640);
+        let raw = corpus::read_raw_rows(&seg_pairs[0].raw).unwrap();
+        let facts: Vec<crate::models::segmentation::LineFacts> = raw
+            .iter()
+            .map(|r| crate::models::segmentation::LineFacts::from_raw(r).unwrap())
+            .collect();
+        let rows = crate::models::segmentation::rows(&facts, &LexView::new(&lex));
+        for (r, g) in rows.iter().zip(&raw) {
+            for c in (0..16).chain(18..33) {
+                assert_eq!(r[c], g[c], "segmentation column {c} of {:?}", g);
             }
         }
     }

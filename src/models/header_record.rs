@@ -4,8 +4,11 @@
 //! filtering, e-mail and affiliation attachment, title/abstract/keyword clean-up, DOI and
 //! arXiv identifiers.
 
+use crate::models::affiliation::Affiliation;
+use crate::models::date::Date;
 use crate::models::header::{join_lines, HeaderFields, Label};
-use crate::tei::header::{Affiliation, Author, DateValue, HeaderRecord, PersonName};
+use crate::models::name::Person;
+use crate::tei::header::{Author, HeaderRecord};
 
 /// The text given to the name model, one entry per `<author>` span.
 pub fn author_segments(f: &HeaderFields) -> Vec<String> {
@@ -51,21 +54,14 @@ pub fn date_strings(f: &HeaderFields) -> Vec<String> {
         .collect()
 }
 
-/// A person from the name model: name parts and the markers printed beside it.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct NamedPerson {
-    pub name: PersonName,
-    pub markers: Vec<String>,
-}
-
 /// What the sub-models found, for [`assemble`].
 #[derive(Debug, Clone, Default)]
 pub struct SubResults {
     /// Per author segment, the persons the name model found in it.
-    pub persons: Vec<Vec<NamedPerson>>,
+    pub persons: Vec<Vec<Person>>,
     /// The affiliations the affiliation model found (all segments, in order).
     pub affiliations: Vec<Affiliation>,
-    pub date: Option<DateValue>,
+    pub date: Option<Date>,
 }
 
 fn clean(s: &str) -> String {
@@ -245,21 +241,22 @@ pub fn assemble(f: &HeaderFields, sub: SubResults, doc_text: &str) -> HeaderReco
     let mut author_segment: Vec<usize> = Vec::new();
     for (seg, persons) in sub.persons.into_iter().enumerate() {
         for p in persons {
-            let Some(surname) = p.name.surname.as_deref() else {
+            let Some(surname) = p.surname.as_deref() else {
                 continue;
             };
-            if surname.chars().count() < 2 {
+            if surname.chars().count() < 2 || !plausible_name(&p) {
                 continue;
             }
             let dup = h.authors.iter().any(|a| {
-                a.name.surname.as_deref() == Some(surname) && a.name.first == p.name.first
+                a.person.surname.as_deref() == Some(surname) && a.person.forename == p.forename
             });
             if dup {
                 continue;
             }
+            let mut person = p;
+            person.markers = person.markers.iter().map(|m| norm_marker(m)).collect();
             h.authors.push(Author {
-                name: p.name,
-                markers: p.markers.iter().map(|m| norm_marker(m)).collect(),
+                person,
                 ..Default::default()
             });
             author_segment.push(seg);
@@ -268,7 +265,7 @@ pub fn assemble(f: &HeaderFields, sub: SubResults, doc_text: &str) -> HeaderReco
     h.affiliations = sub
         .affiliations
         .into_iter()
-        .filter(|a| !a.orgs.is_empty() || !a.raw.trim().is_empty())
+        .filter(|a| !a.is_empty() || !a.raw.trim().is_empty())
         .collect();
     attach_affiliations(&mut h, &author_segment, n_segments);
     let emails: Vec<String> = f.all(Label::Email).flat_map(split_emails).collect();
@@ -294,6 +291,20 @@ pub fn assemble(f: &HeaderFields, sub: SubResults, doc_text: &str) -> HeaderReco
     h
 }
 
+/// Every name part is made of letters (with spaces, hyphens, apostrophes, dots): a part made
+/// of bullets or digits means the name model was given something that is not a name.
+fn plausible_name(p: &Person) -> bool {
+    [&p.forename, &p.middlename, &p.surname]
+        .into_iter()
+        .flatten()
+        .all(|part| {
+            part.chars().any(char::is_alphabetic)
+                && part
+                    .chars()
+                    .all(|c| c.is_alphabetic() || matches!(c, ' ' | '-' | '\'' | '.' | '’'))
+        })
+}
+
 fn attach_affiliations(h: &mut HeaderRecord, author_segment: &[usize], n_segments: usize) {
     let naff = h.affiliations.len();
     if naff == 0 || h.authors.is_empty() {
@@ -303,17 +314,17 @@ fn attach_affiliations(h: &mut HeaderRecord, author_segment: &[usize], n_segment
         .affiliations
         .iter()
         .map(|a| {
-            a.marker
-                .as_deref()
-                .map(norm_marker)
+            a.markers
+                .first()
+                .map(|m| norm_marker(m))
                 .filter(|m| !m.is_empty())
         })
         .collect();
-    let any_marker =
-        h.authors.iter().any(|a| !a.markers.is_empty()) && aff_markers.iter().any(Option::is_some);
+    let any_marker = h.authors.iter().any(|a| !a.person.markers.is_empty())
+        && aff_markers.iter().any(Option::is_some);
     if any_marker {
         for a in &mut h.authors {
-            for m in &a.markers {
+            for m in &a.person.markers {
                 for (k, am) in aff_markers.iter().enumerate() {
                     if am.as_deref() == Some(m.as_str()) && !a.affiliations.contains(&k) {
                         a.affiliations.push(k);
@@ -338,7 +349,7 @@ fn attach_emails(authors: &mut [Author], emails: Vec<String>) {
         let local = ascii_lower(e.split('@').next().unwrap_or(""));
         let hit = authors.iter().position(|a| {
             a.email.is_none()
-                && a.name
+                && a.person
                     .surname
                     .as_deref()
                     .map(ascii_lower)
@@ -370,14 +381,12 @@ mod tests {
         }
     }
 
-    fn person(first: &str, last: &str, markers: &[&str]) -> NamedPerson {
-        NamedPerson {
-            name: PersonName {
-                first: Some(first.into()),
-                surname: Some(last.into()),
-                ..Default::default()
-            },
+    fn person(first: &str, last: &str, markers: &[&str]) -> Person {
+        Person {
+            forename: Some(first.into()),
+            surname: Some(last.into()),
             markers: markers.iter().map(|m| m.to_string()).collect(),
+            ..Default::default()
         }
     }
 
@@ -415,18 +424,24 @@ mod tests {
                 person("Jane", "Doe", &["1"]),
                 person("Bo", "Ng", &["2,"]),
                 person("X", "Y", &[]),
+                Person {
+                    forename: Some("Repository".into()),
+                    middlename: Some("•".into()),
+                    surname: Some("Archive".into()),
+                    ..Default::default()
+                },
             ]],
             affiliations: vec![
                 Affiliation {
                     raw: "Example University".into(),
-                    marker: Some("1".into()),
-                    orgs: vec![("institution".into(), "Example University".into())],
+                    markers: vec!["1".into()],
+                    institutions: vec!["Example University".into()],
                     ..Default::default()
                 },
                 Affiliation {
                     raw: "Other Lab".into(),
-                    marker: Some("2".into()),
-                    orgs: vec![("laboratory".into(), "Other Lab".into())],
+                    markers: vec!["2".into()],
+                    laboratories: vec!["Other Lab".into()],
                     ..Default::default()
                 },
             ],
@@ -434,7 +449,11 @@ mod tests {
         };
         let h = assemble(&f, sub, "");
         assert_eq!(h.title.as_deref(), Some("Deep learning for things"));
-        assert_eq!(h.authors.len(), 2, "one-letter surname dropped");
+        assert_eq!(
+            h.authors.len(),
+            2,
+            "one-letter surname and bullet names dropped"
+        );
         assert_eq!(h.authors[0].affiliations, vec![0]);
         assert_eq!(h.authors[1].affiliations, vec![1]);
         assert_eq!(h.authors[0].email.as_deref(), Some("jdoe@example.org"));
@@ -451,7 +470,7 @@ mod tests {
             persons: vec![vec![person("A", "Aa", &[]), person("B", "Bb", &[])]],
             affiliations: vec![Affiliation {
                 raw: "U".into(),
-                orgs: vec![("institution".into(), "U".into())],
+                institutions: vec!["U".into()],
                 ..Default::default()
             }],
             date: None,

@@ -13,6 +13,7 @@ use std::path::Path;
 use crate::corpus::layout::{self as corpus, TeiEvent, Unmatched};
 use crate::crf::{Sequence, TrainParams};
 use crate::layout::{BBox, Block, Document};
+use crate::lexicon::{self, LexView};
 use crate::models::lexical::{self as lx, bit};
 use crate::models::{ModelName, ModelSpec, Part, ReadStats};
 use crate::{Error, Result};
@@ -238,11 +239,11 @@ impl LineFacts {
 }
 
 /// THE feature function: facts in, the 33 feature columns out (reference §3.1).
-pub fn rows(lines: &[LineFacts]) -> Vec<Vec<String>> {
-    lines.iter().map(row).collect()
+pub fn rows(lines: &[LineFacts], lex: &LexView<'_>) -> Vec<Vec<String>> {
+    lines.iter().map(|l| row(l, lex)).collect()
 }
 
-fn row(f: &LineFacts) -> Vec<String> {
+fn row(f: &LineFacts, lex: &LexView<'_>) -> Vec<String> {
     let t = f.first.as_str();
     let mut r: Vec<String> = Vec::with_capacity(33);
     r.push(t.to_string());
@@ -260,8 +261,8 @@ fn row(f: &LineFacts) -> Vec<String> {
     r.push(lx::capitalisation(t).into());
     r.push(lx::digit(t).into());
     r.push(bit(t.chars().count() == 1).into());
-    r.push(bit(lx::proper_name(t)).into());
-    r.push(bit(lx::common_word(t)).into());
+    r.push(bit(lx::proper_name(t, lex)).into());
+    r.push(bit(lx::common_word(t, lex)).into());
     r.push("0".into()); // firstName: never set by GROBID either
     r.push(bit(lx::year(t)).into());
     r.push(bit(lx::month(t)).into());
@@ -606,7 +607,11 @@ pub fn tei_lines(events: &[TeiEvent]) -> Vec<(String, String)> {
 }
 
 /// Read one TEI + raw pair into a training sequence; `Err(reason)` when GROBID would drop it.
-pub fn read_pair(tei: &Path, raw: &Path) -> Result<std::result::Result<Sequence, String>> {
+pub fn read_pair(
+    tei: &Path,
+    raw: &Path,
+    lex: &LexView<'_>,
+) -> Result<std::result::Result<Sequence, String>> {
     let events = corpus::walk_tei(tei)?;
     let tei_lines = tei_lines(&events);
     let raw_rows = corpus::read_raw_rows(raw)?;
@@ -635,22 +640,46 @@ pub fn read_pair(tei: &Path, raw: &Path) -> Result<std::result::Result<Sequence,
         return Ok(Err("no line could be aligned".into()));
     }
     Ok(Ok(Sequence {
-        rows: rows(&facts),
+        rows: rows(&facts, lex),
         labels,
     }))
 }
 
 /// Read a segmentation corpus folder (`<dir>/tei`, `<dir>/raw`).
-pub fn read_dir(dir: &Path) -> Result<(Vec<Sequence>, ReadStats)> {
-    let (pairs, dropped) = corpus::pair_files(dir, "segmentation")?;
+/// Rows are computed with the lexicons built from `dataset` (saved for run time when the
+/// corpus part is read, as the text models do).
+pub fn read_dir(
+    dataset: &Path,
+    flavor: Option<&str>,
+    part: Part,
+) -> Result<(Vec<Sequence>, ReadStats)> {
+    let base = match flavor {
+        Some(f) => dataset.join("segmentation").join(f),
+        None => dataset.join("segmentation"),
+    };
+    let dir = base.join(match part {
+        Part::Corpus => "corpus",
+        Part::Evaluation => "evaluation",
+    });
+    let built = lexicon::built_for(dataset);
+    if part == Part::Corpus {
+        built.lexicons.save(&lexicon::default_dir())?;
+    }
+    let lex = LexView::new(&built.lexicons);
+    let (pairs, dropped) = corpus::pair_files(&dir, "segmentation")?;
     let mut stats = ReadStats {
         files_dropped: dropped,
         ..Default::default()
     };
     let mut seqs = Vec::new();
     for p in pairs {
-        match read_pair(&p.tei, &p.raw) {
-            Ok(Ok(s)) => {
+        match read_pair(&p.tei, &p.raw, &lex) {
+            Ok(Ok(mut s)) => {
+                if flavor == Some("article/light") {
+                    for l in &mut s.labels {
+                        *l = light_label(l);
+                    }
+                }
                 stats.files_read += 1;
                 stats.tokens += s.rows.len();
                 seqs.push(s);
@@ -661,6 +690,20 @@ pub fn read_dir(dir: &Path) -> Result<(Vec<Sequence>, ReadStats)> {
     }
     stats.sequences = seqs.len();
     Ok((seqs, stats))
+}
+
+/// The `article/light` flavour's label for a standard one: only `<header>`, `<body>`, `<other>` are kept, the
+/// rest becomes `<body>` (the `I-` prefix is kept).
+pub fn light_label(label: &str) -> String {
+    let (prefix, plain) = match label.strip_prefix("I-") {
+        Some(p) => ("I-", p),
+        None => ("", label),
+    };
+    let plain = match plain {
+        "<header>" | "<body>" | "<other>" => plain,
+        _ => "<body>",
+    };
+    format!("{prefix}{plain}")
 }
 
 /// Feature template: Quire's own, over the 33 columns (no id collisions).
@@ -727,7 +770,15 @@ U62:%x[0,24]/%x[0,8]
 B
 ";
 
-pub struct Spec;
+/// The standard model (`flavor: None`) or the `article/light` flavour.
+pub struct Spec {
+    pub flavor: Option<&'static str>,
+}
+
+pub static SPEC: Spec = Spec { flavor: None };
+pub static LIGHT_SPEC: Spec = Spec {
+    flavor: Some("article/light"),
+};
 
 /// Feature layout version of [`rows`]; bump when a column changes.
 pub const FEATURE_VERSION: u32 = 1;
@@ -735,6 +786,9 @@ pub const FEATURE_VERSION: u32 = 1;
 impl ModelSpec for Spec {
     fn name(&self) -> ModelName {
         ModelName::Segmentation
+    }
+    fn flavor(&self) -> Option<&'static str> {
+        self.flavor
     }
     fn feature_version(&self) -> u32 {
         FEATURE_VERSION
@@ -744,26 +798,26 @@ impl ModelSpec for Spec {
     }
     fn default_params(&self) -> TrainParams {
         TrainParams {
-            c1: 0.5,
+            c1: 2.0,
             c2: 0.0001,
             epsilon: 1e-5,
             window: 20,
             max_iter: 120,
-            threads: 1,
+            threads: 0,
         }
     }
     fn read(&self, dataset: &Path, part: Part) -> Result<(Vec<Sequence>, ReadStats)> {
-        let sub = match part {
-            Part::Corpus => "corpus",
-            Part::Evaluation => "evaluation",
-        };
-        read_dir(&dataset.join("segmentation").join(sub))
+        read_dir(dataset, self.flavor, part)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn no_lex() -> crate::lexicon::Lexicons {
+        crate::lexicon::Lexicons::default()
+    }
     use crate::layout::{Line, Page, Token};
 
     const RAW: &str = "\
@@ -786,7 +840,8 @@ Analysis of analysis A An Ana Anal BLOCKSTART PAGEIN NEWFONT SAMEFONTSIZE 0 1 IN
             .iter()
             .map(|r| LineFacts::from_raw(r).unwrap())
             .collect();
-        let rows = rows(&facts);
+        let lex = no_lex();
+        let rows = rows(&facts, &LexView::new(&lex));
         for (r, g) in rows.iter().zip(&raw) {
             assert_eq!(r.len(), 33);
             // Text and layout columns equal GROBID's; lexical ones are recomputed.
@@ -928,10 +983,19 @@ Analysis of analysis A An Ana Anal BLOCKSTART PAGEIN NEWFONT SAMEFONTSIZE 0 1 IN
         assert_eq!(facts[3].page, Pos::Start);
         assert_eq!(facts[0].doc_pos, 0);
         assert!(facts[3].doc_pos > facts[1].doc_pos);
-        let r = rows(&facts);
+        let lex = no_lex();
+        let r = rows(&facts, &LexView::new(&lex));
         assert!(r.iter().all(|row| row.len() == 33));
         assert_eq!(r[1][0], "Jane");
         assert_eq!(r[1][13], "INITCAP");
+    }
+
+    #[test]
+    fn light_flavour_keeps_header_and_body() {
+        assert_eq!(light_label("I-<header>"), "I-<header>");
+        assert_eq!(light_label("I-<references>"), "I-<body>");
+        assert_eq!(light_label("<footnote>"), "<body>");
+        assert_eq!(light_label("<other>"), "<other>");
     }
 
     #[test]

@@ -8,64 +8,18 @@ its `Accept: application/x-bibtex` variant (§5.6).
 
 use std::fmt::Write as _;
 
-/// A person's name, split as the name model splits it.
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct PersonName {
-    pub role: Option<String>,
-    pub first: Option<String>,
-    pub middle: Option<String>,
-    pub surname: Option<String>,
-    pub suffix: Option<String>,
-}
+use crate::models::affiliation::Affiliation;
+use crate::models::date::Date;
+use crate::models::name::Person;
+use crate::tei::{affiliation as affiliation_xml, escape, pers_name};
 
+/// One author: the name model's person, an e-mail, and the affiliations attached to it.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Author {
-    pub name: PersonName,
+    pub person: Person,
     pub email: Option<String>,
     /// Indices into [`HeaderRecord::affiliations`].
     pub affiliations: Vec<usize>,
-    /// Affiliation markers printed next to the name (`1`, `*`, `a`), used for attachment.
-    pub markers: Vec<String>,
-}
-
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct Address {
-    pub addr_line: Option<String>,
-    pub post_box: Option<String>,
-    pub post_code: Option<String>,
-    pub settlement: Option<String>,
-    pub region: Option<String>,
-    pub country: Option<String>,
-    /// ISO 3166 code of the country, when known.
-    pub country_key: Option<String>,
-}
-
-impl Address {
-    fn is_empty(&self) -> bool {
-        self.addr_line.is_none()
-            && self.post_box.is_none()
-            && self.post_code.is_none()
-            && self.settlement.is_none()
-            && self.region.is_none()
-            && self.country.is_none()
-    }
-}
-
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct Affiliation {
-    /// The affiliation text as printed (for `includeRawAffiliations`).
-    pub raw: String,
-    pub marker: Option<String>,
-    /// `(type, name)`: `department`, `laboratory`, `institution`.
-    pub orgs: Vec<(String, String)>,
-    pub address: Address,
-}
-
-/// A normalised date: the text as printed and its ISO form (`YYYY`, `YYYY-MM`, `YYYY-MM-DD`).
-#[derive(Debug, Clone, PartialEq, Default)]
-pub struct DateValue {
-    pub raw: String,
-    pub when: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -82,7 +36,7 @@ pub struct HeaderRecord {
     pub volume: Option<String>,
     pub issue: Option<String>,
     pub pages: Option<(String, Option<String>)>,
-    pub date: Option<DateValue>,
+    pub date: Option<Date>,
     pub copyright: Option<String>,
     pub submission: Option<String>,
     pub meeting: Option<String>,
@@ -119,23 +73,6 @@ pub struct TeiOptions {
     pub when: String,
 }
 
-/// XML text escaping (`&`, `<`, `>`, `"`, `'`).
-pub fn escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&apos;"),
-            c if (c as u32) < 0x20 && c != '\n' && c != '\t' => {}
-            c => out.push(c),
-        }
-    }
-    out
-}
-
 /// The current UTC time as GROBID writes it (`2025-12-02T13:58+0000`).
 pub fn now_stamp() -> String {
     let secs = std::time::SystemTime::now()
@@ -168,73 +105,6 @@ fn el(out: &mut String, indent: usize, name: &str, attrs: &str, text: &str) {
         "\t".repeat(indent),
         escape(text)
     );
-}
-
-fn pers_name(n: &PersonName) -> String {
-    let mut s = String::from("<persName>");
-    let mut part = |tag: &str, attrs: &str, v: &Option<String>| {
-        if let Some(v) = v {
-            let _ = write!(s, "<{tag}{attrs}>{}</{tag}>", escape(v));
-        }
-    };
-    part("roleName", "", &n.role);
-    part("forename", " type=\"first\"", &n.first);
-    part("forename", " type=\"middle\"", &n.middle);
-    part("surname", "", &n.surname);
-    part("genName", "", &n.suffix);
-    s.push_str("</persName>");
-    s
-}
-
-fn affiliation(out: &mut String, indent: usize, key: usize, a: &Affiliation, raw: bool) {
-    let tab = "\t".repeat(indent);
-    let _ = writeln!(out, "{tab}<affiliation key=\"aff{key}\">");
-    if raw {
-        let label = a
-            .marker
-            .as_ref()
-            .map(|m| format!("<label>{}</label> ", escape(m)))
-            .unwrap_or_default();
-        let _ = writeln!(
-            out,
-            "{tab}\t<note type=\"raw_affiliation\">{label}{}</note>",
-            escape(&a.raw)
-        );
-    }
-    for (ty, name) in &a.orgs {
-        el(
-            out,
-            indent + 1,
-            "orgName",
-            &format!(" type=\"{}\"", escape(ty)),
-            name,
-        );
-    }
-    if !a.address.is_empty() {
-        let _ = writeln!(out, "{tab}\t<address>");
-        let ad = &a.address;
-        for (tag, v) in [
-            ("addrLine", &ad.addr_line),
-            ("postBox", &ad.post_box),
-            ("postCode", &ad.post_code),
-            ("settlement", &ad.settlement),
-            ("region", &ad.region),
-        ] {
-            if let Some(v) = v {
-                el(out, indent + 2, tag, "", v);
-            }
-        }
-        if let Some(c) = &ad.country {
-            let key = ad
-                .country_key
-                .as_ref()
-                .map(|k| format!(" key=\"{}\"", escape(k)))
-                .unwrap_or_default();
-            el(out, indent + 2, "country", &key, c);
-        }
-        let _ = writeln!(out, "{tab}\t</address>");
-    }
-    let _ = writeln!(out, "{tab}</affiliation>");
 }
 
 /// The whole TEI document of a header-only response.
@@ -281,7 +151,7 @@ pub fn to_tei(h: &HeaderRecord, opt: &TeiOptions) -> String {
         } else {
             "\t\t\t\t\t\t<author>\n"
         });
-        let _ = writeln!(o, "\t\t\t\t\t\t\t{}", pers_name(&a.name));
+        let _ = writeln!(o, "\t\t\t\t\t\t\t{}", pers_name(&a.person, false));
         if let Some(e) = &a.email {
             el(&mut o, 7, "email", "", e);
         }
@@ -290,7 +160,12 @@ pub fn to_tei(h: &HeaderRecord, opt: &TeiOptions) -> String {
                 if let Some(x) = attached.get_mut(k) {
                     *x = true;
                 }
-                affiliation(&mut o, 7, k, af, opt.include_raw_affiliations);
+                o.push_str(&affiliation_xml(
+                    af,
+                    7,
+                    Some(&format!("aff{k}")),
+                    opt.include_raw_affiliations,
+                ));
             }
         }
         o.push_str("\t\t\t\t\t\t</author>\n");
@@ -298,7 +173,12 @@ pub fn to_tei(h: &HeaderRecord, opt: &TeiOptions) -> String {
     for (k, af) in h.affiliations.iter().enumerate() {
         if !attached[k] {
             o.push_str("\t\t\t\t\t\t<author>\n");
-            affiliation(&mut o, 7, k, af, opt.include_raw_affiliations);
+            o.push_str(&affiliation_xml(
+                af,
+                7,
+                Some(&format!("aff{k}")),
+                opt.include_raw_affiliations,
+            ));
             o.push_str("\t\t\t\t\t\t</author>\n");
         }
     }
@@ -393,9 +273,9 @@ pub fn to_tei(h: &HeaderRecord, opt: &TeiOptions) -> String {
     o
 }
 
-fn date(o: &mut String, indent: usize, d: &DateValue) {
+fn date(o: &mut String, indent: usize, d: &Date) {
     let when = d
-        .when
+        .when()
         .as_ref()
         .map(|w| format!(" when=\"{}\"", escape(w)))
         .unwrap_or_default();
@@ -419,8 +299,8 @@ pub fn to_bibtex(h: &HeaderRecord) -> String {
         .authors
         .iter()
         .map(|a| {
-            let n = &a.name;
-            let given: Vec<&str> = [n.first.as_deref(), n.middle.as_deref()]
+            let n = &a.person;
+            let given: Vec<&str> = [n.forename.as_deref(), n.middlename.as_deref()]
                 .into_iter()
                 .flatten()
                 .collect();
@@ -441,7 +321,7 @@ pub fn to_bibtex(h: &HeaderRecord) -> String {
     push("journal", h.journal.as_deref());
     push("publisher", h.publisher.as_deref());
     if let Some(d) = &h.date {
-        if let Some(w) = &d.when {
+        if let Some(w) = &d.when() {
             push("date", Some(w));
             let mut parts = w.split('-');
             push("year", parts.next());
@@ -488,19 +368,18 @@ mod tests {
             title: Some("Soil & moisture feedbacks".into()),
             authors: vec![
                 Author {
-                    name: PersonName {
-                        first: Some("Ana".into()),
-                        middle: Some("M".into()),
+                    person: Person {
+                        forename: Some("Ana".into()),
+                        middlename: Some("M".into()),
                         surname: Some("Lopes".into()),
                         ..Default::default()
                     },
                     email: Some("ana@example.org".into()),
                     affiliations: vec![0],
-                    markers: vec![],
                 },
                 Author {
-                    name: PersonName {
-                        first: Some("Bo".into()),
+                    person: Person {
+                        forename: Some("Bo".into()),
                         surname: Some("Ng".into()),
                         ..Default::default()
                     },
@@ -510,21 +389,17 @@ mod tests {
             affiliations: vec![
                 Affiliation {
                     raw: "Dept. of Physics, Example University, Lisbon, Portugal".into(),
-                    marker: Some("1".into()),
-                    orgs: vec![
-                        ("department".into(), "Dept. of Physics".into()),
-                        ("institution".into(), "Example University".into()),
-                    ],
-                    address: Address {
-                        settlement: Some("Lisbon".into()),
-                        country: Some("Portugal".into()),
-                        country_key: Some("PT".into()),
-                        ..Default::default()
-                    },
+                    markers: vec!["1".into()],
+                    departments: vec!["Dept. of Physics".into()],
+                    institutions: vec!["Example University".into()],
+                    settlement: Some("Lisbon".into()),
+                    country: Some("Portugal".into()),
+                    country_code: Some("PT".into()),
+                    ..Default::default()
                 },
                 Affiliation {
                     raw: "Unattached Institute".into(),
-                    orgs: vec![("institution".into(), "Unattached Institute".into())],
+                    institutions: vec!["Unattached Institute".into()],
                     ..Default::default()
                 },
             ],
@@ -533,9 +408,11 @@ mod tests {
             doi: Some("10.1234/x.5".into()),
             journal: Some("Journal of Examples".into()),
             volume: Some("12".into()),
-            date: Some(DateValue {
+            date: Some(Date {
+                year: Some(2021),
+                month: Some(3),
+                day: Some(4),
                 raw: "4 March 2021".into(),
-                when: Some("2021-03-04".into()),
             }),
             md5: Some("ABC".into()),
             ..Default::default()

@@ -137,3 +137,42 @@ fn without_preload_a_broken_model_fails_only_the_requests_that_need_it() {
     assert_eq!(h["models"][key]["state"], "failed", "{h}");
     assert_eq!(s.get("/api/isalive").status(), 200);
 }
+
+#[test]
+fn a_real_model_labels_through_pool_coordinator_and_actor_even_after_a_panic() {
+    let models = crate::common::repo_root().join("models");
+    if !models.join("date/model.crf").is_file()
+        || quire::models::spec(ModelName::Date, None).is_none()
+    {
+        eprintln!("skipped: no trained date model in {}", models.display());
+        return;
+    }
+    let s = Server::builder()
+        .test_routes()
+        .set("debug", "allow_panic_route = true")
+        .set(
+            "models",
+            &format!("dir = {:?}", models.display().to_string()),
+        )
+        .start();
+    let h: serde_json::Value = s.get("/api/health").json().expect("json");
+    assert_eq!(h["models"]["date"]["state"], "ready", "{h}");
+    let label = || {
+        let res = s.post_form(
+            "/debug/label",
+            &[("model", "date"), ("text", "September 16, 2001")],
+        );
+        assert_eq!(res.status(), 200);
+        res.text().unwrap_or_default()
+    };
+    let before = label();
+    let year = before.lines().find(|l| l.starts_with("2001\t"));
+    assert!(year.is_some_and(|l| l.ends_with("<year>")), "{before}");
+    assert_eq!(s.post_form("/debug/panic?model=date", &[]).status(), 500);
+    // The rebuilt actor shares the loaded model: the next request gives the same labels.
+    assert_eq!(label(), before);
+    assert_eq!(
+        s.prometheus_value("quire_model_restarts_total{model=\"date\"}"),
+        Some(1.0)
+    );
+}

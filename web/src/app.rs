@@ -16,6 +16,7 @@ use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::http::header::{self, HeaderValue};
 use actix_web::middleware::Next;
 use actix_web::{web, HttpResponse};
+use futures::FutureExt;
 use quire_actors::trainer::TrainerRegistry;
 use quire_actors::{metrics::metrics, Models, Pipeline, Pool};
 use tracing::Instrument;
@@ -72,7 +73,29 @@ pub async fn observe(
         code = tracing::field::Empty,
     );
     async move {
-        let mut res = next.call(req).await?.map_into_boxed_body();
+        // A panicking handler would otherwise drop the connection without a response: answer
+        // 500 instead (the panic hook has already counted and logged it).
+        let called = std::panic::AssertUnwindSafe(next.call(req))
+            .catch_unwind()
+            .await;
+        let mut res = match called {
+            Ok(res) => res?.map_into_boxed_body(),
+            Err(payload) => {
+                let reason = payload
+                    .downcast_ref::<&str>()
+                    .map(|s| s.to_string())
+                    .or_else(|| payload.downcast_ref::<String>().cloned())
+                    .unwrap_or_default();
+                tracing::Span::current().record("status", 500);
+                tracing::error!("handler panicked: {reason}");
+                metrics().observe_request("panicked", &method, 500, started.elapsed());
+                return Err(ApiError::Processing {
+                    code: quire::ErrorCode::General,
+                    message: format!("internal error (handler panicked: {reason})"),
+                }
+                .into());
+            }
+        };
         let endpoint = res
             .request()
             .match_pattern()
@@ -170,3 +193,57 @@ pub async fn not_found(req: actix_web::HttpRequest) -> Result<HttpResponse, ApiE
 
 /// The main application's shared state handle.
 pub type State = web::Data<AppState>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use actix_web::{middleware, test, App};
+
+    async fn boom() -> HttpResponse {
+        panic!("handler bug")
+    }
+
+    async fn busy() -> Result<HttpResponse, ApiError> {
+        Err(ApiError::Busy {
+            message: "all slots busy".into(),
+            retry_after_s: 1,
+        })
+    }
+
+    #[actix_web::test]
+    async fn panics_become_500_and_busy_gets_the_endpoint_retry_after() {
+        let app = test::init_service(
+            App::new()
+                .wrap(middleware::from_fn(observe))
+                .route("/boom", web::get().to(boom))
+                .route("/api/processHeaderDocument", web::post().to(busy)),
+        )
+        .await;
+        // The server answers a service error with the error's response, as here.
+        let err = test::try_call_service(&app, test::TestRequest::get().uri("/boom").to_request())
+            .await
+            .err()
+            .map(|e| e.error_response());
+        let res = err.expect("a panicking handler becomes an error response");
+        assert_eq!(res.status(), 500);
+        let body = actix_web::body::to_bytes(res.into_body())
+            .await
+            .unwrap_or_default();
+        assert!(body.starts_with(b"[GENERAL] internal error (handler panicked: handler bug)"));
+
+        let req = test::TestRequest::post()
+            .uri("/api/processHeaderDocument")
+            .insert_header((header::ACCEPT, "application/json"))
+            .to_request();
+        let res = test::call_service(&app, req).await;
+        assert_eq!(res.status(), 503);
+        assert_eq!(
+            res.headers()
+                .get(header::RETRY_AFTER)
+                .and_then(|v| v.to_str().ok()),
+            Some("2")
+        );
+        let json: serde_json::Value = test::read_body_json(res).await;
+        assert_eq!(json["code"], "SERVICE_UNAVAILABLE");
+    }
+}

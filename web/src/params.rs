@@ -425,4 +425,26 @@ mod tests {
             "{part}"
         );
     }
+
+    proptest::proptest! {
+        #[test]
+        fn any_form_round_trips(pairs in proptest::collection::vec(("[a-zA-Z]{1,8}", "\\PC{0,40}"), 0..8)) {
+            let mut ser = form_urlencoded::Serializer::new(String::new());
+            for (n, v) in &pairs {
+                ser.append_pair(n, v);
+            }
+            let body = ser.finish();
+            let parsed = actix_web::rt::System::new().block_on(read(
+                TestRequest::post()
+                    .insert_header((header::CONTENT_TYPE, "application/x-www-form-urlencoded"))
+                    .set_payload(body),
+            ));
+            let params = parsed.map_err(|e| proptest::test_runner::TestCaseError::fail(e.to_string()))?;
+            for (n, _) in &pairs {
+                let expected: Vec<&str> = pairs.iter().filter(|(m, _)| m == n).map(|(_, v)| v.as_str()).collect();
+                proptest::prop_assert_eq!(params.texts(n).ok(), Some(expected));
+            }
+            proptest::prop_assert_eq!(params.fields().len(), pairs.len());
+        }
+    }
 }

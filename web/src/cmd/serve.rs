@@ -14,7 +14,7 @@ use anyhow::Context as _;
 use quire_actors::trainer::TrainerRegistry;
 use quire_actors::{CascadeCtx, Models, Pipeline, Pool};
 
-use crate::app::{self, AppState};
+use crate::app::{self, AppState, HealthHook};
 use crate::config::Config;
 use crate::params::ParamLimits;
 use crate::{admin, logging, routes};
@@ -72,6 +72,8 @@ async fn serve(config: Config) -> anyhow::Result<()> {
         config.pool.concurrency * 2,
         Duration::from_secs(config.pool.request_timeout_s),
     );
+    // Subsystems started here (the PDF worker pool) push their `/api/health` check.
+    let health_hooks: Vec<(&'static str, HealthHook)> = Vec::new();
     let state = web::Data::new(AppState {
         config: config.clone(),
         engine,
@@ -79,7 +81,7 @@ async fn serve(config: Config) -> anyhow::Result<()> {
         pool,
         pipeline,
         trainer: TrainerRegistry::launch(),
-        health_hooks: Vec::new(),
+        health_hooks,
     });
     let limits = ParamLimits::from_config(&config);
     let host = config.server.host.clone();

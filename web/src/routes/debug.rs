@@ -2,7 +2,9 @@
 Test-only routes, off by default. With `debug.test_routes = true`:
 - `/debug/sleep?ms=N` holds a processing slot for N ms (to fill the pool and observe 503s);
 - `/debug/label` labels feature rows (`rows`: one token per line, tab-separated features, a
-  blank line between sequences) with `model` through the coordinator and the model actor;
+  blank line between sequences; or `text`: one sequence per line, turned into rows by the
+  model's own feature extractor) with `model` through the pool, the coordinator and the model
+  actor, and answers `token<TAB>label` lines;
 - `/debug/ping?model=M` asks a model actor to answer (proves it is alive after a restart).
 
 With `debug.allow_panic_route = true`, `/debug/panic?model=M` makes the model's actor panic
@@ -68,9 +70,34 @@ impl Cascade for LabelRows {
 async fn label(state: State, params: Params) -> Result<HttpResponse, ApiError> {
     enabled(state.config.debug.test_routes)?;
     let model = model_param(&params)?;
-    let rows = params.required_text("rows")?;
-    let seqs: Vec<Vec<Vec<String>>> = rows
-        .split("\n\n")
+    let seqs = match params.text("text")? {
+        Some(text) => rows_from_text(model, text)?,
+        None => rows_from_param(params.required_text("rows")?),
+    };
+    let _slot = state.pool.acquire("debug/label").await?;
+    let labels = state
+        .pipeline
+        .run(LabelRows {
+            model,
+            seqs: seqs.clone(),
+        })
+        .await?;
+    let body: Vec<String> = seqs
+        .iter()
+        .zip(&labels)
+        .map(|(rows, labels)| {
+            rows.iter()
+                .zip(labels)
+                .map(|(row, label)| format!("{}\t{label}", row.first().map_or("", String::as_str)))
+                .collect::<Vec<_>>()
+                .join("\n")
+        })
+        .collect();
+    Ok(HttpResponse::Ok().body(body.join("\n\n")))
+}
+
+fn rows_from_param(rows: &str) -> Vec<Vec<Vec<String>>> {
+    rows.split("\n\n")
         .map(|seq| {
             seq.lines()
                 .filter(|l| !l.trim().is_empty())
@@ -78,11 +105,24 @@ async fn label(state: State, params: Params) -> Result<HttpResponse, ApiError> {
                 .collect::<Vec<Vec<String>>>()
         })
         .filter(|s| !s.is_empty())
-        .collect();
-    let _slot = state.pool.acquire("debug/label").await?;
-    let labels = state.pipeline.run(LabelRows { model, seqs }).await?;
-    let body: Vec<String> = labels.iter().map(|seq| seq.join("\n")).collect();
-    Ok(HttpResponse::Ok().body(body.join("\n\n")))
+        .collect()
+}
+
+fn rows_from_text(model: ModelName, text: &str) -> Result<Vec<Vec<Vec<String>>>, ApiError> {
+    let spec = quire::models::spec(model, None).ok_or_else(|| {
+        ApiError::invalid("model", format!("Quire has no definition of `{model}` yet"))
+    })?;
+    text.lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|line| {
+            spec.rows_from_text(line).ok_or_else(|| {
+                ApiError::invalid(
+                    "text",
+                    format!("`{model}` is not a text model; send `rows`"),
+                )
+            })
+        })
+        .collect()
 }
 
 async fn ping(state: State, params: Params) -> Result<HttpResponse, ApiError> {

@@ -19,8 +19,12 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
         .route("/console/{file}", web::get().to(console_file));
 }
 
-/// `<tag>-<N>-g<hash>` from `git describe` at build time, or `unknown` outside git.
-pub const REVISION: &str = env!("QUIRE_REVISION");
+/// `<tag>-<N>-g<hash>` from `git describe` at build time (`build.rs`), or `unknown` outside
+/// git or when the build script's output is unavailable.
+pub const REVISION: &str = match option_env!("QUIRE_REVISION") {
+    Some(r) => r,
+    None => "unknown",
+};
 
 async fn version() -> HttpResponse {
     HttpResponse::Ok().json(serde_json::json!({
