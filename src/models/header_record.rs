@@ -294,6 +294,30 @@ pub fn assemble(f: &HeaderFields, sub: SubResults, doc_text: &str) -> HeaderReco
 /// Every name part is made of letters (with spaces, hyphens, apostrophes, dots): a part made
 /// of bullets or digits means the name model was given something that is not a name.
 fn plausible_name(p: &Person) -> bool {
+    let upper = |s: &Option<String>| {
+        s.as_deref().is_some_and(|s| {
+            s.chars().filter(|c| c.is_alphabetic()).count() >= 3
+                && !s.chars().any(char::is_lowercase)
+        })
+    };
+    // An all-capitals given name beside a mixed-case surname is an acronym (`IBM T J Watson`).
+    if upper(&p.forename) && !upper(&p.surname) {
+        return false;
+    }
+    // A postal box read as a name (`P. O. Box`).
+    let initials = |s: &Option<String>| s.as_deref().unwrap_or("").replace([' ', '.'], "");
+    if p.surname
+        .as_deref()
+        .is_some_and(|s| s.eq_ignore_ascii_case("box"))
+        && matches!(
+            format!("{}{}", initials(&p.forename), initials(&p.middlename))
+                .to_ascii_uppercase()
+                .as_str(),
+            "PO" | "P"
+        )
+    {
+        return false;
+    }
     [&p.forename, &p.middlename, &p.surname]
         .into_iter()
         .flatten()
@@ -425,6 +449,18 @@ mod tests {
                 person("Bo", "Ng", &["2,"]),
                 person("X", "Y", &[]),
                 Person {
+                    forename: Some("IBM".into()),
+                    middlename: Some("T J".into()),
+                    surname: Some("Watson".into()),
+                    ..Default::default()
+                },
+                Person {
+                    forename: Some("P".into()),
+                    middlename: Some("O".into()),
+                    surname: Some("Box".into()),
+                    ..Default::default()
+                },
+                Person {
                     forename: Some("Repository".into()),
                     middlename: Some("•".into()),
                     surname: Some("Archive".into()),
@@ -452,7 +488,7 @@ mod tests {
         assert_eq!(
             h.authors.len(),
             2,
-            "one-letter surname and bullet names dropped"
+            "one-letter surname, bullets, acronyms and postal boxes dropped"
         );
         assert_eq!(h.authors[0].affiliations, vec![0]);
         assert_eq!(h.authors[1].affiliations, vec![1]);
