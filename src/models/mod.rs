@@ -148,7 +148,11 @@ pub trait ModelSpec: Sync {
     fn template(&self) -> &'static str;
     fn default_params(&self) -> crate::crf::TrainParams;
     /// Read the corpus or evaluation part of `<dataset>/<model folder>` into sequences.
-    fn read(&self, dataset: &Path, part: Part) -> crate::Result<(Vec<crate::crf::Sequence>, ReadStats)>;
+    fn read(
+        &self,
+        dataset: &Path,
+        part: Part,
+    ) -> crate::Result<(Vec<crate::crf::Sequence>, ReadStats)>;
     /// Feature rows for one raw input line (text-only models); `None` for layout models.
     fn rows_from_text(&self, _text: &str) -> Option<Vec<Vec<String>>> {
         None
