@@ -103,6 +103,7 @@ impl PdfBuilder {
         self.pages.last_mut().expect("a page exists")
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn push_text(
         mut self,
         x: f32,

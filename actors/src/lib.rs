@@ -1,1 +1,3 @@
 //! Quire actor system (filled in by the foundation work).
+
+pub mod workers;

@@ -176,3 +176,6 @@ impl Block {
         self.lines.iter().flat_map(|l| l.tokens.iter())
     }
 }
+
+#[cfg(test)]
+mod tests;

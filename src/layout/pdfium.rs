@@ -366,7 +366,7 @@ impl Pdfium {
         let kind = unsafe { b.FPDFPageObj_GetType(obj) } as u32;
         match kind {
             // FPDF_PAGEOBJ_IMAGE, FPDF_PAGEOBJ_PATH, FPDF_PAGEOBJ_SHADING
-            3 | 2 | 4 => {
+            2..=4 => {
                 let (mut l, mut bt, mut r, mut t) = (0f32, 0f32, 0f32, 0f32);
                 if unsafe { b.FPDFPageObj_GetBounds(obj, &mut l, &mut bt, &mut r, &mut t) } == 0 {
                     return;

@@ -82,18 +82,44 @@ pub fn run_job(job: &Job, pdfium_lib: Option<&std::path::Path>) -> Reply {
     }
 }
 
+/// Fault injection for the pool's tests, read from the environment by `quire worker`:
+/// `QUIRE_WORKER_DELAY_MS` sleeps before each job (timeouts, kills mid-job),
+/// `QUIRE_WORKER_ALLOC_MB` allocates and touches that much memory before each job (memory cap).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Hooks {
+    pub delay: Option<std::time::Duration>,
+    pub alloc_mb: usize,
+}
+
+impl Hooks {
+    pub fn from_env() -> Hooks {
+        let num = |k: &str| std::env::var(k).ok().and_then(|v| v.parse::<u64>().ok());
+        Hooks {
+            delay: num("QUIRE_WORKER_DELAY_MS").map(std::time::Duration::from_millis),
+            alloc_mb: num("QUIRE_WORKER_ALLOC_MB").unwrap_or(0) as usize,
+        }
+    }
+
+    fn before_job(&self) {
+        if let Some(d) = self.delay {
+            std::thread::sleep(d);
+        }
+        if self.alloc_mb > 0 {
+            let block = vec![1u8; self.alloc_mb << 20];
+            std::hint::black_box(&block);
+        }
+    }
+}
+
 /// The worker's main loop: jobs from `input`, replies to `output`, until `input` closes.
-/// `delay` (tests only) is slept before each job.
 pub fn serve(
     input: &mut impl Read,
     output: &mut impl Write,
     pdfium_lib: Option<PathBuf>,
-    delay: Option<std::time::Duration>,
+    hooks: Hooks,
 ) -> io::Result<()> {
     while let Some(job) = read_frame::<Job>(input)? {
-        if let Some(d) = delay {
-            std::thread::sleep(d);
-        }
+        hooks.before_job();
         let reply = run_job(&job, pdfium_lib.as_deref());
         write_frame(output, &reply)?;
     }

@@ -1,1 +1,3 @@
 //! Integration tests: start the real `quire` binary.
+
+mod layout;

@@ -26,14 +26,14 @@ pub fn run(args: WorkerArgs) -> anyhow::Result<()> {
         anyhow::ensure!(libc::dup2(2, 1) >= 0, "cannot redirect stdout");
         File::from_raw_fd(fd)
     };
-    // Test hook: slow every job down so that timeouts and kills can be exercised.
-    let delay = std::env::var("QUIRE_WORKER_DELAY_MS")
-        .ok()
-        .and_then(|ms| ms.parse().ok())
-        .map(std::time::Duration::from_millis);
     let stdin = std::io::stdin();
     let mut input = BufReader::new(stdin.lock());
     let mut output = BufWriter::new(protocol_out);
-    quire::layout::worker::serve(&mut input, &mut output, args.pdfium, delay)?;
+    quire::layout::worker::serve(
+        &mut input,
+        &mut output,
+        args.pdfium,
+        quire::layout::worker::Hooks::from_env(),
+    )?;
     Ok(())
 }
