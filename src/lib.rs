@@ -17,6 +17,7 @@ feature extractor per model so the two can never drift apart.
 pub mod config;
 pub mod crf;
 pub mod error;
+pub mod eval;
 pub mod layout;
 pub mod models;
 pub mod tokenizer;

@@ -2,7 +2,12 @@
 CRF core: feature templates, training (Quire's own OWL-QN trainer), the CRFsuite model format
 that `crfs` loads, tagging, and GROBID-style evaluation.
 
-CONTRACT (other crates code against these names; the bodies are filled in by the CRF work):
+Files: `template.rs` (templates → attribute strings), `train.rs` (corpus interning, features,
+parallel forward-backward), `lbfgs.rs` (L-BFGS/OWL-QN), `format.rs` (CRFsuite file writer and
+reader), `model.rs` (loading and Viterbi tagging), `training.rs` (the training driver: full,
+holdout, split and n-fold runs with evaluation and `models/<dir>/` output).
+
+The public contract:
 - `Sequence { rows, labels }`: `rows[i]` are the feature columns of token i (column 0 = token).
 - `Template::parse(text)`, `Template::expand(&rows) -> Vec<Vec<String>>` (CRF attributes).
 - `train(&template, &data, &params, &mut progress) -> Result<Vec<u8>>` (CRFsuite model bytes).
@@ -10,7 +15,16 @@ CONTRACT (other crates code against these names; the bodies are filled in by the
   `Model::meta()`; `ModelMeta` is `meta.json`.
 */
 
-use std::path::Path;
+mod format;
+mod fxhash;
+pub mod lbfgs;
+mod model;
+mod template;
+mod train;
+pub mod training;
+
+pub use model::{Model, META_FILE, MODEL_FILE, TEMPLATE_FILE};
+pub use template::Template;
 
 use crate::Result;
 
@@ -21,7 +35,12 @@ pub struct Sequence {
     pub labels: Vec<String>,
 }
 
-#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+/// Training settings. The penalty is Wapiti's elastic net: `c1·‖w‖₁ + c2/2·‖w‖²` added to the
+/// negative log-likelihood summed over sequences (CRFsuite's `c2` is half of this `c2`).
+/// Stopping follows Wapiti's `-e`/`-w`/`-i`: stop when the objective improved by less than
+/// `epsilon` (relative) over the last `window` iterations, or after `max_iter` iterations.
+/// `threads = 0` uses every core.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct TrainParams {
     pub c1: f64,
     pub c2: f64,
@@ -31,6 +50,34 @@ pub struct TrainParams {
     pub threads: usize,
 }
 
+impl Default for TrainParams {
+    /// Wapiti's defaults as GROBID uses them (ρ1 = 0.5, ρ2 = 0.0001, ε = 1e-5, window 20,
+    /// 2000 iterations).
+    fn default() -> Self {
+        TrainParams {
+            c1: 0.5,
+            c2: 1e-4,
+            epsilon: 1e-5,
+            window: 20,
+            max_iter: 2000,
+            threads: 0,
+        }
+    }
+}
+
+impl TrainParams {
+    /// Wapiti's penalties with a model's GROBID stopping settings (grobid-models.md §7).
+    pub fn grobid(epsilon: f64, window: usize, max_iter: usize) -> TrainParams {
+        TrainParams {
+            epsilon,
+            window,
+            max_iter,
+            ..TrainParams::default()
+        }
+    }
+}
+
+/// One training iteration, as reported to the progress callback.
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct Progress {
     pub iteration: usize,
@@ -50,42 +97,17 @@ pub struct ModelMeta {
     pub evaluation: serde_json::Value,
 }
 
-#[derive(Debug, Clone)]
-pub struct Template {
-    _private: (),
-}
-
-impl Template {
-    pub fn parse(_text: &str) -> Result<Template> {
-        unimplemented!("CRF core")
-    }
-    pub fn expand(&self, _rows: &[Vec<String>]) -> Vec<Vec<String>> {
-        unimplemented!("CRF core")
-    }
-}
-
+/// Train a linear-chain CRF on `data` with the attributes `template` produces; return the
+/// model in CRFsuite format (only non-zero features). `progress` is called after every
+/// iteration and returning `false` cancels (the result is then an error saying so).
 pub fn train(
-    _template: &Template,
-    _data: &[Sequence],
-    _params: &TrainParams,
-    _progress: &mut dyn FnMut(&Progress) -> bool,
+    template: &Template,
+    data: &[Sequence],
+    params: &TrainParams,
+    progress: &mut dyn FnMut(&Progress) -> bool,
 ) -> Result<Vec<u8>> {
-    unimplemented!("CRF core")
+    train::train(template, data, params, progress)
 }
 
-/// A loaded model, ready to label feature rows. Shared between threads.
-pub struct Model {
-    _private: (),
-}
-
-impl Model {
-    pub fn load(_dir: &Path, _feature_version: u32) -> Result<Model> {
-        unimplemented!("CRF core")
-    }
-    pub fn label(&self, _rows: &[Vec<String>]) -> Result<Vec<String>> {
-        unimplemented!("CRF core")
-    }
-    pub fn meta(&self) -> &ModelMeta {
-        unimplemented!("CRF core")
-    }
-}
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,213 @@
+/*!
+A trained model loaded for tagging: `models/<dir>/model.crf` (CRFsuite format, read into
+in-memory weight tables), `template.txt` and `meta.json`. Tagging expands the template into a
+reused buffer, looks each attribute up in a hash map (no `String` per attribute), sums state
+weights and runs Viterbi in log space. A `Model` is immutable and shared between threads.
+*/
+
+use std::path::Path;
+
+use super::format::{self, Tables};
+use super::template::Template;
+use super::ModelMeta;
+use crate::{Error, Result};
+
+pub const MODEL_FILE: &str = "model.crf";
+pub const TEMPLATE_FILE: &str = "template.txt";
+pub const META_FILE: &str = "meta.json";
+
+/// A loaded model, ready to label feature rows. Shared between threads.
+#[derive(Debug, Clone)]
+pub struct Model {
+    meta: ModelMeta,
+    template: Template,
+    tables: Tables,
+}
+
+fn read_to_string(path: &Path) -> Result<String> {
+    std::fs::read_to_string(path).map_err(|e| Error::io(path, e))
+}
+
+impl Model {
+    /// Load `dir/{model.crf,template.txt,meta.json}`, refusing a model built for another
+    /// feature version.
+    pub fn load(dir: &Path, feature_version: u32) -> Result<Model> {
+        let unavailable = |reason: String| Error::ModelUnavailable {
+            model: dir.display().to_string(),
+            reason,
+        };
+        let meta_path = dir.join(META_FILE);
+        let meta: ModelMeta = serde_json::from_str(&read_to_string(&meta_path)?)
+            .map_err(|e| unavailable(format!("{}: {e}", meta_path.display())))?;
+        if meta.feature_version != feature_version {
+            return Err(Error::ModelMismatch {
+                model: meta.model.clone(),
+                expected: feature_version,
+                found: meta.feature_version,
+            });
+        }
+        let template = Template::parse(&read_to_string(&dir.join(TEMPLATE_FILE))?)
+            .map_err(|e| unavailable(e.to_string()))?;
+        let model_path = dir.join(MODEL_FILE);
+        let bytes = std::fs::read(&model_path).map_err(|e| Error::io(&model_path, e))?;
+        Model::from_parts(&bytes, template, meta).map_err(|e| unavailable(e.to_string()))
+    }
+
+    /// Build a model from CRFsuite bytes, a template and metadata (no files involved).
+    pub fn from_parts(model_crf: &[u8], template: Template, meta: ModelMeta) -> Result<Model> {
+        let tables = format::read(model_crf)?;
+        Ok(Model {
+            meta,
+            template,
+            tables,
+        })
+    }
+
+    /// Write `model.crf`, `template.txt` and `meta.json` into `dir` (created if needed).
+    pub fn save_files(
+        dir: &Path,
+        model_crf: &[u8],
+        template: &Template,
+        meta: &ModelMeta,
+    ) -> Result<()> {
+        format::write_file(&dir.join(MODEL_FILE), model_crf)?;
+        format::write_file(&dir.join(TEMPLATE_FILE), template.text().as_bytes())?;
+        let json = serde_json::to_string_pretty(meta)
+            .map_err(|e| Error::General(format!("serialising meta.json: {e}")))?;
+        format::write_file(&dir.join(META_FILE), json.as_bytes())
+    }
+
+    pub fn meta(&self) -> &ModelMeta {
+        &self.meta
+    }
+
+    pub fn template(&self) -> &Template {
+        &self.template
+    }
+
+    /// The label set, in the model's label-id order.
+    pub fn labels(&self) -> &[String] {
+        &self.tables.labels
+    }
+
+    /// Number of attributes the model keeps (after L1 pruning).
+    pub fn num_attributes(&self) -> usize {
+        self.tables.attr_ids.len()
+    }
+
+    /// Label feature rows (column 0 = token); one label per row.
+    pub fn label(&self, rows: &[Vec<String>]) -> Result<Vec<String>> {
+        let ids = self.label_ids(rows)?;
+        Ok(ids
+            .into_iter()
+            .map(|i| self.tables.labels[i as usize].clone())
+            .collect())
+    }
+
+    /// Label feature rows, returning label ids (indexes into [`Model::labels`]).
+    pub fn label_ids(&self, rows: &[Vec<String>]) -> Result<Vec<u32>> {
+        if rows.is_empty() {
+            return Ok(Vec::new());
+        }
+        self.template.check_rows(rows).map_err(|e| Error::Tagging {
+            model: self.meta.model.clone(),
+            reason: e.to_string(),
+        })?;
+        let l = self.tables.labels.len();
+        if l == 0 {
+            return Err(Error::Tagging {
+                model: self.meta.model.clone(),
+                reason: "the model has no labels".to_string(),
+            });
+        }
+        let mut ids: Vec<Vec<u32>> = vec![Vec::new(); rows.len()];
+        let mut buf = String::with_capacity(64);
+        let attr_ids = &self.tables.attr_ids;
+        self.template.expand_with(rows, &mut buf, |t, attr| {
+            if let Some(&a) = attr_ids.get(attr) {
+                ids[t].push(a);
+            }
+        });
+        let mut state = vec![0.0; rows.len() * l];
+        for (t, list) in ids.iter_mut().enumerate() {
+            list.sort_unstable();
+            list.dedup();
+            let row = &mut state[t * l..(t + 1) * l];
+            for &a in list.iter() {
+                self.add_state(row, a);
+            }
+        }
+        Ok(self.viterbi(&state, rows.len()))
+    }
+
+    /// Label a sequence given as attribute ids per token (already deduplicated); the fastest
+    /// path, used by benchmarks and by callers that intern attributes themselves.
+    pub fn label_attr_ids(&self, tokens: &[Vec<u32>]) -> Vec<u32> {
+        let l = self.tables.labels.len();
+        let mut state = vec![0.0; tokens.len() * l];
+        for (t, list) in tokens.iter().enumerate() {
+            let row = &mut state[t * l..(t + 1) * l];
+            for &a in list {
+                self.add_state(row, a);
+            }
+        }
+        self.viterbi(&state, tokens.len())
+    }
+
+    /// The model's id for an attribute string, if it kept it.
+    pub fn attr_id(&self, attr: &str) -> Option<u32> {
+        self.tables.attr_ids.get(attr).copied()
+    }
+
+    #[inline]
+    fn add_state(&self, row: &mut [f64], a: u32) {
+        let tb = &self.tables;
+        let (Some(&s), Some(&e)) = (tb.attr_off.get(a as usize), tb.attr_off.get(a as usize + 1))
+        else {
+            return;
+        };
+        let r = s as usize..e as usize;
+        for (&y, &w) in tb.st_label[r.clone()].iter().zip(&tb.st_weight[r]) {
+            row[y as usize] += w;
+        }
+    }
+
+    fn viterbi(&self, state: &[f64], n: usize) -> Vec<u32> {
+        let l = self.tables.labels.len();
+        if n == 0 {
+            return Vec::new();
+        }
+        let trans = &self.tables.trans;
+        let mut score = state[..l].to_vec();
+        let mut next = vec![0.0; l];
+        let mut back = vec![0u32; n * l];
+        for t in 1..n {
+            for j in 0..l {
+                let mut best = f64::NEG_INFINITY;
+                let mut arg = 0u32;
+                for (i, &si) in score.iter().enumerate() {
+                    let v = si + trans[i * l + j];
+                    if v > best {
+                        best = v;
+                        arg = i as u32;
+                    }
+                }
+                next[j] = best + state[t * l + j];
+                back[t * l + j] = arg;
+            }
+            std::mem::swap(&mut score, &mut next);
+        }
+        let mut best = 0usize;
+        for j in 1..l {
+            if score[j] > score[best] {
+                best = j;
+            }
+        }
+        let mut out = vec![0u32; n];
+        out[n - 1] = best as u32;
+        for t in (1..n).rev() {
+            out[t - 1] = back[t * l + out[t] as usize];
+        }
+        out
+    }
+}

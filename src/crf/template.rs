@@ -1,0 +1,252 @@
+/*!
+CRF++/Wapiti feature templates: parsing `U<id>:%x[r,c]` lines (with literal text and `/`-joined
+conjunctions) and `B` lines, and expanding them over feature rows into attribute strings.
+
+An attribute is the whole template line with every `%x[r,c]` replaced by column `c` of the row
+at offset `r` (rows outside the sequence give Wapiti's padding symbols `_x-1`, `_x+1`, …). Two
+lines with the same id that expand to the same string therefore give one attribute, as in
+Wapiti. Expansion writes into a reused buffer ([`Template::expand_with`]) so the trainer and the
+tagger intern or look up attributes without allocating a `String` per attribute.
+*/
+
+use crate::{Error, Result};
+
+/// One piece of a unigram pattern: literal text or a `%x[row,col]` reference.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Piece {
+    Literal(String),
+    Cell { row: isize, col: usize },
+}
+
+/// A parsed template: unigram patterns, and whether label bigrams are on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Template {
+    patterns: Vec<Vec<Piece>>,
+    bigram: bool,
+    max_col: Option<usize>,
+    text: String,
+}
+
+impl Template {
+    /// Parse template text. Empty lines and `#` comments are skipped; `U…` lines are unigram
+    /// patterns, a bare `B` line turns on label transitions. Observation-conditioned bigrams
+    /// (`B<id>:%x[..]`) are refused: no GROBID template uses them and CRFsuite cannot store them.
+    pub fn parse(text: &str) -> Result<Template> {
+        let mut patterns = Vec::new();
+        let mut bigram = false;
+        let mut max_col: Option<usize> = None;
+        for (n, raw) in text.lines().enumerate() {
+            let line = raw.trim();
+            if line.is_empty() || line.starts_with('#') {
+                continue;
+            }
+            let bad =
+                |why: &str| Error::BadInput(format!("template line {}: {why}: `{line}`", n + 1));
+            match line.as_bytes()[0] {
+                b'B' | b'b' => {
+                    if line.len() == 1 {
+                        bigram = true;
+                    } else if line.contains("%x[") || line.contains("%X[") {
+                        return Err(bad("observation bigrams are not supported"));
+                    } else {
+                        bigram = true;
+                    }
+                }
+                b'U' | b'u' => {
+                    let pieces = parse_pattern(line).map_err(|why| bad(&why))?;
+                    for p in &pieces {
+                        if let Piece::Cell { col, .. } = p {
+                            max_col = Some(max_col.map_or(*col, |m| m.max(*col)));
+                        }
+                    }
+                    patterns.push(pieces);
+                }
+                _ => return Err(bad("a line must start with `U` or `B`")),
+            }
+        }
+        Ok(Template {
+            patterns,
+            bigram,
+            max_col,
+            text: text.to_string(),
+        })
+    }
+
+    /// The text the template was parsed from (written to `template.txt`).
+    pub fn text(&self) -> &str {
+        &self.text
+    }
+
+    /// Number of unigram patterns (attributes per token, before collisions).
+    pub fn len(&self) -> usize {
+        self.patterns.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.patterns.is_empty()
+    }
+
+    /// Whether the template asks for label transitions (`B`).
+    pub fn has_bigram(&self) -> bool {
+        self.bigram
+    }
+
+    /// Check that every row has the columns the template reads.
+    pub fn check_rows(&self, rows: &[Vec<String>]) -> Result<()> {
+        if let Some(max) = self.max_col {
+            if let Some((i, r)) = rows.iter().enumerate().find(|(_, r)| r.len() <= max) {
+                return Err(Error::BadInput(format!(
+                    "row {i} has {} columns; the template reads column {max}",
+                    r.len()
+                )));
+            }
+        }
+        Ok(())
+    }
+
+    /// Attribute strings per token. A column missing from a row expands to an empty value
+    /// (use [`Template::check_rows`] first to refuse such rows). Identical strings produced
+    /// for one token are kept once (Wapiti's collisions).
+    pub fn expand(&self, rows: &[Vec<String>]) -> Vec<Vec<String>> {
+        let mut out: Vec<Vec<String>> = vec![Vec::new(); rows.len()];
+        let mut buf = String::new();
+        self.expand_with(rows, &mut buf, |t, attr| {
+            let list = &mut out[t];
+            if !list.iter().any(|a| a == attr) {
+                list.push(attr.to_string());
+            }
+        });
+        out
+    }
+
+    /// Expand every pattern at every token, calling `sink(token, attribute)` with the attribute
+    /// held in `buf`. Duplicates within a token are not removed here.
+    pub fn expand_with(
+        &self,
+        rows: &[Vec<String>],
+        buf: &mut String,
+        mut sink: impl FnMut(usize, &str),
+    ) {
+        let n = rows.len() as isize;
+        for t in 0..rows.len() {
+            for pat in &self.patterns {
+                buf.clear();
+                for piece in pat {
+                    match piece {
+                        Piece::Literal(s) => buf.push_str(s),
+                        Piece::Cell { row, col } => {
+                            let at = t as isize + row;
+                            if at < 0 {
+                                push_pad(buf, '-', -at);
+                            } else if at >= n {
+                                push_pad(buf, '+', at - n + 1);
+                            } else if let Some(v) = rows[at as usize].get(*col) {
+                                buf.push_str(v);
+                            }
+                        }
+                    }
+                }
+                sink(t, buf);
+            }
+        }
+    }
+}
+
+fn push_pad(buf: &mut String, sign: char, k: isize) {
+    use std::fmt::Write;
+    buf.push_str("_x");
+    buf.push(sign);
+    let _ = write!(buf, "{k}");
+}
+
+fn parse_pattern(line: &str) -> std::result::Result<Vec<Piece>, String> {
+    let mut pieces = Vec::new();
+    let mut lit = String::new();
+    let mut rest = line;
+    while let Some(pos) = rest.find('%') {
+        lit.push_str(&rest[..pos]);
+        let after = &rest[pos + 1..];
+        if let Some(stripped) = after.strip_prefix("x[") {
+            let close = stripped
+                .find(']')
+                .ok_or_else(|| "unclosed `%x[`".to_string())?;
+            let (r, c) = stripped[..close]
+                .split_once(',')
+                .ok_or_else(|| "expected `%x[row,col]`".to_string())?;
+            let row: isize = r
+                .trim()
+                .parse()
+                .map_err(|_| format!("bad row offset `{r}`"))?;
+            let col: usize = c.trim().parse().map_err(|_| format!("bad column `{c}`"))?;
+            if !lit.is_empty() {
+                pieces.push(Piece::Literal(std::mem::take(&mut lit)));
+            }
+            pieces.push(Piece::Cell { row, col });
+            rest = &stripped[close + 1..];
+        } else {
+            return Err("only `%x[row,col]` references are supported".to_string());
+        }
+    }
+    lit.push_str(rest);
+    if !lit.is_empty() {
+        pieces.push(Piece::Literal(lit));
+    }
+    Ok(pieces)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rows(toks: &[&[&str]]) -> Vec<Vec<String>> {
+        toks.iter()
+            .map(|r| r.iter().map(|s| s.to_string()).collect())
+            .collect()
+    }
+
+    #[test]
+    fn expands_offsets_with_wapiti_padding() {
+        let t =
+            Template::parse("# comment\nU00:%x[-2,0]\nU01:%x[0,1]\n\nU02:%x[+1,0]\nB\n").unwrap();
+        assert!(t.has_bigram());
+        assert_eq!(t.len(), 3);
+        let r = rows(&[&["Paris", "Xx"], &["1999", "dddd"]]);
+        let out = t.expand(&r);
+        assert_eq!(out[0], vec!["U00:_x-2", "U01:Xx", "U02:1999"]);
+        assert_eq!(out[1], vec!["U00:_x-1", "U01:dddd", "U02:_x+1"]);
+    }
+
+    #[test]
+    fn conjunctions_join_values_with_literal_text() {
+        let t = Template::parse("U10:%x[-1,0]/%x[0,0]\nU11:%x[0,0]/%x[0,1]/%x[2,1]").unwrap();
+        let out = t.expand(&rows(&[&["a", "x"], &["b", "y"]]));
+        assert_eq!(out[0], vec!["U10:_x-1/a", "U11:a/x/_x+1"]);
+        assert_eq!(out[1], vec!["U10:a/b", "U11:b/y/_x+2"]);
+    }
+
+    #[test]
+    fn same_id_and_value_collide_into_one_attribute() {
+        // Columns 0 and 1 under the same id: equal values give one attribute.
+        let t = Template::parse("U00:%x[0,0]\nU00:%x[0,1]\nU01:%x[0,1]").unwrap();
+        let out = t.expand(&rows(&[&["same", "same"], &["a", "b"]]));
+        assert_eq!(out[0], vec!["U00:same", "U01:same"]);
+        assert_eq!(out[1], vec!["U00:a", "U00:b", "U01:b"]);
+    }
+
+    #[test]
+    fn bad_lines_are_refused_with_their_number() {
+        let err = Template::parse("U00:%x[0,0]\nU01:%x[zero,0]").unwrap_err();
+        assert!(err.to_string().contains("line 2"), "{err}");
+        assert!(Template::parse("B01:%x[0,0]").is_err());
+        assert!(Template::parse("X00:%x[0,0]").is_err());
+        assert!(Template::parse("U00:%x[0,0").is_err());
+    }
+
+    #[test]
+    fn short_rows_are_reported() {
+        let t = Template::parse("U00:%x[0,2]").unwrap();
+        let err = t.check_rows(&rows(&[&["a", "b"]])).unwrap_err();
+        assert!(err.to_string().contains("column 2"), "{err}");
+        assert!(t.check_rows(&rows(&[&["a", "b", "c"]])).is_ok());
+    }
+}

@@ -1,0 +1,573 @@
+/*!
+The training driver that the CLI (`quire train`/`quire eval`) and the HTTP training API call:
+read a model's corpus through its [`ModelSpec`], train, evaluate GROBID-style, and for full and
+holdout runs write `models/<dir>/` (`model.crf`, `template.txt`, `meta.json` with the label
+set, feature version, SHA-256 of the training data, parameters and evaluation figures).
+
+Run kinds (GROBID's `TrainerRunner` modes, grobid-models.md §7):
+- `Holdout`: train on `corpus/`, evaluate on `evaluation/`, write the model.
+- `Full`: train on `corpus/` and `evaluation/` together, write the model (no held-out figures).
+- `Split { ratio, seed }`: shuffle the corpus sequences with `seed`, train on the first
+  `ratio`, evaluate on the rest; nothing is written.
+- `NFold { k, seed }`: shuffle with `seed`, train `k` models each leaving one fold out, and
+  pool the `k` evaluations (per-fold field micro F1 is kept too); nothing is written.
+
+Progress goes to a callback as [`Event`]s; setting the `cancel` flag stops the current
+training at its next iteration and the run returns a report marked `cancelled`.
+*/
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Instant;
+
+use rand::seq::SliceRandom;
+use rand::SeedableRng;
+use rayon::prelude::*;
+use sha2::{Digest, Sha256};
+
+use super::{Model, ModelMeta, Progress, Sequence, Template, TrainParams};
+use crate::eval::Evaluation;
+use crate::models::{ModelSpec, Part, ReadStats};
+use crate::{Error, Result};
+
+/// GROBID's n-fold shuffling seed, used when the caller gives none.
+pub const DEFAULT_SEED: u64 = 839_374_947_498;
+
+/// What to train and how to evaluate it.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase", tag = "type")]
+pub enum TrainingKind {
+    Full,
+    Holdout,
+    Split { ratio: f64, seed: u64 },
+    NFold { k: usize, seed: u64 },
+}
+
+impl TrainingKind {
+    pub fn name(&self) -> &'static str {
+        match self {
+            TrainingKind::Full => "full",
+            TrainingKind::Holdout => "holdout",
+            TrainingKind::Split { .. } => "split",
+            TrainingKind::NFold { .. } => "nfold",
+        }
+    }
+}
+
+/// What the driver reports while it runs. `fold` counts from 1 (1 of 1 for single runs).
+#[derive(Debug, Clone, serde::Serialize)]
+#[serde(tag = "event", rename_all = "snake_case")]
+pub enum Event {
+    Read {
+        part: &'static str,
+        files: usize,
+        files_dropped: usize,
+        sequences: usize,
+        tokens: usize,
+    },
+    TrainingStarted {
+        fold: usize,
+        folds: usize,
+        sequences: usize,
+        tokens: usize,
+    },
+    Iteration {
+        fold: usize,
+        folds: usize,
+        progress: Progress,
+    },
+    Evaluated {
+        fold: usize,
+        folds: usize,
+        field_micro_f1: f64,
+    },
+    Written {
+        dir: PathBuf,
+        model_bytes: usize,
+    },
+}
+
+/// The outcome of a run.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct TrainingReport {
+    pub model: String,
+    pub kind: TrainingKind,
+    pub params: TrainParams,
+    pub corpus: ReadStats,
+    pub evaluation_part: Option<ReadStats>,
+    pub train_sequences: usize,
+    pub eval_sequences: usize,
+    /// Pooled evaluation (all folds summed for n-fold); `None` for `Full`.
+    pub evaluation: Option<Evaluation>,
+    /// Field-level micro F1 (percent) of each fold.
+    pub fold_field_f1: Vec<f64>,
+    pub iterations: usize,
+    pub training_s: f64,
+    pub model_dir: Option<PathBuf>,
+    pub model_bytes: Option<usize>,
+    pub data_digest: String,
+    pub cancelled: bool,
+}
+
+/// SHA-256 of sequences: rows tab-separated with the label last, a blank line between
+/// sequences.
+pub fn digest(data: &[Sequence]) -> String {
+    let mut h = Sha256::new();
+    for s in data {
+        for (row, label) in s.rows.iter().zip(&s.labels) {
+            for c in row {
+                h.update(c.as_bytes());
+                h.update(b"\t");
+            }
+            h.update(label.as_bytes());
+            h.update(b"\n");
+        }
+        h.update(b"\n");
+    }
+    let out = h.finalize();
+    out.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Label every sequence with `model` (in parallel) and evaluate against the gold labels.
+pub fn evaluate(model: &Model, data: &[Sequence]) -> Result<Evaluation> {
+    let predicted: Vec<Vec<String>> = data
+        .par_iter()
+        .map(|s| model.label(&s.rows))
+        .collect::<Result<_>>()?;
+    let mut e = Evaluation::new();
+    for (s, p) in data.iter().zip(&predicted) {
+        e.add(&s.labels, p);
+    }
+    Ok(e)
+}
+
+/// Evaluate the trained model in `models_dir` on the spec's `evaluation/` part.
+pub fn evaluate_saved(
+    spec: &dyn ModelSpec,
+    dataset: &Path,
+    models_dir: &Path,
+) -> Result<(Evaluation, ReadStats)> {
+    let dir = spec.name().dir(models_dir, spec.flavor());
+    let model = Model::load(&dir, spec.feature_version())?;
+    let (data, stats) = spec.read(dataset, Part::Evaluation)?;
+    Ok((evaluate(&model, &data)?, stats))
+}
+
+fn read_event(part: &'static str, s: &ReadStats) -> Event {
+    Event::Read {
+        part,
+        files: s.files_read,
+        files_dropped: s.files_dropped.len(),
+        sequences: s.sequences,
+        tokens: s.tokens,
+    }
+}
+
+fn tokens(data: &[Sequence]) -> usize {
+    data.iter().map(|s| s.labels.len()).sum()
+}
+
+struct Trained {
+    bytes: Vec<u8>,
+    iterations: usize,
+    seconds: f64,
+}
+
+/// One training with progress forwarding; `Ok(None)` when cancelled.
+fn train_one(
+    template: &Template,
+    data: &[Sequence],
+    params: &TrainParams,
+    (fold, folds): (usize, usize),
+    progress: &mut dyn FnMut(&Event),
+    cancel: &AtomicBool,
+) -> Result<Option<Trained>> {
+    progress(&Event::TrainingStarted {
+        fold,
+        folds,
+        sequences: data.len(),
+        tokens: tokens(data),
+    });
+    let start = Instant::now();
+    let mut iterations = 0;
+    let result = super::train(template, data, params, &mut |p| {
+        iterations = p.iteration;
+        progress(&Event::Iteration {
+            fold,
+            folds,
+            progress: p.clone(),
+        });
+        !cancel.load(Ordering::Relaxed)
+    });
+    match result {
+        Ok(bytes) => Ok(Some(Trained {
+            bytes,
+            iterations,
+            seconds: start.elapsed().as_secs_f64(),
+        })),
+        Err(_) if cancel.load(Ordering::Relaxed) => Ok(None),
+        Err(e) => Err(e),
+    }
+}
+
+fn meta_for(
+    spec: &dyn ModelSpec,
+    labels: Vec<String>,
+    digest: String,
+    params: &TrainParams,
+    evaluation: serde_json::Value,
+) -> ModelMeta {
+    ModelMeta {
+        model: spec.name().dir_name(spec.flavor()),
+        labels,
+        feature_version: spec.feature_version(),
+        data_digest: digest,
+        params: params.clone(),
+        evaluation,
+    }
+}
+
+/// Train and evaluate `spec` on `dataset` as `kind` says; see the module documentation.
+pub fn run(
+    spec: &dyn ModelSpec,
+    dataset: &Path,
+    models_dir: &Path,
+    kind: TrainingKind,
+    params: &TrainParams,
+    progress: &mut dyn FnMut(&Event),
+    cancel: Arc<AtomicBool>,
+) -> Result<TrainingReport> {
+    let template = Template::parse(spec.template())?;
+    let (mut corpus, corpus_stats) = spec.read(dataset, Part::Corpus)?;
+    progress(&read_event("corpus", &corpus_stats));
+    let mut report = TrainingReport {
+        model: spec.name().dir_name(spec.flavor()),
+        kind,
+        params: params.clone(),
+        corpus: corpus_stats,
+        evaluation_part: None,
+        train_sequences: 0,
+        eval_sequences: 0,
+        evaluation: None,
+        fold_field_f1: Vec::new(),
+        iterations: 0,
+        training_s: 0.0,
+        model_dir: None,
+        model_bytes: None,
+        data_digest: String::new(),
+        cancelled: false,
+    };
+    let (train_sets, eval_sets, write): (Vec<Vec<Sequence>>, Vec<Vec<Sequence>>, bool) = match kind
+    {
+        TrainingKind::Holdout | TrainingKind::Full => {
+            let (eval_data, eval_stats) = spec.read(dataset, Part::Evaluation)?;
+            progress(&read_event("evaluation", &eval_stats));
+            report.evaluation_part = Some(eval_stats);
+            if kind == TrainingKind::Full {
+                corpus.extend(eval_data);
+                (vec![corpus], vec![], true)
+            } else {
+                (vec![corpus], vec![eval_data], true)
+            }
+        }
+        TrainingKind::Split { ratio, seed } => {
+            if !(ratio > 0.0 && ratio < 1.0) {
+                return Err(Error::BadInput(format!(
+                    "split ratio must be between 0 and 1, got {ratio}"
+                )));
+            }
+            shuffle(&mut corpus, seed);
+            let cut = ((corpus.len() as f64) * ratio).round() as usize;
+            let cut = cut.clamp(1, corpus.len().saturating_sub(1).max(1));
+            let rest = corpus.split_off(cut.min(corpus.len()));
+            (vec![corpus], vec![rest], false)
+        }
+        TrainingKind::NFold { k, seed } => {
+            if k < 2 || k > corpus.len() {
+                return Err(Error::BadInput(format!(
+                    "n-fold needs 2 ≤ k ≤ {} (sequences), got {k}",
+                    corpus.len()
+                )));
+            }
+            shuffle(&mut corpus, seed);
+            let n = corpus.len();
+            let mut trains = Vec::with_capacity(k);
+            let mut evals = Vec::with_capacity(k);
+            for f in 0..k {
+                let (b, e) = (n * f / k, n * (f + 1) / k);
+                evals.push(corpus[b..e].to_vec());
+                let mut t = corpus[..b].to_vec();
+                t.extend_from_slice(&corpus[e..]);
+                trains.push(t);
+            }
+            (trains, evals, false)
+        }
+    };
+    let folds = train_sets.len();
+    let mut pooled = Evaluation::new();
+    for (f, train_data) in train_sets.iter().enumerate() {
+        let Some(trained) = train_one(
+            &template,
+            train_data,
+            params,
+            (f + 1, folds),
+            progress,
+            &cancel,
+        )?
+        else {
+            report.cancelled = true;
+            return Ok(report);
+        };
+        report.iterations += trained.iterations;
+        report.training_s += trained.seconds;
+        report.train_sequences = train_data.len();
+        let digest = digest(train_data);
+        let mut model = Model::from_parts(
+            &trained.bytes,
+            template.clone(),
+            meta_for(
+                spec,
+                vec![],
+                digest.clone(),
+                params,
+                serde_json::Value::Null,
+            ),
+        )?;
+        let eval = match eval_sets.get(f) {
+            Some(data) => {
+                report.eval_sequences += data.len();
+                let e = evaluate(&model, data)?;
+                let f1 = 100.0 * e.field.micro().f1;
+                progress(&Event::Evaluated {
+                    fold: f + 1,
+                    folds,
+                    field_micro_f1: f1,
+                });
+                report.fold_field_f1.push(f1);
+                pooled.merge(&e);
+                Some(e)
+            }
+            None => None,
+        };
+        if write {
+            let evaluation = match &eval {
+                Some(e) => {
+                    let mut v = e.summary();
+                    v["kind"] = serde_json::json!(kind.name());
+                    v
+                }
+                None => serde_json::json!({
+                    "kind": kind.name(),
+                    "note": "trained on corpus and evaluation parts; no held-out figures",
+                }),
+            };
+            let meta = meta_for(
+                spec,
+                model.labels().to_vec(),
+                digest.clone(),
+                params,
+                evaluation,
+            );
+            let dir = spec.name().dir(models_dir, spec.flavor());
+            Model::save_files(&dir, &trained.bytes, &template, &meta)?;
+            model = Model::from_parts(&trained.bytes, template.clone(), meta)?;
+            progress(&Event::Written {
+                dir: dir.clone(),
+                model_bytes: trained.bytes.len(),
+            });
+            report.model_dir = Some(dir);
+            report.model_bytes = Some(trained.bytes.len());
+        }
+        report.data_digest = model.meta().data_digest.clone();
+    }
+    if !eval_sets.is_empty() {
+        report.evaluation = Some(pooled);
+    }
+    Ok(report)
+}
+
+fn shuffle(data: &mut [Sequence], seed: u64) {
+    let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+    data.shuffle(&mut rng);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::models::ModelName;
+
+    /// A tiny model spec over sequences written here: words labelled by their shape.
+    struct Toy;
+
+    fn toy_seq(i: usize) -> Sequence {
+        let words = [
+            ("Smith", "I-<surname>"),
+            ("J", "I-<forename>"),
+            (".", "<forename>"),
+            ("and", "<other>"),
+            ("Lee", "I-<surname>"),
+            ("K", "I-<forename>"),
+        ];
+        let rot = i % 3;
+        let toks: Vec<_> = words.iter().cycle().skip(rot * 2).take(6).collect();
+        Sequence {
+            rows: toks
+                .iter()
+                .map(|(w, _)| vec![w.to_string(), (w.len() == 1).to_string()])
+                .collect(),
+            labels: toks.iter().map(|(_, l)| l.to_string()).collect(),
+        }
+    }
+
+    impl ModelSpec for Toy {
+        fn name(&self) -> ModelName {
+            ModelName::NameCitation
+        }
+        fn feature_version(&self) -> u32 {
+            7
+        }
+        fn template(&self) -> &'static str {
+            "U00:%x[0,0]\nU01:%x[0,1]\nU02:%x[-1,0]\nU03:%x[1,0]\nB\n"
+        }
+        fn default_params(&self) -> TrainParams {
+            TrainParams {
+                c1: 0.05,
+                c2: 0.01,
+                epsilon: 1e-5,
+                window: 5,
+                max_iter: 100,
+                threads: 1,
+            }
+        }
+        fn read(&self, _dataset: &Path, part: Part) -> Result<(Vec<Sequence>, ReadStats)> {
+            let n = if part == Part::Corpus { 30 } else { 6 };
+            let data: Vec<_> = (0..n).map(toy_seq).collect();
+            let stats = ReadStats {
+                files_read: 1,
+                files_dropped: vec![],
+                sequences: data.len(),
+                tokens: tokens(&data),
+            };
+            Ok((data, stats))
+        }
+    }
+
+    fn temp(name: &str) -> PathBuf {
+        let d = std::env::temp_dir().join(format!("quire-training-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        d
+    }
+
+    #[test]
+    fn holdout_writes_a_loadable_model_with_figures() {
+        let dir = temp("holdout");
+        let mut events = Vec::new();
+        let report = run(
+            &Toy,
+            Path::new("unused"),
+            &dir,
+            TrainingKind::Holdout,
+            &Toy.default_params(),
+            &mut |e| events.push(format!("{e:?}")),
+            Arc::new(AtomicBool::new(false)),
+        )
+        .unwrap();
+        assert!(!report.cancelled);
+        let e = report.evaluation.as_ref().unwrap();
+        assert_eq!(e.field.micro().f1, 1.0, "{}", e.table());
+        let mdir = report.model_dir.clone().unwrap();
+        assert_eq!(mdir, dir.join("name-citation"));
+        let model = Model::load(&mdir, 7).unwrap();
+        assert_eq!(
+            model.meta().data_digest,
+            digest(&Toy.read(&dir, Part::Corpus).unwrap().0)
+        );
+        assert_eq!(model.meta().evaluation["field_level"]["micro"]["f1"], 100.0);
+        assert_eq!(model.meta().evaluation["kind"], "holdout");
+        assert_eq!(model.meta().labels.len(), 4);
+        let (saved_eval, _) = evaluate_saved(&Toy, Path::new("unused"), &dir).unwrap();
+        assert_eq!(&saved_eval, e);
+        assert!(events.iter().any(|e| e.contains("Iteration")));
+        assert!(events.iter().any(|e| e.contains("Written")));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn nfold_and_split_evaluate_every_sequence_once_and_write_nothing() {
+        let dir = temp("nfold");
+        let cancel = Arc::new(AtomicBool::new(false));
+        let p = Toy.default_params();
+        let r = run(
+            &Toy,
+            &dir,
+            &dir,
+            TrainingKind::NFold { k: 3, seed: 1 },
+            &p,
+            &mut |_| {},
+            cancel.clone(),
+        )
+        .unwrap();
+        assert_eq!(r.fold_field_f1.len(), 3);
+        assert_eq!(r.evaluation.as_ref().unwrap().instances, 30);
+        assert_eq!(r.eval_sequences, 30);
+        assert!(r.model_dir.is_none() && !dir.exists());
+        let s = run(
+            &Toy,
+            &dir,
+            &dir,
+            TrainingKind::Split {
+                ratio: 0.8,
+                seed: 5,
+            },
+            &p,
+            &mut |_| {},
+            cancel,
+        )
+        .unwrap();
+        assert_eq!((s.train_sequences, s.eval_sequences), (24, 6));
+        assert!(!dir.exists());
+    }
+
+    #[test]
+    fn cancel_flag_stops_the_run_without_writing() {
+        let dir = temp("cancel");
+        let cancel = Arc::new(AtomicBool::new(false));
+        let flag = cancel.clone();
+        let mut seen = 0;
+        let r = run(
+            &Toy,
+            &dir,
+            &dir,
+            TrainingKind::Holdout,
+            &Toy.default_params(),
+            &mut |e| {
+                if let Event::Iteration { progress, .. } = e {
+                    seen = progress.iteration;
+                    if progress.iteration == 2 {
+                        flag.store(true, Ordering::Relaxed);
+                    }
+                }
+            },
+            cancel,
+        )
+        .unwrap();
+        assert!(r.cancelled);
+        assert_eq!(seen, 2);
+        assert!(!dir.exists());
+    }
+
+    #[test]
+    fn bad_kinds_are_refused() {
+        let p = Toy.default_params();
+        let c = Arc::new(AtomicBool::new(false));
+        let d = Path::new("unused");
+        let split = TrainingKind::Split {
+            ratio: 1.5,
+            seed: 0,
+        };
+        assert!(run(&Toy, d, d, split, &p, &mut |_| {}, c.clone()).is_err());
+        let nfold = TrainingKind::NFold { k: 1, seed: 0 };
+        assert!(run(&Toy, d, d, nfold, &p, &mut |_| {}, c).is_err());
+    }
+}
