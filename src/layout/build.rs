@@ -29,7 +29,7 @@ use crate::{Error, Result};
 /// A word breaks when the gap to the next glyph exceeds this fraction of the font size.
 const WORD_BREAK_GAP: f32 = 0.1;
 /// A glyph this far behind the previous one (fraction of size) starts a new word.
-const WORD_BACKWARD: f32 = 0.2;
+const WORD_BACKWARD: f32 = 0.3;
 /// A word joins a line only if the gap is at most this many times the font size.
 const MAX_WORD_GAP: f32 = 1.5;
 /// Baselines of one line may differ by this fraction of the size (super/subscripts).
@@ -102,6 +102,8 @@ struct Glyph {
 #[derive(Debug, Clone)]
 struct Word {
     glyphs: Vec<Glyph>,
+    /// The word's text: unmapped glyphs dropped, accents composed.
+    text: String,
     style: u32,
     rot: f32,
     u0: f32,
@@ -114,6 +116,7 @@ impl Word {
     fn new(g: Glyph, style: u32, rot: f32) -> Word {
         Word {
             glyphs: vec![g],
+            text: String::new(),
             style,
             rot,
             u0: g.u0,
@@ -240,6 +243,51 @@ fn glyph(idx: usize, ch: &RawChar, style: &RawStyle) -> Glyph {
     }
 }
 
+/// The combining mark of a spacing accent, for the accents pdfalto composes with the letter
+/// they sit on (so `´` drawn over `e` reads `é`, and a `\vec` arrow or tilde disappears).
+fn combining_of(c: char) -> Option<char> {
+    Some(match c {
+        '`' | '\u{02CB}' | '\u{0300}' | '\u{0340}' => '\u{0300}',
+        '\u{00B4}' | '\u{02CA}' | '\u{0301}' | '\u{0341}' => '\u{0301}',
+        '^' | '\u{02C6}' | '\u{0302}' => '\u{0302}',
+        '~' | '\u{02DC}' | '\u{0303}' => '\u{0303}',
+        '\u{00AF}' | '\u{02C9}' | '\u{0304}' => '\u{0304}',
+        '\u{02D8}' | '\u{0306}' => '\u{0306}',
+        '\u{02D9}' | '\u{0307}' => '\u{0307}',
+        '\u{00A8}' | '\u{0308}' => '\u{0308}',
+        '\u{02DA}' | '\u{030A}' => '\u{030A}',
+        '\u{02DD}' | '\u{030B}' => '\u{030B}',
+        '\u{02C7}' | '\u{030C}' => '\u{030C}',
+        '\u{00B8}' | '\u{0327}' => '\u{0327}',
+        '\u{02DB}' | '\u{0328}' => '\u{0328}',
+        _ => return None,
+    })
+}
+
+/// `base` with the accent `mark` on it: the precomposed letter when Unicode has one, else the
+/// bare letter (as pdfalto keeps only the first character of the composition).
+fn compose(base: char, mark: char) -> char {
+    use unicode_normalization::UnicodeNormalization;
+    let s: String = [base, mark].iter().collect::<String>().nfc().collect();
+    let mut it = s.chars();
+    match (it.next(), it.next()) {
+        (Some(c), None) => c,
+        _ => base,
+    }
+}
+
+/// Characters pdfium could not map to Unicode (glyphs of fonts without a usable encoding):
+/// they keep their place in a word but add no text, as in pdfalto.
+fn unmapped(c: char) -> bool {
+    (c < ' ' && c != '\t') || c == '\u{FFFD}' || c == '\u{FEFF}'
+}
+
+fn overlap_ratio(a: &Glyph, b: &Glyph) -> f32 {
+    let inter = a.u1.min(b.u1) - a.u0.max(b.u0);
+    let w = (a.u1 - a.u0).min(b.u1 - b.u0).max(0.01);
+    inter / w
+}
+
 fn build_words(raw: &RawPage) -> Vec<Word> {
     let mut words: Vec<Word> = Vec::new();
     let mut cur: Option<Word> = None;
@@ -247,7 +295,7 @@ fn build_words(raw: &RawPage) -> Vec<Word> {
         let Some(style) = raw.styles.get(ch.style as usize) else {
             continue;
         };
-        if ch.c.is_whitespace() || ch.c == '\u{FEFF}' {
+        if ch.c.is_whitespace() {
             if let Some(w) = cur.take() {
                 words.push(w);
             }
@@ -255,29 +303,74 @@ fn build_words(raw: &RawPage) -> Vec<Word> {
         }
         let g = glyph(idx, ch, style);
         if let Some(w) = cur.as_mut() {
-            let same_font = w.style == ch.style || {
-                let ws = &raw.styles[w.style as usize];
-                ws.font == style.font && (ws.size - style.size).abs() < 0.01
-            };
+            let last = *w.glyphs.last().expect("a word holds a glyph");
+            let prev = &raw.chars[last.idx];
+            // One glyph that pdfium expanded into several characters (ligatures).
+            let same_glyph = prev.x0 == ch.x0 && prev.x1 == ch.x1 && prev.oy == ch.oy;
+            let prev_mod = combining_of(prev.c).is_some();
+            let this_mod = combining_of(ch.c).is_some();
             let size = w.size.max(0.1);
             let gap = g.u0 - w.u1;
-            let joins = same_font
-                && w.rot == style.rotation
-                && (g.base - w.base).abs() <= 0.5_f32.max(0.05 * size)
-                && gap <= WORD_BREAK_GAP * size
-                && gap >= -WORD_BACKWARD * size;
+            let joins = w.rot == style.rotation
+                && (same_glyph
+                    || prev_mod
+                    || this_mod
+                    || ((g.base - w.base).abs() <= 1.0
+                        && gap <= WORD_BREAK_GAP * size
+                        && gap >= -WORD_BACKWARD * size));
             if joins {
+                // An accent over its letter (either order) becomes one character.
+                if this_mod && overlap_ratio(&g, &last) > 0.5 && !prev_mod {
+                    let mark = combining_of(ch.c).expect("checked");
+                    if let Some(c) = w.text.pop() {
+                        w.text.push(compose(c, mark));
+                    }
+                    w.push(g);
+                    continue;
+                }
+                if prev_mod && overlap_ratio(&g, &last) > 0.5 && !this_mod {
+                    let mark = combining_of(prev.c).expect("checked");
+                    w.text.pop();
+                    w.text.push(compose(ch.c, mark));
+                    w.push(g);
+                    continue;
+                }
+                if !unmapped(ch.c) {
+                    w.text.push(ch.c);
+                }
                 w.push(g);
                 continue;
             }
             words.push(cur.take().expect("checked above"));
         }
-        cur = Some(Word::new(g, ch.style, style.rotation));
+        let mut w = Word::new(g, ch.style, style.rotation);
+        if !unmapped(ch.c) {
+            w.text.push(ch.c);
+        }
+        cur = Some(w);
     }
     if let Some(w) = cur {
         words.push(w);
     }
-    words
+    dedup_words(words)
+}
+
+/// Drop words drawn twice at (almost) the same place: fake bold and drop shadows.
+fn dedup_words(words: Vec<Word>) -> Vec<Word> {
+    let mut out: Vec<Word> = Vec::with_capacity(words.len());
+    for w in words {
+        let size = w.size.max(0.1);
+        let dup = out.iter().rev().take(3).any(|o| {
+            o.text == w.text
+                && o.rot == w.rot
+                && (o.u0 - w.u0).abs() < 0.1 * size
+                && (o.base - w.base).abs() < 0.2 * size
+        });
+        if !dup {
+            out.push(w);
+        }
+    }
+    out
 }
 
 fn build_lines(words: Vec<Word>) -> Vec<LineAcc> {
@@ -403,8 +496,7 @@ pub fn clean(text: &str) -> String {
 
 fn push_word_tokens(raw: &RawPage, w: &Word, line_base: f32, line_size: f32, out: &mut Vec<Token>) {
     let style = &raw.styles[w.style as usize];
-    let text: String = w.glyphs.iter().map(|g| raw.chars[g.idx].c).collect();
-    let cleaned = clean(&tokenizer::normalise(text.trim()));
+    let cleaned = clean(&tokenizer::normalise(w.text.trim()));
     let parts = tokenizer::tokenize(&cleaned);
     let total: usize = parts
         .iter()

@@ -22,6 +22,9 @@ pub struct LayoutArgs {
     /// Print the text only (lines; blocks separated by a blank line).
     #[arg(long)]
     pub text: bool,
+    /// Print pdfium's characters instead (debugging): char, loose box, origin, style.
+    #[arg(long)]
+    pub raw: bool,
     /// Path of libpdfium.so.
     #[arg(long)]
     pub pdfium: Option<PathBuf>,
@@ -31,6 +34,23 @@ pub fn run(args: LayoutArgs) -> anyhow::Result<()> {
     let pdf = std::fs::read(&args.file)
         .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", args.file.display()))?;
     let range = PageRange::from_grobid(args.start, args.end);
+    if args.raw {
+        let lib = quire::layout::pdfium::Pdfium::get(args.pdfium.as_deref())?;
+        let pages = lib.extract(&pdf, range)?;
+        for p in &pages {
+            println!("=== page {} ({} x {})", p.number, p.width, p.height);
+            for (i, s) in p.styles.iter().enumerate() {
+                println!("style {i}: {s:?}");
+            }
+            for c in &p.chars {
+                println!(
+                    "{:?}\t{:.2} {:.2} {:.2} {:.2}\to {:.2} {:.2}\ts{}",
+                    c.c, c.x0, c.y0, c.x1, c.y1, c.ox, c.oy, c.style
+                );
+            }
+        }
+        return Ok(());
+    }
     let doc = layout_pdf(&pdf, range, Limits::default(), args.pdfium.as_deref())
         .map_err(|e| anyhow::anyhow!("{}: {e}", e.code()))?;
     let stdout = std::io::stdout();
