@@ -410,11 +410,21 @@ fn block_accepts(block: &[LineAcc], l: &LineAcc) -> bool {
         return false;
     }
     let pitch = l.base - last.base;
+    // A line further right on the same baseline (table cells, a split line) stays in the
+    // block, as pdfalto keeps the cells of a table row together.
+    if pitch.abs() <= 0.2 * size {
+        return l.u0 >= last.u1 - 0.1 * size;
+    }
     if pitch <= 0.0 || pitch > MAX_LINE_PITCH * size {
         return false;
     }
-    if block.len() >= 2 {
-        let prev = block[block.len() - 1].base - block[block.len() - 2].base;
+    // The block's own line pitch, from its last pair of lines on different baselines.
+    let prev = block
+        .windows(2)
+        .rev()
+        .map(|w| w[1].base - w[0].base)
+        .find(|p| *p > 0.2 * size);
+    if let Some(prev) = prev {
         if pitch > prev + 0.5 * size {
             return false;
         }

@@ -10,7 +10,7 @@ already corrected for pdfium's quirks:
   text rotated 90°);
 - font names keep their subset prefix (pdfalto's `-fullFontName`), read from the font's
   `/BaseFont` because pdfium's `FPDFText_GetFontInfo` strips the prefix only sometimes;
-- bold and italic combine the name, the weight and the descriptor flags;
+- bold and italic follow pdfalto: the name, then the descriptor flags (never the weight);
 - y is converted to a top-left origin through the crop box and the page's `/Rotate`.
 
 Only the worker process (`quire worker`) and tests call this: pdfium is not thread-safe and a
@@ -332,12 +332,18 @@ impl Pdfium {
                 .trim_end_matches('\0')
                 .to_string();
         }
-        let weight = unsafe { b.FPDFText_GetFontWeight(tp, i) };
         let mut italic_angle = 0i32;
         if !font.is_null() {
             unsafe { b.FPDFFont_GetItalicAngle(font, &mut italic_angle) };
         }
-        let (bold, italic) = bold_italic(&name, weight, flags, italic_angle);
+        // pdfium sets the Italic flag itself when the ItalicAngle is not 0; pdfalto reads the
+        // descriptor's own flag, which slanted TeX fonts (CMMI, NimbusRomNo9L-ReguItal) lack.
+        let flags = if italic_angle != 0 {
+            flags & !(1 << 6)
+        } else {
+            flags
+        };
+        let (bold, italic) = bold_italic(&name, flags);
         FontFacts { name, bold, italic }
     }
 
@@ -493,26 +499,19 @@ impl StyleKey {
     }
 }
 
-/// Bold and italic from the font name, the weight and the FontDescriptor flags
-/// (rust-stack.md §1.3: pdfium alone misses base-14 fonts without a descriptor).
-pub fn bold_italic(name: &str, weight: i32, flags: i32, italic_angle: i32) -> (bool, bool) {
-    let stem = strip_subset(name).to_ascii_lowercase();
+/// Bold and italic as pdfalto decides them (and so as GROBID's models were trained): the
+/// lower-cased font name contains `bold`/`_bd` (`italic`/`oblique`/`_it`), or the
+/// FontDescriptor sets ForceBold (Italic). The weight is deliberately ignored: pdfalto does not
+/// look at it, so a CMB10 without ForceBold is "not bold" to the models.
+pub fn bold_italic(name: &str, flags: i32) -> (bool, bool) {
+    let lower = name.to_ascii_lowercase();
     const FORCE_BOLD: i32 = 1 << 18;
     const ITALIC: i32 = 1 << 6;
-    let bold = weight >= 600
-        || flags & FORCE_BOLD != 0
-        || ["bold", "black", "heavy", "semibold", "demi"]
-            .iter()
-            .any(|k| stem.contains(k))
-        || stem.ends_with(",b")
-        || stem.ends_with(",bi");
-    let italic = flags & ITALIC != 0
-        || italic_angle != 0
-        || ["italic", "oblique", "ital"]
-            .iter()
-            .any(|k| stem.contains(k))
-        || stem.ends_with(",i")
-        || stem.ends_with(",bi");
+    let bold = lower.contains("bold") || lower.contains("_bd") || flags & FORCE_BOLD != 0;
+    let italic = lower.contains("italic")
+        || lower.contains("oblique")
+        || lower.contains("_it")
+        || flags & ITALIC != 0;
     (bold, italic)
 }
 
@@ -640,7 +639,7 @@ mod tests {
     }
 
     #[test]
-    fn bold_and_italic_come_from_name_weight_and_flags() {
+    fn bold_and_italic_come_from_name_and_descriptor_flags() {
         assert_eq!(bold_italic("Helvetica-Bold", 0, 0, 0), (true, false));
         assert_eq!(bold_italic("Times-Italic", 0, 0, 0), (false, true));
         assert_eq!(bold_italic("ABCDEF+CMR10", 325, 0, 0), (false, false));
