@@ -268,6 +268,12 @@ fn combining_of(c: char) -> Option<char> {
 /// bare letter (as pdfalto keeps only the first character of the composition).
 fn compose(base: char, mark: char) -> char {
     use unicode_normalization::UnicodeNormalization;
+    // Dotless letters carry accents in TeX fonts: `ı` + `^` is `î`.
+    let base = match base {
+        'ı' => 'i',
+        'ȷ' => 'j',
+        c => c,
+    };
     let s: String = [base, mark].iter().collect::<String>().nfc().collect();
     let mut it = s.chars();
     match (it.next(), it.next()) {

@@ -103,6 +103,10 @@ pub struct RawPage {
     pub links: Vec<Link>,
 }
 
+/// The character given to glyphs that have no Unicode value: they keep their place (width) in
+/// a word but add no text.
+pub const UNMAPPED: char = '\u{FFFD}';
+
 /// Pages whose declared size is beyond any real paper are clamped to this (points).
 const MAX_PAGE_SIDE: f32 = 14_400.0;
 /// Most graphics boxes kept per page (plots can hold tens of thousands of paths).
@@ -203,18 +207,13 @@ impl Pdfium {
         raw.chars.reserve(n.max(0) as usize);
         let mut last_obj: FPDF_PAGEOBJECT = std::ptr::null_mut();
         let mut last_style = 0u32;
+        let mut named_font = true;
         let mut style_ids: HashMap<StyleKey, u32> = HashMap::new();
         let mut font_cache: HashMap<usize, FontFacts> = HashMap::new();
         for i in 0..n {
             if unsafe { b.FPDFText_IsGenerated(tp, i) } == 1 {
                 continue;
             }
-            let code = unsafe { b.FPDFText_GetUnicode(tp, i) };
-            let c = if code == 2 && unsafe { b.FPDFText_IsHyphen(tp, i) } == 1 {
-                '-'
-            } else {
-                char::from_u32(code).unwrap_or('\u{FFFD}')
-            };
             let mut r = FS_RECTF {
                 left: 0.0,
                 top: 0.0,
@@ -229,6 +228,9 @@ impl Pdfium {
             let obj = unsafe { b.FPDFText_GetTextObject(tp, i) };
             if obj != last_obj || i == 0 || raw.styles.is_empty() {
                 let style = self.style_of(tp, i, obj, frame, &mut font_cache);
+                // Type 3 fonts (no name) rarely map to Unicode properly, but pdfalto reads
+                // their codes as text all the same.
+                named_font = !style.font.is_empty();
                 let key = StyleKey::of(&style);
                 last_style = *style_ids.entry(key).or_insert_with(|| {
                     raw.styles.push(style);
@@ -236,6 +238,19 @@ impl Pdfium {
                 });
                 last_obj = obj;
             }
+            let code = unsafe { b.FPDFText_GetUnicode(tp, i) };
+            let c = if code == 2 && unsafe { b.FPDFText_IsHyphen(tp, i) } == 1 {
+                '-'
+            } else if named_font
+                && code != 0x20
+                && unsafe { b.FPDFText_HasUnicodeMapError(tp, i) } == 1
+            {
+                // pdfium fell back to the character code (glyph names outside the Adobe list,
+                // e.g. TeX's `angbracketleft`): pdfalto has no text for these glyphs either.
+                UNMAPPED
+            } else {
+                char::from_u32(code).unwrap_or(UNMAPPED)
+            };
             let (x0, y0, x1, y1) = frame.rect(r.left, r.bottom, r.right, r.top);
             let (px, py) = frame.point(ox as f32, oy as f32);
             raw.chars.push(RawChar {
