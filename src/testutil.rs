@@ -8,7 +8,7 @@ Coordinates given to the builder are PDF user space: points, origin at the **bot
 the page, `y` is the text baseline. (The layout `Document` uses a top-left origin, so a line
 drawn at baseline `y` on a page of height `H` comes back near `H - y`.)
 
-```
+```ignore
 use quire::testutil::PdfBuilder;
 let pdf = PdfBuilder::new()
     .page(612.0, 792.0)

@@ -655,16 +655,17 @@ mod tests {
 
     #[test]
     fn bold_and_italic_come_from_name_and_descriptor_flags() {
-        assert_eq!(bold_italic("Helvetica-Bold", 0, 0, 0), (true, false));
-        assert_eq!(bold_italic("Times-Italic", 0, 0, 0), (false, true));
-        assert_eq!(bold_italic("ABCDEF+CMR10", 325, 0, 0), (false, false));
-        assert_eq!(bold_italic("ABCDEF+CMB10", 700, 0, 0), (true, false));
-        assert_eq!(
-            bold_italic("TimesNewRoman,BoldItalic", 0, 0, 0),
-            (true, true)
-        );
-        assert_eq!(bold_italic("X", 400, 1 << 18, 0), (true, false));
-        assert_eq!(bold_italic("CMMI10", 400, 1 << 6, -14), (false, true));
+        assert_eq!(bold_italic("Helvetica-Bold", 0), (true, false));
+        assert_eq!(bold_italic("Times-Italic", 0), (false, true));
+        assert_eq!(bold_italic("Helvetica-Oblique", 0), (false, true));
+        assert_eq!(bold_italic("ABCDEF+CMR10", 0), (false, false));
+        // pdfalto ignores the weight: CMBX10 without ForceBold is not bold to the models.
+        assert_eq!(bold_italic("ABCDEF+CMBX10", 0), (false, false));
+        assert_eq!(bold_italic("TimesNewRoman,BoldItalic", 0), (true, true));
+        assert_eq!(bold_italic("Arial_Bd", 0), (true, false));
+        assert_eq!(bold_italic("Arial_It", 0), (false, true));
+        assert_eq!(bold_italic("ABCDEF+CMBX10", 1 << 18), (true, false));
+        assert_eq!(bold_italic("ABCDEF+CMMI10", 1 << 6), (false, true));
     }
 
     #[test]
