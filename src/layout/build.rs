@@ -36,6 +36,9 @@ const MAX_WORD_GAP: f32 = 1.5;
 const MAX_INTRA_LINE_DELTA: f32 = 0.5;
 /// Baseline-to-baseline distance allowed inside a block, as a multiple of the font size.
 const MAX_LINE_PITCH: f32 = 1.5;
+/// A line on the previous line's baseline joins its block if no further than this many times
+/// the font size to its side.
+const BESIDE_GAP: f32 = 25.0;
 /// Relative font-size difference allowed between the lines of one block.
 const BLOCK_SIZE_DELTA: f32 = 0.05;
 
@@ -411,25 +414,41 @@ fn block_accepts(block: &[LineAcc], l: &LineAcc) -> bool {
     if l.rot != last.rot {
         return false;
     }
-    let size = last.size.max(0.1);
-    if (l.size - last.size).abs() > BLOCK_SIZE_DELTA * size {
+    // The block's main text: its last line in the size of its first (not a script line).
+    let first = &block[0];
+    let main = block
+        .iter()
+        .rev()
+        .find(|x| (x.size - first.size).abs() <= BLOCK_SIZE_DELTA * first.size)
+        .unwrap_or(last);
+    let size = main.size.max(0.1);
+    // A line beside the previous one (table cells, a split line) or over it (stacked
+    // super/subscripts drawn after their base, figure labels) stays in the block, as pdfalto
+    // keeps them together.
+    let beside = |x: &LineAcc| {
+        let dist = (l.u0 - x.u1).max(x.u0 - l.u1);
+        (l.base - x.base).abs() <= MAX_INTRA_LINE_DELTA * size && dist <= BESIDE_GAP * size
+    };
+    if beside(last) || beside(main) {
+        return true;
+    }
+    if (l.size - main.size).abs() > BLOCK_SIZE_DELTA * size {
         return false;
     }
-    let pitch = l.base - last.base;
-    // A line further right on the same baseline (table cells, a split line) stays in the
-    // block, as pdfalto keeps the cells of a table row together.
-    if pitch.abs() <= 0.2 * size {
-        return l.u0 >= last.u1 - 0.1 * size;
-    }
+    let pitch = l.base - main.base;
     if pitch <= 0.0 || pitch > MAX_LINE_PITCH * size {
         return false;
     }
-    // The block's own line pitch, from its last pair of lines on different baselines.
-    let prev = block
+    // The block's own line pitch, from its last pair of main lines on different baselines.
+    let mains: Vec<&LineAcc> = block
+        .iter()
+        .filter(|x| (x.size - first.size).abs() <= BLOCK_SIZE_DELTA * first.size)
+        .collect();
+    let prev = mains
         .windows(2)
         .rev()
         .map(|w| w[1].base - w[0].base)
-        .find(|p| *p > 0.2 * size);
+        .find(|p| *p > MAX_INTRA_LINE_DELTA * size);
     if let Some(prev) = prev {
         if pitch > prev + 0.5 * size {
             return false;
