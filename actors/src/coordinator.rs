@@ -20,6 +20,7 @@ use futures::future::BoxFuture;
 use quire::EngineConfig;
 
 use crate::model::panic_message;
+use crate::workers::WorkerPool;
 use crate::{Error, Models};
 
 /// What a cascade gets to work with. Cloned into every run.
@@ -27,13 +28,24 @@ use crate::{Error, Models};
 pub struct CascadeCtx {
     pub models: Models,
     pub engine: Arc<EngineConfig>,
-    // The PDF layout worker pool joins here (an `Option<...>` field added by the layout work),
-    // so that PDF cascades can ask a worker process for a `quire::layout::Document`.
+    /// The PDF layout worker pool, through which PDF cascades get a `quire::layout::Document`
+    /// (`None` in services and tests that start no workers).
+    pub workers: Option<WorkerPool>,
 }
 
 impl CascadeCtx {
     pub fn new(models: Models, engine: Arc<EngineConfig>) -> CascadeCtx {
-        CascadeCtx { models, engine }
+        CascadeCtx {
+            models,
+            engine,
+            workers: None,
+        }
+    }
+
+    /// The same context with a PDF layout worker pool.
+    pub fn with_workers(mut self, workers: WorkerPool) -> CascadeCtx {
+        self.workers = Some(workers);
+        self
     }
 
     /// Runs CPU-bound work on the blocking thread pool instead of the coordinator's thread.

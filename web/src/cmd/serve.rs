@@ -12,9 +12,10 @@ use std::time::Duration;
 use actix_web::{middleware, web, App, HttpServer};
 use anyhow::Context as _;
 use quire_actors::trainer::TrainerRegistry;
+use quire_actors::workers::{WorkerPool, WorkerPoolConfig};
 use quire_actors::{CascadeCtx, Models, Pipeline, Pool};
 
-use crate::app::{self, AppState, HealthHook};
+use crate::app::{self, AppState, Check, HealthHook};
 use crate::config::Config;
 use crate::params::ParamLimits;
 use crate::{admin, logging, routes};
@@ -67,13 +68,31 @@ async fn serve(config: Config) -> anyhow::Result<()> {
     let engine = Arc::new(config.engine());
     let models = Models::start(&config.model_settings());
     let pool = Pool::new(config.pool.concurrency, config.max_wait());
+    let workers = WorkerPool::new(
+        WorkerPoolConfig::from_engine(&engine, config.pool.pdf_workers)
+            .context("cannot locate the quire binary for the PDF layout workers")?,
+    );
     let pipeline = Pipeline::start(
-        CascadeCtx::new(models.clone(), engine.clone()),
+        CascadeCtx::new(models.clone(), engine.clone()).with_workers(workers.clone()),
         config.pool.concurrency * 2,
         Duration::from_secs(config.pool.request_timeout_s),
     );
     // Subsystems started here (the PDF worker pool) push their `/api/health` check.
-    let health_hooks: Vec<(&'static str, HealthHook)> = Vec::new();
+    let pdf_workers = workers.clone();
+    let health_hooks: Vec<(&'static str, HealthHook)> = vec![(
+        "pdf_workers",
+        Arc::new(move || {
+            let stats = pdf_workers.stats();
+            Check {
+                ok: pdf_workers.is_up(),
+                detail: format!(
+                    "{} layout worker processes started, {} lost, {} idle",
+                    stats.spawned, stats.lost, stats.idle
+                ),
+                required: false,
+            }
+        }),
+    )];
     let state = web::Data::new(AppState {
         config: config.clone(),
         engine,
