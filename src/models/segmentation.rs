@@ -516,6 +516,79 @@ impl Zones {
     }
 }
 
+/// Letters of a line, lower-cased (`A b s t r a c t` → `abstract`).
+fn letters_lower(s: &str) -> String {
+    s.chars()
+        .filter(|c| c.is_alphabetic())
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
+/// A line that opens the body: a numbered heading (`1 Introduction`, `1. Background`,
+/// `I. INTRODUCTION`) or an unnumbered `Introduction`.
+fn opens_body(text: &str) -> bool {
+    let t = text.trim();
+    let first = t.split_whitespace().next().unwrap_or("");
+    let numbered = first
+        .trim_end_matches('.')
+        .chars()
+        .all(|c| c.is_ascii_digit())
+        && !first.is_empty()
+        && first.len() <= 3;
+    let roman = matches!(first.trim_end_matches('.'), "I" | "1") && first.ends_with('.');
+    let rest = t[first.len()..].trim_start();
+    let heading = rest.chars().next().is_some_and(char::is_uppercase) && rest.len() < 60;
+    ((numbered || roman) && heading) || letters_lower(t) == "introduction"
+}
+
+impl Zones {
+    /// A header that ends with an `Abstract` (or `Summary`) heading line whose text the model
+    /// gave to the body: the body lines that follow, up to the first line opening the body
+    /// (a numbered heading or `Introduction`), on the same page and at most `max_lines`, move
+    /// to the header; with no such end within `max_lines`, nothing moves.
+    pub fn extend_header_over_abstract(&mut self, doc: &Document, max_lines: usize) {
+        let text = |r: &LineRef| -> Option<String> {
+            let l = doc
+                .pages
+                .get(r.page)?
+                .blocks
+                .get(r.block)?
+                .lines
+                .get(r.line)?;
+            Some(line_text(l))
+        };
+        for i in 0..self.pieces.len().saturating_sub(1) {
+            let (label, lines) = &self.pieces[i];
+            if *label != Label::Header {
+                continue;
+            }
+            let Some(last) = lines.last().copied() else {
+                continue;
+            };
+            let head = text(&last).map(|t| letters_lower(&t)).unwrap_or_default();
+            if !matches!(head.as_str(), "abstract" | "summary") {
+                continue;
+            }
+            let (next_label, next) = &self.pieces[i + 1];
+            if *next_label != Label::Body {
+                continue;
+            }
+            let take = next
+                .iter()
+                .take_while(|r| r.page == last.page)
+                .take_while(|r| !text(r).is_some_and(|t| opens_body(&t)))
+                .take(max_lines + 1)
+                .count();
+            // Nothing to take, or no end in sight: not an abstract.
+            if take == 0 || take > max_lines {
+                continue;
+            }
+            let moved: Vec<LineRef> = self.pieces[i + 1].1.drain(..take).collect();
+            self.pieces[i].1.extend(moved);
+        }
+    }
+}
+
 /// Labels (one per line, as the tagger returns them) → zones.
 pub fn decode(refs: &[LineRef], labels: &[String]) -> Result<Zones> {
     if refs.len() != labels.len() {
@@ -996,6 +1069,69 @@ Analysis of analysis A An Ana Anal BLOCKSTART PAGEIN NEWFONT SAMEFONTSIZE 0 1 IN
         assert_eq!(light_label("I-<references>"), "I-<body>");
         assert_eq!(light_label("<footnote>"), "<body>");
         assert_eq!(light_label("<other>"), "<other>");
+    }
+
+    #[test]
+    fn an_abstract_heading_pulls_the_abstract_into_the_header() {
+        let p1 = Page {
+            number: 1,
+            width: 612.0,
+            height: 792.0,
+            blocks: vec![
+                block(&[&["A", "Title"]], 80.0, 18.0, "Times-Bold"),
+                block(&[&["Abstract"]], 120.0, 10.0, "Times-Bold"),
+                block(
+                    &[&["We", "study."], &["More", "text."]],
+                    140.0,
+                    10.0,
+                    "Times",
+                ),
+                block(
+                    &[&["1.", "Introduction"], &["Body", "text."]],
+                    200.0,
+                    10.0,
+                    "Times",
+                ),
+            ],
+            ..Default::default()
+        };
+        let doc = Document { pages: vec![p1] };
+        let (_, refs) = document_lines(&doc);
+        let labels: Vec<String> = [
+            "I-<header>",
+            "<header>",
+            "I-<body>",
+            "<body>",
+            "<body>",
+            "<body>",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        let mut z = decode(&refs, &labels).unwrap();
+        z.extend_header_over_abstract(&doc, 40);
+        assert_eq!(z.lines(Label::Header).len(), 4, "{z:?}");
+        assert_eq!(z.lines(Label::Body).len(), 2);
+        // Without the heading nothing moves.
+        let labels: Vec<String> = [
+            "I-<header>",
+            "I-<body>",
+            "<body>",
+            "<body>",
+            "<body>",
+            "<body>",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        let mut z = decode(&refs, &labels).unwrap();
+        z.extend_header_over_abstract(&doc, 40);
+        assert_eq!(z.lines(Label::Header).len(), 1);
+        assert!(opens_body("1 Introduction"));
+        assert!(opens_body("2. Related Work"));
+        assert!(opens_body("INTRODUCTION"));
+        assert!(!opens_body("In classification, semi-"));
+        assert!(!opens_body("2019 was a year"));
     }
 
     #[test]

@@ -126,7 +126,8 @@ pub async fn process(
         vec![seg_rows],
     )
     .await?;
-    let zones = segmentation::decode(&refs, &seg_labels[0])?;
+    let mut zones = segmentation::decode(&refs, &seg_labels[0])?;
+    zones.extend_header_over_abstract(&doc, 60);
     let header_lines = zones.lines(segmentation::Label::Header);
 
     // Header.
