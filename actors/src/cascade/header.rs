@@ -179,8 +179,13 @@ async fn sub_models(
         let toks: Vec<_> = segs.iter().map(|s| affiliation::toks(s)).collect();
         let rows: Vec<_> = toks.iter().map(|t| affiliation::rows(t, &view)).collect();
         let labels = label(ctx, trace, ModelName::AffiliationAddress, None, rows).await?;
-        for (t, l) in toks.iter().zip(&labels) {
-            sub.affiliations.extend(affiliation::decode(t, l, lex));
+        for ((t, l), seg) in toks.iter().zip(&labels).zip(&segs) {
+            let mut affs = affiliation::decode(t, l, lex);
+            // One affiliation in the segment: its raw text is the segment as printed.
+            if let [one] = affs.as_mut_slice() {
+                one.raw = seg.split_whitespace().collect::<Vec<_>>().join(" ");
+            }
+            sub.affiliations.extend(affs);
         }
     }
 
