@@ -7,3 +7,4 @@ mod common;
 mod errors;
 mod pool;
 mod service;
+mod text;

@@ -3,3 +3,5 @@ The cascades: one value per kind of request, implementing [`crate::Cascade`]. Ea
 holds the cascades of one endpoint family (raw strings, header, full text, …) and is declared
 here as it lands.
 */
+
+pub mod strings;

@@ -5,10 +5,12 @@ Every route of the main server. Each endpoint family has its own module with a
 
 pub mod debug;
 pub mod service;
+pub mod text;
 
 use actix_web::web;
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.configure(service::routes);
     cfg.configure(debug::routes);
+    cfg.configure(text::routes);
 }
