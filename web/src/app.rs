@@ -182,8 +182,16 @@ pub fn cors(config: &Config) -> Cors {
     cors
 }
 
-/// Fallback for unknown routes: 404 through the common error path.
+/// Fallback for unknown routes: 405 when the path exists with other methods, else 404, both
+/// through the common error path.
 pub async fn not_found(req: actix_web::HttpRequest) -> Result<HttpResponse, ApiError> {
+    if req.match_pattern().is_some() {
+        return Err(ApiError::MethodNotAllowed(format!(
+            "{} is not accepted on {}",
+            req.method(),
+            req.path()
+        )));
+    }
     Err(ApiError::NotFound(format!(
         "no endpoint {} {}; the API is listed at /",
         req.method(),
