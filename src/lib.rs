@@ -29,3 +29,6 @@ pub mod tokenizer;
 
 pub use config::EngineConfig;
 pub use error::{Error, ErrorCode, Result};
+
+#[cfg(any(test, feature = "testutil"))]
+pub mod testutil;

@@ -9,6 +9,7 @@ Quire's actor system, between the HTTP layer (`quire-web`) and the synchronous e
 - `trainer`: the registry of training runs (tokens, one training per model and flavour).
 - `metrics`: the Prometheus registry and the admin rate tables.
 - `trace`: the `debugMode` dump of every model invocation.
+- `workers`: the pool of `quire worker` processes that run pdfium, isolated from the server.
 
 Nothing here speaks HTTP; [`Error`] says what failed and the web crate chooses the status.
 */
@@ -23,6 +24,7 @@ pub mod model;
 pub mod pool;
 pub mod trace;
 pub mod trainer;
+pub mod workers;
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU8, Ordering};
