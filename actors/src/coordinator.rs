@@ -20,6 +20,7 @@ use futures::future::BoxFuture;
 use quire::EngineConfig;
 
 use crate::model::panic_message;
+use crate::workers::WorkerPool;
 use crate::{Error, Models};
 
 /// What a cascade gets to work with. Cloned into every run.
@@ -27,13 +28,32 @@ use crate::{Error, Models};
 pub struct CascadeCtx {
     pub models: Models,
     pub engine: Arc<EngineConfig>,
-    // The PDF layout worker pool joins here (an `Option<...>` field added by the layout work),
-    // so that PDF cascades can ask a worker process for a `quire::layout::Document`.
+    /// The PDF layout worker processes; `None` where no pool was started (string-only tests).
+    pub pdf: Option<WorkerPool>,
 }
 
 impl CascadeCtx {
     pub fn new(models: Models, engine: Arc<EngineConfig>) -> CascadeCtx {
-        CascadeCtx { models, engine }
+        CascadeCtx {
+            models,
+            engine,
+            pdf: None,
+        }
+    }
+
+    /// The same context with a layout worker pool.
+    pub fn with_pdf(mut self, pool: WorkerPool) -> CascadeCtx {
+        self.pdf = Some(pool);
+        self
+    }
+
+    /// The layout worker pool, or an error saying none was started.
+    pub fn pdf(&self) -> Result<&WorkerPool, Error> {
+        self.pdf.as_ref().ok_or_else(|| {
+            Error::Engine(quire::Error::PdfConversion(
+                "no PDF layout worker pool was started".to_string(),
+            ))
+        })
     }
 
     /// Runs CPU-bound work on the blocking thread pool instead of the coordinator's thread.

@@ -9,3 +9,4 @@ mod layout;
 mod pool;
 mod service;
 mod text;
+mod workers;

@@ -12,9 +12,10 @@ use std::time::Duration;
 use actix_web::{middleware, web, App, HttpServer};
 use anyhow::Context as _;
 use quire_actors::trainer::TrainerRegistry;
+use quire_actors::workers::{WorkerPool, WorkerPoolConfig};
 use quire_actors::{CascadeCtx, Models, Pipeline, Pool};
 
-use crate::app::{self, AppState, HealthHook};
+use crate::app::{self, AppState, Check, HealthHook};
 use crate::config::Config;
 use crate::params::ParamLimits;
 use crate::{admin, logging, routes};
@@ -67,13 +68,19 @@ async fn serve(config: Config) -> anyhow::Result<()> {
     let engine = Arc::new(config.engine());
     let models = Models::start(&config.model_settings());
     let pool = Pool::new(config.pool.concurrency, config.max_wait());
+    // PDF layout runs in `quire worker` child processes, started on first use.
+    let workers = WorkerPool::new(
+        WorkerPoolConfig::from_engine(&engine, config.pool.pdf_workers)
+            .context("cannot locate the quire executable for the PDF workers")?,
+    );
     let pipeline = Pipeline::start(
-        CascadeCtx::new(models.clone(), engine.clone()),
+        CascadeCtx::new(models.clone(), engine.clone()).with_pdf(workers.clone()),
         config.pool.concurrency * 2,
         Duration::from_secs(config.pool.request_timeout_s),
     );
-    // Subsystems started here (the PDF worker pool) push their `/api/health` check.
-    let health_hooks: Vec<(&'static str, HealthHook)> = Vec::new();
+    // Subsystems started here push their `/api/health` check.
+    let health_hooks: Vec<(&'static str, HealthHook)> =
+        vec![("pdf_workers", pdf_workers_check(workers))];
     let state = web::Data::new(AppState {
         config: config.clone(),
         engine,
@@ -136,4 +143,19 @@ async fn serve(config: Config) -> anyhow::Result<()> {
     );
     futures::try_join!(api.run(), admin.run())?;
     Ok(())
+}
+
+/// `/api/health`'s check of the layout workers: up unless starting a worker process failed.
+fn pdf_workers_check(workers: WorkerPool) -> HealthHook {
+    Arc::new(move || {
+        let stats = workers.stats();
+        Check {
+            ok: workers.is_up(),
+            detail: format!(
+                "{} worker process(es) started, {} idle, {} lost; workers start on first use",
+                stats.spawned, stats.idle, stats.lost
+            ),
+            required: true,
+        }
+    })
 }
