@@ -61,4 +61,14 @@ fn a_pdf_is_laid_out_in_a_worker_process_and_a_broken_one_fails_alone() {
         "{h}"
     );
     assert_eq!(h["status"], "ready");
+    assert!(
+        s.prometheus_value("quire_pdf_workers_started")
+            .unwrap_or(0.0)
+            >= 1.0
+    );
+    let m: serde_json::Value = s.admin_get("/metrics").json().expect("json");
+    assert!(
+        m["pdf_workers"]["started"].as_i64().unwrap_or(0) >= 1,
+        "{m}"
+    );
 }

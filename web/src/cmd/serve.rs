@@ -80,7 +80,7 @@ async fn serve(config: Config) -> anyhow::Result<()> {
     );
     // Subsystems started here push their `/api/health` check.
     let health_hooks: Vec<(&'static str, HealthHook)> =
-        vec![("pdf_workers", pdf_workers_check(workers))];
+        vec![("pdf_workers", pdf_workers_check(workers.clone()))];
     let state = web::Data::new(AppState {
         config: config.clone(),
         engine,
@@ -88,6 +88,7 @@ async fn serve(config: Config) -> anyhow::Result<()> {
         pool,
         pipeline,
         trainer: TrainerRegistry::launch(),
+        pdf_workers: Some(workers),
         health_hooks,
     });
     let limits = ParamLimits::from_config(&config);
