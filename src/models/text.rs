@@ -21,8 +21,9 @@ pub type RowsFn = fn(&[Tok], &LexView<'_>) -> Vec<Vec<String>>;
 
 /// Read `<dataset>/<sub>/{corpus,evaluation}` into CRF sequences. Corpus files are
 /// featurised without the lexicon entries only they contribute; evaluation files see the full
-/// lexicons, as run time does. Reading the corpus part also writes the lexicons to
-/// [`lexicon::default_dir`], so the served lexicons are the ones the model was trained with.
+/// lexicons, as run time does. Reading has no side effect: the training driver writes the
+/// lexicons beside the model (`ModelSpec::write_resources`), so the served lexicons are the ones
+/// the model was trained with.
 pub fn read_sequences(
     dataset: &Path,
     sub: &str,
@@ -36,9 +37,6 @@ pub fn read_sequences(
     });
     let (files, stats) = corpus::read_dir(&dir, rules)?;
     let built = lexicon::built_for(dataset);
-    if part == Part::Corpus {
-        built.lexicons.save(&lexicon::default_dir())?;
-    }
     let mut out = Vec::new();
     for f in &files {
         let view = LexView {
