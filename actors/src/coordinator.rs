@@ -28,9 +28,8 @@ use crate::{Error, Models};
 pub struct CascadeCtx {
     pub models: Models,
     pub engine: Arc<EngineConfig>,
-    /// The PDF layout worker pool, through which PDF cascades get a `quire::layout::Document`
-    /// (`None` in services and tests that start no workers).
-    pub workers: Option<WorkerPool>,
+    /// The PDF layout worker processes; `None` where no pool was started (string-only tests).
+    pub pdf: Option<WorkerPool>,
 }
 
 impl CascadeCtx {
@@ -38,14 +37,23 @@ impl CascadeCtx {
         CascadeCtx {
             models,
             engine,
-            workers: None,
+            pdf: None,
         }
     }
 
-    /// The same context with a PDF layout worker pool.
-    pub fn with_workers(mut self, workers: WorkerPool) -> CascadeCtx {
-        self.workers = Some(workers);
+    /// The same context with a layout worker pool.
+    pub fn with_pdf(mut self, pool: WorkerPool) -> CascadeCtx {
+        self.pdf = Some(pool);
         self
+    }
+
+    /// The layout worker pool, or an error saying none was started.
+    pub fn pdf(&self) -> Result<&WorkerPool, Error> {
+        self.pdf.as_ref().ok_or_else(|| {
+            Error::Engine(quire::Error::PdfConversion(
+                "no PDF layout worker pool was started".to_string(),
+            ))
+        })
     }
 
     /// Runs CPU-bound work on the blocking thread pool instead of the coordinator's thread.

@@ -36,6 +36,9 @@ pub struct Metrics {
     pub model_panics: IntCounterVec,
     pub model_restarts: IntCounterVec,
     pub panics: IntCounter,
+    pub pdf_workers_started: IntGauge,
+    pub pdf_workers_lost: IntGauge,
+    pub pdf_workers_idle: IntGauge,
     endpoints: Mutex<BTreeMap<String, EndpointStats>>,
     started: Instant,
 }
@@ -117,6 +120,18 @@ impl Metrics {
         let panics = IntCounter::new("quire_panics_total", "Panics anywhere in the process")
             .unwrap_or_else(|e| unreachable("quire_panics_total", e));
 
+        let pdf_workers_started = gauge(
+            "quire_pdf_workers_started",
+            "PDF layout worker processes started since start-up",
+        );
+        let pdf_workers_lost = gauge(
+            "quire_pdf_workers_lost",
+            "PDF layout workers that died, timed out or broke the protocol (each is replaced)",
+        );
+        let pdf_workers_idle = gauge(
+            "quire_pdf_workers_idle",
+            "PDF layout workers waiting for a job",
+        );
         let collectors: Vec<Box<dyn prometheus::core::Collector>> = vec![
             Box::new(http_requests.clone()),
             Box::new(http_latency.clone()),
@@ -129,6 +144,9 @@ impl Metrics {
             Box::new(model_panics.clone()),
             Box::new(model_restarts.clone()),
             Box::new(panics.clone()),
+            Box::new(pdf_workers_started.clone()),
+            Box::new(pdf_workers_lost.clone()),
+            Box::new(pdf_workers_idle.clone()),
             Box::new(prometheus::process_collector::ProcessCollector::for_self()),
         ];
         for c in collectors {
@@ -149,6 +167,9 @@ impl Metrics {
             model_panics,
             model_restarts,
             panics,
+            pdf_workers_started,
+            pdf_workers_lost,
+            pdf_workers_idle,
             endpoints: Mutex::new(BTreeMap::new()),
             started: Instant::now(),
         }

@@ -371,6 +371,7 @@ pub fn run(
             );
             let dir = spec.name().dir(models_dir, spec.flavor());
             Model::save_files(&dir, &trained.bytes, &template, &meta)?;
+            spec.write_resources(dataset, models_dir)?;
             model = Model::from_parts(&trained.bytes, template.clone(), meta)?;
             progress(&Event::Written {
                 dir: dir.clone(),

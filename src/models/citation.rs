@@ -206,6 +206,14 @@ fn put(slot: &mut Option<String>, v: String) {
     }
 }
 
+/// For single-valued fields (volume, pages, journal, …) the first occurrence wins: a second
+/// one is usually an erratum or a second reference run into this one.
+fn first(slot: &mut Option<String>, v: String) {
+    if slot.is_none() {
+        *slot = Some(v);
+    }
+}
+
 fn clean_field(s: &str) -> String {
     s.trim_matches(|c: char| c.is_whitespace() || matches!(c, ',' | ';' | ':'))
         .trim_start_matches(['(', '.'])
@@ -254,20 +262,20 @@ pub fn decode<L: AsRef<str>>(raw: &str, toks: &[Tok], labels: &[L]) -> Citation 
         match label.as_str() {
             "<author>" => put(&mut c.author_text, v),
             "<editor>" => put(&mut c.editor_text, v),
-            "<date>" => put(&mut c.date_text, v),
+            "<date>" => first(&mut c.date_text, v),
             "<title>" => put(&mut c.title, v),
-            "<journal>" => put(&mut c.journal, v),
-            "<booktitle>" => put(&mut c.booktitle, v),
+            "<journal>" => first(&mut c.journal, v),
+            "<booktitle>" => first(&mut c.booktitle, v),
             "<series>" => put(&mut c.series, v),
             "<institution>" => put(&mut c.institution, v),
             "<collaboration>" => put(&mut c.collaboration, v),
             "<note>" => put(&mut c.note, v),
             "<tech>" => put(&mut c.tech, v),
-            "<volume>" => put(&mut c.volume, v),
-            "<issue>" => put(&mut c.issue, v),
-            "<pages>" => put(&mut c.pages, v),
-            "<location>" => put(&mut c.location, v),
-            "<publisher>" => put(&mut c.publisher, v),
+            "<volume>" => first(&mut c.volume, v),
+            "<issue>" => first(&mut c.issue, v),
+            "<pages>" => first(&mut c.pages, v),
+            "<location>" => first(&mut c.location, v),
+            "<publisher>" => first(&mut c.publisher, v),
             "<web>" => put(&mut c.web, v),
             "<pubnum>" => c.pubnums.push(v),
             _ => {}
@@ -456,7 +464,9 @@ impl ModelSpec for Spec {
             c2: 0.0001,
             epsilon: 1e-5,
             window: 50,
-            max_iter: 300,
+            // GROBID allows 3000; capped so training fits in minutes on two cores (the
+            // committed model used 250 iterations).
+            max_iter: 250,
             threads: 2,
         }
     }
@@ -517,6 +527,12 @@ mod tests {
         );
         assert_eq!(c.doi().as_deref(), Some("10.1000/xyz"));
         assert!(!c.is_empty());
+        // A second volume/pages run (an erratum) does not merge into the first.
+        let mut l = labels.clone();
+        l[30] = Volume;
+        let c = decode(&p, &t, &l);
+        assert_eq!(c.volume.as_deref(), Some("12"));
+        assert_eq!(c.issue, None);
     }
 
     #[test]

@@ -721,8 +721,8 @@ pub fn read_pair(
 }
 
 /// Read a header corpus folder (`<dir>/tei`, `<dir>/raw`).
-/// Rows are computed with the lexicons built from `dataset` (saved for run time when the
-/// corpus part is read, as the text models do).
+/// Rows are computed with the lexicons built from `dataset` (training writes them beside the
+/// model through [`ModelSpec::write_resources`]).
 pub fn read_dir(
     dataset: &Path,
     flavor: Option<&str>,
@@ -737,9 +737,6 @@ pub fn read_dir(
         Part::Evaluation => "evaluation",
     });
     let built = lexicon::built_for(dataset);
-    if part == Part::Corpus {
-        built.lexicons.save(&lexicon::default_dir())?;
-    }
     let lex = LexView::new(&built.lexicons);
     let (pairs, dropped) = corpus::pair_files(&dir, "header")?;
     let mut stats = ReadStats {

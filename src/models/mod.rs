@@ -163,6 +163,13 @@ pub trait ModelSpec: Sync {
         dataset: &Path,
         part: Part,
     ) -> crate::Result<(Vec<crate::crf::Sequence>, ReadStats)>;
+    /// Write what the model needs at run time besides its own folder (the corpus-built
+    /// lexicons, `<models_dir>/lexicon`). Called by the training driver when it writes the model.
+    fn write_resources(&self, dataset: &Path, models_dir: &Path) -> crate::Result<()> {
+        crate::lexicon::built_for(dataset)
+            .lexicons
+            .save(&models_dir.join("lexicon"))
+    }
     /// Feature rows for one raw input line (text-only models); `None` for layout models.
     fn rows_from_text(&self, _text: &str) -> Option<Vec<Vec<String>>> {
         None

@@ -21,8 +21,9 @@ pub type RowsFn = fn(&[Tok], &LexView<'_>) -> Vec<Vec<String>>;
 
 /// Read `<dataset>/<sub>/{corpus,evaluation}` into CRF sequences. Corpus files are
 /// featurised without the lexicon entries only they contribute; evaluation files see the full
-/// lexicons, as run time does. Reading the corpus part also writes the lexicons to
-/// [`lexicon::default_dir`], so the served lexicons are the ones the model was trained with.
+/// lexicons, as run time does. Reading has no side effect: the training driver writes the
+/// lexicons beside the model (`ModelSpec::write_resources`), so the served lexicons are the ones
+/// the model was trained with.
 pub fn read_sequences(
     dataset: &Path,
     sub: &str,
@@ -36,9 +37,6 @@ pub fn read_sequences(
     });
     let (files, stats) = corpus::read_dir(&dir, rules)?;
     let built = lexicon::built_for(dataset);
-    if part == Part::Corpus {
-        built.lexicons.save(&lexicon::default_dir())?;
-    }
     let mut out = Vec::new();
     for f in &files {
         let view = LexView {
@@ -203,5 +201,101 @@ mod corpus_tests {
             }
         }
         let _ = std::fs::remove_dir_all(&tmp);
+    }
+}
+
+/// Any label sequence over any tokens decodes without panicking, in every text model.
+#[cfg(test)]
+mod decode_props {
+    use proptest::prelude::*;
+
+    use crate::features::Tok;
+    use crate::lexicon::Lexicons;
+    use crate::models::{affiliation, citation, date, name};
+
+    fn labelled(all: &'static [&'static str]) -> impl Strategy<Value = (Vec<Tok>, Vec<String>)> {
+        prop::collection::vec(("\\PC{1,6}", 0..all.len(), any::<bool>()), 0..40).prop_map(
+            move |v| {
+                let toks = v.iter().map(|(t, _, _)| Tok::new(t.clone())).collect();
+                let labels = v
+                    .iter()
+                    .map(|(_, i, begin)| {
+                        if *begin {
+                            format!("I-{}", all[*i])
+                        } else {
+                            all[*i].to_string()
+                        }
+                    })
+                    .collect();
+                (toks, labels)
+            },
+        )
+    }
+
+    const DATE: &[&str] = &["<year>", "<month>", "<day>", "<other>"];
+    const NAME: &[&str] = &[
+        "<marker>",
+        "<title>",
+        "<forename>",
+        "<middlename>",
+        "<surname>",
+        "<suffix>",
+        "<other>",
+    ];
+    const AFF: &[&str] = &[
+        "<marker>",
+        "<institution>",
+        "<department>",
+        "<laboratory>",
+        "<addrLine>",
+        "<settlement>",
+        "<region>",
+        "<postCode>",
+        "<postBox>",
+        "<country>",
+        "<other>",
+    ];
+    const CIT: &[&str] = &[
+        "<author>",
+        "<title>",
+        "<journal>",
+        "<booktitle>",
+        "<editor>",
+        "<date>",
+        "<volume>",
+        "<issue>",
+        "<pages>",
+        "<pubnum>",
+        "<web>",
+        "<publisher>",
+        "<location>",
+        "<other>",
+    ];
+
+    proptest! {
+        #[test]
+        fn decoders_never_panic(
+            d in labelled(DATE),
+            n in labelled(NAME),
+            a in labelled(AFF),
+            c in labelled(CIT),
+        ) {
+            let lex = Lexicons::default();
+            for x in date::decode(&d.0, &d.1) {
+                if let Some(w) = x.when() {
+                    prop_assert!(w.len() >= 4);
+                }
+            }
+            for p in name::decode(&n.0, &n.1) {
+                prop_assert!(p.forename.is_some() || p.middlename.is_some() || p.surname.is_some());
+            }
+            for x in affiliation::decode(&a.0, &a.1, &lex) {
+                prop_assert!(!x.is_empty());
+            }
+            let cit = citation::decode("raw", &c.0, &c.1);
+            let _ = (cit.page_range(), cit.doi(), cit.arxiv());
+            let xml = crate::tei::bibl_struct(&cit, crate::tei::BiblOptions::default());
+            prop_assert!(xml.starts_with("<biblStruct"));
+        }
     }
 }

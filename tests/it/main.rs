@@ -10,3 +10,4 @@ mod layout;
 mod pool;
 mod service;
 mod text;
+mod workers;

@@ -69,10 +69,9 @@ fn health_reports_init_pool_models_and_checks() {
         .as_str()
         .unwrap_or("")
         .contains("header"));
-    for check in ["models_dir", "pdfium", "model_actors"] {
+    for check in ["models_dir", "pdfium", "model_actors", "pdf_workers"] {
         assert_eq!(h["checks"][check]["ok"], true, "{check}: {h}");
     }
-    assert!(h["checks"]["pdf_workers"].is_object());
 }
 
 #[test]
@@ -102,12 +101,22 @@ fn health_is_503_when_pdfium_or_the_models_dir_is_missing() {
 }
 
 #[test]
-fn unknown_routes_and_disabled_debug_routes_are_404() {
+fn unknown_routes_and_disabled_debug_routes_are_404_wrong_methods_405() {
     let s = Server::start();
     let res = s.get("/api/noSuchEndpoint");
     assert_eq!(res.status(), 404);
     assert!(res.text().unwrap_or_default().starts_with("[NOT_FOUND] "));
     assert_eq!(s.post_form("/debug/sleep", &[("ms", "1")]).status(), 404);
+    let wrong_method = s
+        .client
+        .delete(s.url("/api/version"))
+        .send()
+        .expect("DELETE");
+    assert_eq!(wrong_method.status(), 405);
+    assert!(wrong_method
+        .text()
+        .unwrap_or_default()
+        .starts_with("[METHOD_NOT_ALLOWED] DELETE"));
     assert_eq!(s.post_form("/debug/panic?model=date", &[]).status(), 404);
 }
 

@@ -54,6 +54,7 @@ async fn healthcheck(state: State) -> HttpResponse {
 }
 
 async fn metrics_json(state: State) -> HttpResponse {
+    state.refresh_gauges();
     let m = metrics();
     let models: serde_json::Map<String, serde_json::Value> = state
         .models
@@ -75,10 +76,16 @@ async fn metrics_json(state: State) -> HttpResponse {
         "pool": state.pool.stats(),
         "models": models,
         "panics": m.panics.get(),
+        "pdf_workers": {
+            "started": m.pdf_workers_started.get(),
+            "lost": m.pdf_workers_lost.get(),
+            "idle": m.pdf_workers_idle.get(),
+        },
     }))
 }
 
-async fn prometheus() -> HttpResponse {
+async fn prometheus(state: State) -> HttpResponse {
+    state.refresh_gauges();
     HttpResponse::Ok()
         .content_type("text/plain; version=0.0.4; charset=utf-8")
         .body(metrics().prometheus_text())

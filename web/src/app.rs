@@ -18,6 +18,7 @@ use actix_web::middleware::Next;
 use actix_web::{web, HttpResponse};
 use futures::FutureExt;
 use quire_actors::trainer::TrainerRegistry;
+use quire_actors::workers::WorkerPool;
 use quire_actors::{metrics::metrics, Models, Pipeline, Pool};
 use tracing::Instrument;
 
@@ -44,8 +45,23 @@ pub struct AppState {
     pub pool: Pool,
     pub pipeline: Pipeline,
     pub trainer: Addr<TrainerRegistry>,
+    /// The PDF layout worker processes (also in every `CascadeCtx`), for health and metrics.
+    pub pdf_workers: Option<WorkerPool>,
     /// Extra health checks, by name; subsystems push theirs when they start.
     pub health_hooks: Vec<(&'static str, HealthHook)>,
+}
+
+impl AppState {
+    /// Copies the worker pool's counters into the metrics gauges (called before exporting).
+    pub fn refresh_gauges(&self) {
+        if let Some(w) = &self.pdf_workers {
+            let stats = w.stats();
+            let m = metrics();
+            m.pdf_workers_started.set(stats.spawned as i64);
+            m.pdf_workers_lost.set(stats.lost as i64);
+            m.pdf_workers_idle.set(stats.idle as i64);
+        }
+    }
 }
 
 static REQUEST_IDS: AtomicU64 = AtomicU64::new(1);
@@ -182,8 +198,16 @@ pub fn cors(config: &Config) -> Cors {
     cors
 }
 
-/// Fallback for unknown routes: 404 through the common error path.
+/// Fallback for unknown routes: 405 when the path exists with other methods, else 404, both
+/// through the common error path.
 pub async fn not_found(req: actix_web::HttpRequest) -> Result<HttpResponse, ApiError> {
+    if req.match_pattern().is_some() {
+        return Err(ApiError::MethodNotAllowed(format!(
+            "{} is not accepted on {}",
+            req.method(),
+            req.path()
+        )));
+    }
     Err(ApiError::NotFound(format!(
         "no endpoint {} {}; the API is listed at /",
         req.method(),

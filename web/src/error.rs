@@ -35,6 +35,8 @@ pub enum ApiError {
     #[error("{0}")]
     NotFound(String),
     #[error("{0}")]
+    MethodNotAllowed(String),
+    #[error("{0}")]
     Conflict(String),
     #[error("{message}")]
     Busy { message: String, retry_after_s: u64 },
@@ -64,6 +66,7 @@ impl ApiError {
             ApiError::NoContent => "NO_CONTENT",
             ApiError::TooLarge(_) => "PAYLOAD_TOO_LARGE",
             ApiError::NotFound(_) => "NOT_FOUND",
+            ApiError::MethodNotAllowed(_) => "METHOD_NOT_ALLOWED",
             ApiError::Conflict(_) => "CONFLICT",
             ApiError::Busy { .. } => "SERVICE_UNAVAILABLE",
             ApiError::Processing { code, .. } => code.as_str(),
@@ -112,6 +115,7 @@ impl ResponseError for ApiError {
             ApiError::NoContent => StatusCode::NO_CONTENT,
             ApiError::TooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             ApiError::NotFound(_) => StatusCode::NOT_FOUND,
+            ApiError::MethodNotAllowed(_) => StatusCode::METHOD_NOT_ALLOWED,
             ApiError::Conflict(_) => StatusCode::CONFLICT,
             ApiError::Busy { .. } => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::Processing { .. } => StatusCode::INTERNAL_SERVER_ERROR,

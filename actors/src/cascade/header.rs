@@ -48,10 +48,7 @@ impl Cascade for HeaderCascade {
     fn run(self, ctx: CascadeCtx) -> BoxFuture<'static, Result<HeaderOutput, Error>> {
         Box::pin(async move {
             let request = self.request;
-            let workers = ctx.workers.clone().ok_or_else(|| {
-                quire::Error::General("this service runs no PDF layout workers".to_string())
-            })?;
-            let doc = workers.layout(request.pdf, request.range).await?;
+            let doc = ctx.pdf()?.layout(request.pdf, request.range).await?;
             let lex = quire::lexicon::shared(&ctx.engine.models_dir)?;
             process(&ctx, Arc::new(doc), lex, request.flavor, request.debug).await
         })

@@ -68,31 +68,19 @@ async fn serve(config: Config) -> anyhow::Result<()> {
     let engine = Arc::new(config.engine());
     let models = Models::start(&config.model_settings());
     let pool = Pool::new(config.pool.concurrency, config.max_wait());
+    // PDF layout runs in `quire worker` child processes, started on first use.
     let workers = WorkerPool::new(
         WorkerPoolConfig::from_engine(&engine, config.pool.pdf_workers)
-            .context("cannot locate the quire binary for the PDF layout workers")?,
+            .context("cannot locate the quire executable for the PDF workers")?,
     );
     let pipeline = Pipeline::start(
-        CascadeCtx::new(models.clone(), engine.clone()).with_workers(workers.clone()),
+        CascadeCtx::new(models.clone(), engine.clone()).with_pdf(workers.clone()),
         config.pool.concurrency * 2,
         Duration::from_secs(config.pool.request_timeout_s),
     );
-    // Subsystems started here (the PDF worker pool) push their `/api/health` check.
-    let pdf_workers = workers.clone();
-    let health_hooks: Vec<(&'static str, HealthHook)> = vec![(
-        "pdf_workers",
-        Arc::new(move || {
-            let stats = pdf_workers.stats();
-            Check {
-                ok: pdf_workers.is_up(),
-                detail: format!(
-                    "{} layout worker processes started, {} lost, {} idle",
-                    stats.spawned, stats.lost, stats.idle
-                ),
-                required: false,
-            }
-        }),
-    )];
+    // Subsystems started here push their `/api/health` check.
+    let health_hooks: Vec<(&'static str, HealthHook)> =
+        vec![("pdf_workers", pdf_workers_check(workers.clone()))];
     let state = web::Data::new(AppState {
         config: config.clone(),
         engine,
@@ -100,6 +88,7 @@ async fn serve(config: Config) -> anyhow::Result<()> {
         pool,
         pipeline,
         trainer: TrainerRegistry::launch(),
+        pdf_workers: Some(workers),
         health_hooks,
     });
     let limits = ParamLimits::from_config(&config);
@@ -155,4 +144,19 @@ async fn serve(config: Config) -> anyhow::Result<()> {
     );
     futures::try_join!(api.run(), admin.run())?;
     Ok(())
+}
+
+/// `/api/health`'s check of the layout workers: up unless starting a worker process failed.
+fn pdf_workers_check(workers: WorkerPool) -> HealthHook {
+    Arc::new(move || {
+        let stats = workers.stats();
+        Check {
+            ok: workers.is_up(),
+            detail: format!(
+                "{} worker process(es) started, {} idle, {} lost; workers start on first use",
+                stats.spawned, stats.idle, stats.lost
+            ),
+            required: true,
+        }
+    })
 }

@@ -5,7 +5,9 @@ Test-only routes, off by default. With `debug.test_routes = true`:
   blank line between sequences; or `text`: one sequence per line, turned into rows by the
   model's own feature extractor) with `model` through the pool, the coordinator and the model
   actor, and answers `token<TAB>label` lines;
-- `/debug/ping?model=M` asks a model actor to answer (proves it is alive after a restart).
+- `/debug/ping?model=M` asks a model actor to answer (proves it is alive after a restart);
+- `/debug/layout` lays out the multipart `input` PDF (`start`/`end` as GROBID) in a worker
+  process through the pool and the coordinator, and answers page, block and token counts.
 
 With `debug.allow_panic_route = true`, `/debug/panic?model=M` makes the model's actor panic
 (the restart test). When disabled, every route answers 404 as an unknown route would.
@@ -15,6 +17,7 @@ use std::time::Duration;
 
 use actix_web::{web, HttpResponse};
 use futures::future::BoxFuture;
+use quire::layout::PageRange;
 use quire::models::ModelName;
 use quire_actors::{Cascade, CascadeCtx};
 
@@ -26,6 +29,7 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
     cfg.route("/debug/sleep", web::route().to(sleep))
         .route("/debug/label", web::route().to(label))
         .route("/debug/ping", web::route().to(ping))
+        .route("/debug/layout", web::route().to(layout))
         .route("/debug/panic", web::route().to(panic));
 }
 
@@ -140,4 +144,37 @@ async fn panic(state: State, params: Params) -> Result<HttpResponse, ApiError> {
     let model = model_param(&params)?;
     state.models.panic_for_test(model).await?;
     Ok(HttpResponse::Ok().body("no panic happened"))
+}
+
+/// Lays out a PDF in a worker process: the PDF path of the pipeline, without any model.
+struct LayoutPdf {
+    pdf: Vec<u8>,
+    range: PageRange,
+}
+
+impl Cascade for LayoutPdf {
+    type Output = quire::layout::Document;
+    fn run(self, ctx: CascadeCtx) -> BoxFuture<'static, Result<Self::Output, quire_actors::Error>> {
+        Box::pin(async move { Ok(ctx.pdf()?.layout(self.pdf, self.range).await?) })
+    }
+}
+
+async fn layout(state: State, params: Params) -> Result<HttpResponse, ApiError> {
+    enabled(state.config.debug.test_routes)?;
+    let pdf = params.required_file("input")?.data.to_vec();
+    let start = params.int_range("start", -1, -1, 100_000)?;
+    let end = params.int_range("end", -1, -1, 100_000)?;
+    let _slot = state.pool.acquire("debug/layout").await?;
+    let doc = state
+        .pipeline
+        .run(LayoutPdf {
+            pdf,
+            range: PageRange::from_grobid(start, end),
+        })
+        .await?;
+    Ok(HttpResponse::Ok().json(serde_json::json!({
+        "pages": doc.pages.len(),
+        "blocks": doc.block_count(),
+        "tokens": doc.token_count(),
+    })))
 }

@@ -74,16 +74,6 @@ pub fn health_report(state: &AppState) -> (bool, serde_json::Value) {
     for (name, hook) in &state.health_hooks {
         checks.push((name, hook()));
     }
-    if !state.health_hooks.iter().any(|(n, _)| *n == "pdf_workers") {
-        checks.push((
-            "pdf_workers",
-            Check {
-                ok: false,
-                detail: "this build starts no PDF worker pool".to_string(),
-                required: false,
-            },
-        ));
-    }
     let checks_ok = checks.iter().all(|(_, c)| c.ok || !c.required);
     let ready = init == InitState::Ready && checks_ok;
     let models: serde_json::Map<String, serde_json::Value> = state
