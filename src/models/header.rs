@@ -1088,6 +1088,33 @@ Study study S St Stu Stud y dy udy tudy BLOCKEND LINEEND LINEINDENT SAMEFONT SAM
         );
     }
 
+    /// The committed segmentation and header models (standard and `article/light`) load with
+    /// this build's feature version and know their labels.
+    #[test]
+    fn committed_models_load() {
+        let models = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("models");
+        for (name, flavor, label) in [
+            (ModelName::Header, None, "<abstract>"),
+            (ModelName::Segmentation, None, "<references>"),
+            (ModelName::Header, Some("article/light"), "<title>"),
+            (ModelName::Segmentation, Some("article/light"), "<header>"),
+        ] {
+            let dir = name.dir(&models, flavor);
+            if !dir.join("model.crf").is_file() {
+                eprintln!("skipped: no model at {}", dir.display());
+                continue;
+            }
+            let spec = crate::models::spec(name, flavor).unwrap();
+            let model = crate::crf::Model::load(&dir, spec.feature_version()).unwrap();
+            assert!(
+                model.meta().labels.iter().any(|l| l == label),
+                "{}: {:?}",
+                dir.display(),
+                model.meta().labels
+            );
+        }
+    }
+
     #[test]
     fn lines_join_with_dehyphenation() {
         assert_eq!(
