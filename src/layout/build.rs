@@ -427,7 +427,14 @@ fn block_accepts(block: &[LineAcc], l: &LineAcc) -> bool {
     // keeps them together.
     let beside = |x: &LineAcc| {
         let dist = (l.u0 - x.u1).max(x.u0 - l.u1);
-        (l.base - x.base).abs() <= MAX_INTRA_LINE_DELTA * size && dist <= BESIDE_GAP * size
+        let shift = (l.base - x.base).abs();
+        // On (nearly) the same baseline, anywhere close; or side by side and overlapping
+        // vertically (cells of a table row, centred differently).
+        dist <= BESIDE_GAP * size
+            && (shift <= MAX_INTRA_LINE_DELTA * size
+                || (shift < size
+                    && dist >= -0.1 * size
+                    && (l.size - x.size).abs() <= BLOCK_SIZE_DELTA * size))
     };
     if beside(last) || beside(main) {
         return true;
