@@ -156,6 +156,51 @@ pub fn layout_pdf(
     build::build_document(&raw, limits)
 }
 
+/// One item of GROBID's layout-token stream (grobid-models.md §1.2, §6.1): a token, or the
+/// `" "` after it, or the `"\n"` that ends a line or a block.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct StreamItem<'a> {
+    pub text: &'a str,
+    /// The layout token; `None` for the whitespace GROBID inserts (no font, size 0).
+    pub token: Option<&'a Token>,
+    /// Page number (from 1).
+    pub page: u32,
+    /// Index of the block in the whole document.
+    pub block: usize,
+}
+
+impl Document {
+    /// The document as GROBID's token list: for each block, each line's tokens with a `" "`
+    /// after every token whose `space_after` is set, a `"\n"` at the end of each line and
+    /// another `"\n"` at the end of the block.
+    pub fn grobid_stream(&self) -> Vec<StreamItem<'_>> {
+        let mut out = Vec::with_capacity(self.token_count() * 2);
+        let mut block = 0;
+        for page in &self.pages {
+            for b in &page.blocks {
+                let item = |text, token| StreamItem {
+                    text,
+                    token,
+                    page: page.number,
+                    block,
+                };
+                for line in &b.lines {
+                    for t in &line.tokens {
+                        out.push(item(t.text.as_str(), Some(t)));
+                        if t.space_after {
+                            out.push(item(" ", None));
+                        }
+                    }
+                    out.push(item("\n", None));
+                }
+                out.push(item("\n", None));
+                block += 1;
+            }
+        }
+        out
+    }
+}
+
 impl Line {
     /// The line's text as GROBID's token stream spells it (spaces included, no newline).
     pub fn text(&self) -> String {

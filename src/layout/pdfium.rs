@@ -140,8 +140,13 @@ impl Pdfium {
             .map_err(|e| Error::PdfConversion(e.clone()))
     }
 
-    /// Open `pdf` and read the pages of `range`.
+    /// Open `pdf` and read the pages of `range`. Calls from several threads run one at a time
+    /// (pdfium keeps global state; workers are single-threaded anyway, tests are not).
     pub fn extract(&self, pdf: &[u8], range: PageRange) -> Result<Vec<RawPage>> {
+        static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+        let _guard = ONE_AT_A_TIME
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
         if pdf.is_empty() {
             return Err(Error::BadInput("the PDF is empty (0 bytes)".into()));
         }
