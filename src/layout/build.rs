@@ -559,7 +559,7 @@ fn push_word_tokens(raw: &RawPage, w: &Word, line_base: f32, line_size: f32, out
     let shift = w.base - line_base;
     let smaller = w.size < line_size * 0.95;
     let superscript = smaller && shift < -0.15 * size;
-    let subscript = smaller && shift > 0.15 * size;
+    let subscript = smaller && shift > 0.1 * size;
     let mut done = 0usize;
     for p in parts {
         if p.trim().is_empty() {
