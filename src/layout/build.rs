@@ -30,6 +30,9 @@ use crate::{Error, Result};
 const WORD_BREAK_GAP: f32 = 0.1;
 /// A glyph this far behind the previous one (fraction of size) starts a new word.
 const WORD_BACKWARD: f32 = 0.3;
+/// A word drawn this far (× font size) behind the previous one starts a new line, as in
+/// pdfalto (a subscript stacked under a superscript, labels placed right to left).
+const LINE_BACKWARD: f32 = 0.3;
 /// A word joins a line only if the gap is at most this many times the font size.
 const MAX_WORD_GAP: f32 = 1.5;
 /// Baselines of one line may differ by this fraction of the size (super/subscripts).
@@ -170,7 +173,7 @@ impl LineAcc {
         let last = self.words.last().expect("a line holds a word");
         let size = self.size.max(w.size).max(0.1);
         let gap = w.u0 - last.u1;
-        if gap < -0.5 * size || gap > MAX_WORD_GAP * size {
+        if gap < -LINE_BACKWARD * size || gap > MAX_WORD_GAP * size {
             return false;
         }
         (w.base - self.base).abs() <= MAX_INTRA_LINE_DELTA * size
