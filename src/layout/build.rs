@@ -412,6 +412,12 @@ fn build_blocks(lines: Vec<LineAcc>) -> Vec<Vec<LineAcc>> {
     blocks
 }
 
+/// Two font sizes a block may mix: within 5 % of the smaller (pdfalto measures from the
+/// block's first word, which is as often the smaller as the larger).
+fn same_size(a: f32, b: f32) -> bool {
+    (a - b).abs() < BLOCK_SIZE_DELTA * a.min(b)
+}
+
 fn block_accepts(block: &[LineAcc], l: &LineAcc) -> bool {
     let last = block.last().expect("a block holds a line");
     if l.rot != last.rot {
@@ -422,7 +428,7 @@ fn block_accepts(block: &[LineAcc], l: &LineAcc) -> bool {
     let main = block
         .iter()
         .rev()
-        .find(|x| (x.size - first.size).abs() <= BLOCK_SIZE_DELTA * first.size)
+        .find(|x| same_size(x.size, first.size))
         .unwrap_or(last);
     let size = main.size.max(0.1);
     // A line beside the previous one (table cells, a split line) or over it (stacked
@@ -437,12 +443,12 @@ fn block_accepts(block: &[LineAcc], l: &LineAcc) -> bool {
             && (shift <= MAX_INTRA_LINE_DELTA * size
                 || (shift < size
                     && dist >= -0.1 * size
-                    && (l.size - x.size).abs() <= BLOCK_SIZE_DELTA * size))
+                    && same_size(l.size, x.size)))
     };
     if beside(last) || beside(main) {
         return true;
     }
-    if (l.size - main.size).abs() > BLOCK_SIZE_DELTA * size {
+    if !same_size(l.size, main.size) {
         return false;
     }
     let pitch = l.base - main.base;
@@ -452,7 +458,7 @@ fn block_accepts(block: &[LineAcc], l: &LineAcc) -> bool {
     // The block's own line pitch, from its last pair of main lines on different baselines.
     let mains: Vec<&LineAcc> = block
         .iter()
-        .filter(|x| (x.size - first.size).abs() <= BLOCK_SIZE_DELTA * first.size)
+        .filter(|x| same_size(x.size, first.size))
         .collect();
     let prev = mains
         .windows(2)
