@@ -5,13 +5,18 @@ The rules follow what GROBID's models were trained on (pdfalto, itself built on 
 extraction), measured against pdfalto 0.6.3 with `bench/layout_parity`:
 
 - **Words** (pdfalto `String`s) are runs of characters in content-stream order, broken at a
-  space glyph, a gap wider than 0.1 × font size, a backwards jump, a baseline shift, or a change
-  of font or size. Every word boundary becomes a `" "` in GROBID's token stream, except after a
+  space glyph, a gap wider than 0.1 × font size, a jump back of 0.3 × size, or a baseline shift
+  over 1 pt; never at a change of font or size (a word takes its first character's style), and
+  never next to a spacing accent, which is composed with the letter it sits on. Glyphs without
+  Unicode keep their place but add no text; a word drawn twice at the same place (fake bold)
+  is kept once. Every word boundary becomes a `" "` in GROBID's token stream, except after a
   word ending in `-`.
-- **Lines** are runs of words (stream order) on one baseline, allowing super/subscripts
-  (baseline within half the font size) and gaps up to `MAX_WORD_GAP` × font size.
+- **Lines** are runs of words (stream order) whose baselines differ by at most half the font
+  size (super/subscripts), with gaps up to `MAX_WORD_GAP` × size; a jump back of 0.3 × size
+  starts a new line.
 - **Blocks** are runs of lines (stream order) going down the page with a regular line pitch
-  (≤ `MAX_LINE_PITCH` × size), overlapping horizontally, in the same font size (± 5 %).
+  (≤ `MAX_LINE_PITCH` × size), overlapping horizontally, in the same font size (± 5 %); lines
+  beside or over the previous one (table cells, stacked scripts, labels) stay in its block.
 - **Reading order** is content-stream order, as pdfalto's is (it does not reorder): producers
   draw columns, headers and footers in their logical order far more often than not.
 - **Rotated text** is handled in its own frame: words and lines are built along the text's
@@ -441,9 +446,7 @@ fn block_accepts(block: &[LineAcc], l: &LineAcc) -> bool {
         // vertically (cells of a table row, centred differently).
         dist <= BESIDE_GAP * size
             && (shift <= MAX_INTRA_LINE_DELTA * size
-                || (shift < size
-                    && dist >= -0.1 * size
-                    && same_size(l.size, x.size)))
+                || (shift < size && dist >= -0.1 * size && same_size(l.size, x.size)))
     };
     if beside(last) || beside(main) {
         return true;
