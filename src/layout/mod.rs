@@ -50,9 +50,10 @@ impl BBox {
 pub struct Token {
     pub text: String,
     pub bbox: BBox,
-    /// Full font name as the PDF declares it (`/BaseFont`), subset prefix (`ABCDEF+`) kept,
-    /// as pdfalto's `-fullFontName` gives it: GROBID compares whole names, so two subsets of
-    /// one font are two fonts. `pdfium::strip_subset` gives the bare name.
+    /// Font name from the font's `/BaseFont` (e.g. `NimbusRomNo9L-ReguItal`, `CMMI10`,
+    /// `Helvetica-Bold`). pdfium drops the subset prefix (`ABCDEF+`) that pdfalto keeps, and
+    /// pdfalto lower-cases; GROBID lower-cases on reading and only compares names for equality,
+    /// so features match except where one PDF embeds two subsets of one font.
     pub font: String,
     pub font_size: f32,
     pub bold: bool,

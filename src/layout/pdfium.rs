@@ -8,8 +8,8 @@ already corrected for pdfium's quirks:
 - a line-end hyphen reported as U+0002 (`is_hyphen`) becomes `-`;
 - font size is `Tf × √(c² + d²)` of the character's matrix (pdfium's own scaled size is 0 for
   text rotated 90°);
-- font names keep their subset prefix (pdfalto's `-fullFontName`), read from the font's
-  `/BaseFont` because pdfium's `FPDFText_GetFontInfo` strips the prefix only sometimes;
+- font names come from the font's `/BaseFont` (pdfium strips the subset prefix there
+  consistently, where `FPDFText_GetFontInfo` strips it only sometimes);
 - bold and italic follow pdfalto: the name, then the descriptor flags (never the weight);
 - y is converted to a top-left origin through the crop box and the page's `/Rotate`.
 
