@@ -341,16 +341,22 @@ impl Pdfium {
                     .to_string();
             }
         }
+        // The text page's font name can keep what the base name lost (a style suffix such as
+        // `-Italic`); both feed the bold/italic rule.
         let mut flags = 0i32;
+        let mut info_name = String::new();
         let len = unsafe { b.FPDFText_GetFontInfo(tp, i, std::ptr::null_mut(), 0, &mut flags) };
-        if name.is_empty() && len > 1 && len < 4096 {
+        if len > 1 && len < 4096 {
             let mut buf = vec![0u8; len as usize];
             unsafe {
                 b.FPDFText_GetFontInfo(tp, i, buf.as_mut_ptr() as *mut c_void, len, &mut flags)
             };
-            name = String::from_utf8_lossy(&buf)
+            info_name = String::from_utf8_lossy(&buf)
                 .trim_end_matches('\0')
                 .to_string();
+        }
+        if name.is_empty() {
+            name = strip_subset(&info_name).to_string();
         }
         let mut italic_angle = 0i32;
         if !font.is_null() {
@@ -363,7 +369,7 @@ impl Pdfium {
         } else {
             flags
         };
-        let (bold, italic) = bold_italic(&name, flags);
+        let (bold, italic) = bold_italic(&format!("{name} {info_name}"), flags);
         FontFacts { name, bold, italic }
     }
 
