@@ -442,11 +442,17 @@ fn block_accepts(block: &[LineAcc], l: &LineAcc) -> bool {
     let beside = |x: &LineAcc| {
         let dist = (l.u0 - x.u1).max(x.u0 - l.u1);
         let shift = (l.base - x.base).abs();
-        // On (nearly) the same baseline, anywhere close; or side by side and overlapping
-        // vertically (cells of a table row, centred differently).
-        dist <= BESIDE_GAP * size
-            && (shift <= MAX_INTRA_LINE_DELTA * size
-                || (shift < size && dist >= -0.1 * size && same_size(l.size, x.size)))
+        if dist > BESIDE_GAP * size {
+            return false;
+        }
+        if same_size(l.size, x.size) {
+            // On (nearly) the same baseline, or side by side and overlapping vertically
+            // (cells of a table row, centred differently).
+            return shift <= MAX_INTRA_LINE_DELTA * size || (shift < size && dist >= -0.1 * size);
+        }
+        // Of another size, only a script (smaller, off the other's baseline) joins.
+        let big = l.size.max(x.size);
+        shift > 0.1 * big && shift <= MAX_INTRA_LINE_DELTA * big
     };
     if beside(last) || beside(main) {
         return true;
