@@ -46,7 +46,7 @@ const MAX_INTRA_LINE_DELTA: f32 = 0.5;
 const MAX_LINE_PITCH: f32 = 1.5;
 /// A line on the previous line's baseline joins its block if no further than this many times
 /// the font size to its side.
-const BESIDE_GAP: f32 = 8.0;
+const BESIDE_GAP: f32 = 25.0;
 /// Relative font-size difference allowed between the lines of one block.
 const BLOCK_SIZE_DELTA: f32 = 0.05;
 
