@@ -38,7 +38,9 @@ pub const PDFIUM_ENV: &str = "QUIRE_PDFIUM_LIB";
 const VENDOR_PATH: &str = "vendor/pdfium/libpdfium.so";
 
 /// Find `libpdfium.so`: the configured path, else `$QUIRE_PDFIUM_LIB`, else
-/// `vendor/pdfium/libpdfium.so` under the current directory or an ancestor of the executable.
+/// `vendor/pdfium/libpdfium.so` in the current directory or one of its ancestors, in the
+/// directory cargo runs a test or binary for (`$CARGO_MANIFEST_DIR`) or one of its ancestors,
+/// or in an ancestor of the running executable.
 pub fn resolve_library(configured: Option<&Path>) -> Option<PathBuf> {
     if let Some(p) = configured {
         return p.is_file().then(|| p.to_path_buf());
@@ -49,13 +51,22 @@ pub fn resolve_library(configured: Option<&Path>) -> Option<PathBuf> {
             return Some(p);
         }
     }
-    let cwd = PathBuf::from(VENDOR_PATH);
-    if cwd.is_file() {
-        return Some(cwd);
+    let mut roots: Vec<PathBuf> = Vec::new();
+    if let Ok(cwd) = std::env::current_dir() {
+        roots.push(cwd);
     }
-    let exe = std::env::current_exe().ok()?;
-    exe.ancestors()
-        .skip(1)
+    if let Some(dir) = std::env::var_os("CARGO_MANIFEST_DIR") {
+        roots.push(PathBuf::from(dir));
+    }
+    if let Some(dir) = std::env::current_exe()
+        .ok()
+        .and_then(|e| e.parent().map(Path::to_path_buf))
+    {
+        roots.push(dir);
+    }
+    roots
+        .iter()
+        .flat_map(|r| r.ancestors())
         .map(|dir| dir.join(VENDOR_PATH))
         .find(|p| p.is_file())
 }
