@@ -402,19 +402,14 @@ fn build_lines(words: Vec<Word>) -> Vec<LineAcc> {
 }
 
 fn build_blocks(lines: Vec<LineAcc>) -> Vec<Vec<LineAcc>> {
-    let mut blocks: Vec<Vec<LineAcc>> = Vec::new();
+    let mut blocks: Vec<BlockAcc> = Vec::new();
     for l in lines {
-        let joins = match blocks.last() {
-            Some(b) => block_accepts(b, &l),
-            None => false,
-        };
-        if joins {
-            blocks.last_mut().expect("checked").push(l);
-        } else {
-            blocks.push(vec![l]);
+        match blocks.last_mut() {
+            Some(b) if b.accepts(&l) => b.push(l),
+            _ => blocks.push(BlockAcc::new(l)),
         }
     }
-    blocks
+    blocks.into_iter().map(|b| b.lines).collect()
 }
 
 /// Two font sizes a block may mix: within 5 % of the smaller (pdfalto measures from the
@@ -423,68 +418,85 @@ fn same_size(a: f32, b: f32) -> bool {
     (a - b).abs() < BLOCK_SIZE_DELTA * a.min(b)
 }
 
-fn block_accepts(block: &[LineAcc], l: &LineAcc) -> bool {
-    let last = block.last().expect("a block holds a line");
-    if l.rot != last.rot {
-        return false;
+/// A block being built, with what `accepts` needs kept up to date (constant time per line).
+struct BlockAcc {
+    lines: Vec<LineAcc>,
+    u0: f32,
+    u1: f32,
+    /// Index of the block's last main line: the last in the size of its first line (not a
+    /// script line).
+    main: usize,
+    /// Baseline distance between the last two main lines on different baselines.
+    pitch: Option<f32>,
+}
+
+impl BlockAcc {
+    fn new(l: LineAcc) -> BlockAcc {
+        BlockAcc {
+            u0: l.u0,
+            u1: l.u1,
+            main: 0,
+            pitch: None,
+            lines: vec![l],
+        }
     }
-    // The block's main text: its last line in the size of its first (not a script line).
-    let first = &block[0];
-    let main = block
-        .iter()
-        .rev()
-        .find(|x| same_size(x.size, first.size))
-        .unwrap_or(last);
-    let size = main.size.max(0.1);
-    // A line beside the previous one (table cells, a split line) or over it (stacked
-    // super/subscripts drawn after their base, figure labels) stays in the block, as pdfalto
-    // keeps them together.
-    let beside = |x: &LineAcc| {
-        let dist = (l.u0 - x.u1).max(x.u0 - l.u1);
-        let shift = (l.base - x.base).abs();
-        if dist > BESIDE_GAP * size {
+
+    fn push(&mut self, l: LineAcc) {
+        self.u0 = self.u0.min(l.u0);
+        self.u1 = self.u1.max(l.u1);
+        let first = self.lines[0].size;
+        if same_size(l.size, first) {
+            let p = l.base - self.lines[self.main].base;
+            if p > MAX_INTRA_LINE_DELTA * first {
+                self.pitch = Some(p);
+            }
+            self.main = self.lines.len();
+        }
+        self.lines.push(l);
+    }
+
+    fn accepts(&self, l: &LineAcc) -> bool {
+        let last = self.lines.last().expect("a block holds a line");
+        if l.rot != last.rot {
             return false;
         }
-        if same_size(l.size, x.size) {
-            // On (nearly) the same baseline, or side by side and overlapping vertically
-            // (cells of a table row, centred differently).
-            return shift <= MAX_INTRA_LINE_DELTA * size || (shift < size && dist >= -0.1 * size);
+        let main = &self.lines[self.main];
+        let size = main.size.max(0.1);
+        // A line beside the previous one (table cells, a split line) or over it (stacked
+        // super/subscripts drawn after their base, figure labels) stays in the block, as
+        // pdfalto keeps them together.
+        let beside = |x: &LineAcc| {
+            let dist = (l.u0 - x.u1).max(x.u0 - l.u1);
+            let shift = (l.base - x.base).abs();
+            if dist > BESIDE_GAP * size {
+                return false;
+            }
+            if same_size(l.size, x.size) {
+                // On (nearly) the same baseline, or side by side and overlapping vertically
+                // (cells of a table row, centred differently).
+                return shift <= MAX_INTRA_LINE_DELTA * size
+                    || (shift < size && dist >= -0.1 * size);
+            }
+            // Of another size, only a script (smaller, off the other's baseline) joins.
+            let big = l.size.max(x.size);
+            shift > 0.1 * big && shift <= MAX_INTRA_LINE_DELTA * big
+        };
+        if beside(last) || beside(main) {
+            return true;
         }
-        // Of another size, only a script (smaller, off the other's baseline) joins.
-        let big = l.size.max(x.size);
-        shift > 0.1 * big && shift <= MAX_INTRA_LINE_DELTA * big
-    };
-    if beside(last) || beside(main) {
-        return true;
-    }
-    if !same_size(l.size, main.size) {
-        return false;
-    }
-    let pitch = l.base - main.base;
-    if pitch <= 0.0 || pitch > MAX_LINE_PITCH * size {
-        return false;
-    }
-    // The block's own line pitch, from its last pair of main lines on different baselines.
-    let mains: Vec<&LineAcc> = block
-        .iter()
-        .filter(|x| same_size(x.size, first.size))
-        .collect();
-    let prev = mains
-        .windows(2)
-        .rev()
-        .map(|w| w[1].base - w[0].base)
-        .find(|p| *p > MAX_INTRA_LINE_DELTA * size);
-    if let Some(prev) = prev {
-        if pitch > prev + 0.5 * size {
+        if !same_size(l.size, main.size) {
             return false;
         }
+        let pitch = l.base - main.base;
+        if pitch <= 0.0 || pitch > MAX_LINE_PITCH * size {
+            return false;
+        }
+        // A wider gap than the block's own line pitch is a paragraph or section break.
+        if self.pitch.is_some_and(|prev| pitch > prev + 0.5 * size) {
+            return false;
+        }
+        l.u0 < self.u1 && l.u1 > self.u0
     }
-    let (b0, b1) = block
-        .iter()
-        .fold((f32::INFINITY, f32::NEG_INFINITY), |(a, b), x| {
-            (a.min(x.u0), b.max(x.u1))
-        });
-    l.u0 < b1 && l.u1 > b0
 }
 
 fn char_box(ch: &RawChar) -> BBox {
