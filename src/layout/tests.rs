@@ -352,3 +352,19 @@ fn the_grobid_stream_spells_spaces_and_newlines_like_grobid() {
         .all(|i| i.text.trim().is_empty()));
     assert_eq!(stream.last().unwrap().block, 1);
 }
+
+#[test]
+fn a_dense_page_of_thousands_of_lines_is_one_block() {
+    let n = 2000;
+    let lines: Vec<String> = (0..n).map(|i| format!("row {i} value")).collect();
+    let refs: Vec<&str> = lines.iter().map(String::as_str).collect();
+    let height = 20.0 + n as f32 * 5.0;
+    let pdf = PdfBuilder::new()
+        .page(300.0, height)
+        .paragraph(20.0, height - 10.0, "Helvetica", 4.0, 5.0, &refs)
+        .build();
+    let Some(doc) = all(&pdf) else { return };
+    assert_eq!(doc.block_count(), 1);
+    assert_eq!(doc.pages[0].blocks[0].lines.len(), n);
+    assert_eq!(doc.token_count(), 3 * n);
+}
