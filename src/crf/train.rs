@@ -342,8 +342,15 @@ fn chunk_gradient(
             let row = &mut ws.state[t * l..(t + 1) * l];
             for &a in corpus.token_attrs(b + t) {
                 let r = feats.state_range(a);
-                for (&y, &wf) in feats.feat_label[r.clone()].iter().zip(&w[r]) {
-                    row[y as usize] += wf;
+                if r.len() == l {
+                    // Observed with every label: labels are 0..L in order.
+                    for (rv, &wf) in row.iter_mut().zip(&w[r]) {
+                        *rv += wf;
+                    }
+                } else {
+                    for (&y, &wf) in feats.feat_label[r.clone()].iter().zip(&w[r]) {
+                        row[y as usize] += wf;
+                    }
                 }
             }
             let m = row.iter().copied().fold(f64::NEG_INFINITY, f64::max);
@@ -417,8 +424,14 @@ fn chunk_gradient(
             }
             for &a in corpus.token_attrs(b + t) {
                 let r = feats.state_range(a);
-                for (&y, gf) in feats.feat_label[r.clone()].iter().zip(&mut ws.grad[r]) {
-                    *gf += ws.tmp[y as usize];
+                if r.len() == l {
+                    for (gf, &p) in ws.grad[r].iter_mut().zip(ws.tmp.iter()) {
+                        *gf += p;
+                    }
+                } else {
+                    for (&y, gf) in feats.feat_label[r.clone()].iter().zip(&mut ws.grad[r]) {
+                        *gf += ws.tmp[y as usize];
+                    }
                 }
             }
         }
