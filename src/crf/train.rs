@@ -570,12 +570,19 @@ mod tests {
     fn gradient_matches_finite_differences() {
         for (text, threads) in [
             ("U0:%x[0,0]\nU1:%x[-1,1]/%x[0,1]\nB", 1),
-            ("U0:%x[0,0]\nU1:%x[-1,1]/%x[0,1]\nB", 3),
+            // `U9:bias` is seen with every label: the dense path.
+            ("U0:%x[0,0]\nU1:%x[-1,1]/%x[0,1]\nU9:bias\nB", 3),
             ("U0:%x[0,0]\nU1:%x[1,1]", 2),
         ] {
             let t = Template::parse(text).unwrap();
             let corpus = Corpus::build(&t, &data()).unwrap();
             let feats = Features::build(&corpus, t.has_bigram());
+            if text.contains("bias") {
+                let dense = (0..corpus.attrs.len() as u32)
+                    .filter(|&a| feats.state_range(a).len() == feats.num_labels)
+                    .count();
+                assert!(dense > 0);
+            }
             let mut obj = Objective::new(&corpus, &feats, threads);
             let n = feats.num_features();
             let w: Vec<f64> = (0..n)
