@@ -254,6 +254,14 @@ pub(crate) fn read(buf: &[u8]) -> Result<Tables> {
         }
     }
     state.sort_by_key(|&(a, y, _)| (a, y));
+    // One entry per (attribute, label), so a run of L entries covers every label once.
+    state.dedup_by(|next, kept| {
+        let same = next.0 == kept.0 && next.1 == kept.1;
+        if same {
+            kept.2 += next.2;
+        }
+        same
+    });
     let mut attr_off = vec![0u32; num_attrs + 1];
     for &(a, _, _) in &state {
         attr_off[a as usize + 1] += 1;

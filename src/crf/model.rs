@@ -120,21 +120,32 @@ impl Model {
                 reason: "the model has no labels".to_string(),
             });
         }
-        let mut ids: Vec<Vec<u32>> = vec![Vec::new(); rows.len()];
+        // Attribute ids of all tokens in one flat buffer (expansion is token-major).
+        let mut ids: Vec<u32> = Vec::with_capacity(rows.len() * self.template.len());
+        let mut bounds: Vec<usize> = Vec::with_capacity(rows.len() + 1);
         let mut buf = String::with_capacity(64);
         let attr_ids = &self.tables.attr_ids;
         self.template.expand_with(rows, &mut buf, |t, attr| {
+            while bounds.len() <= t {
+                bounds.push(ids.len());
+            }
             if let Some(&a) = attr_ids.get(attr) {
-                ids[t].push(a);
+                ids.push(a);
             }
         });
+        while bounds.len() <= rows.len() {
+            bounds.push(ids.len());
+        }
         let mut state = vec![0.0; rows.len() * l];
-        for (t, list) in ids.iter_mut().enumerate() {
+        for (t, row) in state.chunks_exact_mut(l).enumerate() {
+            let list = &mut ids[bounds[t]..bounds[t + 1]];
             list.sort_unstable();
-            list.dedup();
-            let row = &mut state[t * l..(t + 1) * l];
+            let mut prev = None;
             for &a in list.iter() {
-                self.add_state(row, a);
+                if prev != Some(a) {
+                    self.add_state(row, a);
+                }
+                prev = Some(a);
             }
         }
         Ok(self.viterbi(&state, rows.len()))
@@ -167,8 +178,17 @@ impl Model {
             return;
         };
         let r = s as usize..e as usize;
-        for (&y, &w) in tb.st_label[r.clone()].iter().zip(&tb.st_weight[r]) {
-            row[y as usize] += w;
+        if r.len() == row.len() {
+            // Weights for every label, in label order.
+            for (rv, &w) in row.iter_mut().zip(&tb.st_weight[r]) {
+                *rv += w;
+            }
+        } else {
+            for (&y, &w) in tb.st_label[r.clone()].iter().zip(&tb.st_weight[r]) {
+                if let Some(rv) = row.get_mut(y as usize) {
+                    *rv += w;
+                }
+            }
         }
     }
 
