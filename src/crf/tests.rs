@@ -235,3 +235,35 @@ fn malformed_training_data_is_refused() {
     assert!(train(&t, &short, &params(), &mut |_| true).is_err());
     assert!(train(&t, &[], &params(), &mut |_| true).is_err());
 }
+
+#[test]
+fn training_error_is_reported_and_its_window_stops_training() {
+    let t = Template::parse(TEMPLATE).unwrap();
+    let mut seen = Vec::new();
+    let p = TrainParams {
+        window: 3,
+        epsilon: 1e-9,
+        max_iter: 500,
+        ..params()
+    };
+    train(&t, &corpus(), &p, &mut |pr| {
+        seen.push(pr.train_error);
+        true
+    })
+    .unwrap();
+    // The final model tags its training data perfectly (see the test above), and the error
+    // rate was identical over the last 3 iterations, which ended training early.
+    let n = seen.len();
+    assert!(n < 500, "{n} iterations");
+    assert!(n >= 3);
+    assert!(seen[n - 3..].iter().all(|&e| e == 0.0), "{seen:?}");
+    assert!(seen.iter().all(|&e| (0.0..=100.0).contains(&e)));
+    // Without the window, training goes on until the objective settles.
+    let mut longer = 0;
+    train(&t, &corpus(), &TrainParams { window: 0, ..p }, &mut |pr| {
+        longer = pr.iteration;
+        true
+    })
+    .unwrap();
+    assert!(longer > n, "{longer} vs {n}");
+}

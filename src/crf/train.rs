@@ -10,7 +10,7 @@ gradients are summed in a fixed order so results do not depend on scheduling.
 use std::time::Instant;
 
 use super::fxhash::{FxHashMap, FxHashSet};
-use super::lbfgs::{self, Outcome, OwlqnParams};
+use super::lbfgs::{self, Control, Outcome, OwlqnParams};
 use super::template::Template;
 use super::{format, Progress, Sequence, TrainParams};
 use crate::{Error, Result};
@@ -215,6 +215,9 @@ struct Workspace {
     beta: Vec<f64>,
     scale: Vec<f64>,
     tmp: Vec<f64>,
+    vit: Vec<f64>,
+    vit_next: Vec<f64>,
+    back: Vec<u32>,
 }
 
 impl Workspace {
@@ -227,6 +230,9 @@ impl Workspace {
             beta: Vec::new(),
             scale: Vec::new(),
             tmp: vec![0.0; l],
+            vit: vec![0.0; l],
+            vit_next: vec![0.0; l],
+            back: Vec::new(),
         }
     }
 }
@@ -240,6 +246,8 @@ pub(crate) struct Objective<'a> {
     chunks: Vec<std::ops::Range<usize>>,
     spaces: Vec<Workspace>,
     exp_trans: Vec<f64>,
+    /// Viterbi token errors on the training data at the last evaluated point.
+    pub errors: std::cell::Cell<usize>,
 }
 
 impl<'a> Objective<'a> {
@@ -270,6 +278,7 @@ impl<'a> Objective<'a> {
             chunks,
             spaces,
             exp_trans: vec![1.0; l * l],
+            errors: std::cell::Cell::new(0),
         }
     }
 
@@ -283,7 +292,7 @@ impl<'a> Objective<'a> {
             }
         }
         let (corpus, feats, exp_trans) = (self.corpus, self.feats, &self.exp_trans);
-        let mut logz = vec![0.0; self.chunks.len()];
+        let mut logz = vec![(0.0, 0usize); self.chunks.len()];
         std::thread::scope(|scope| {
             for ((ws, range), lz) in self
                 .spaces
@@ -299,19 +308,22 @@ impl<'a> Objective<'a> {
         });
         g.iter_mut().zip(&self.emp).for_each(|(gi, &e)| *gi = -e);
         let mut nll = 0.0;
-        for (ws, lz) in self.spaces.iter().zip(&logz) {
+        let mut errors = 0;
+        for (ws, (lz, err)) in self.spaces.iter().zip(&logz) {
             nll += lz;
+            errors += err;
             for (gi, &v) in g.iter_mut().zip(&ws.grad) {
                 *gi += v;
             }
         }
+        self.errors.set(errors);
         let gold: f64 = w.iter().zip(&self.emp).map(|(a, b)| a * b).sum();
         nll - gold
     }
 }
 
-/// Forward-backward over the sequences of one chunk: returns the sum of log Z and leaves the
-/// expected feature counts in `ws.grad`.
+/// Forward-backward over the sequences of one chunk: returns the sum of log Z and the number
+/// of tokens Viterbi gets wrong, and leaves the expected feature counts in `ws.grad`.
 fn chunk_gradient(
     corpus: &Corpus,
     feats: &Features,
@@ -319,12 +331,13 @@ fn chunk_gradient(
     w: &[f64],
     range: std::ops::Range<usize>,
     ws: &mut Workspace,
-) -> f64 {
+) -> (f64, usize) {
     let l = feats.num_labels;
     let ns = feats.num_state();
     ws.grad.iter_mut().for_each(|x| *x = 0.0);
     ws.trans_acc.iter_mut().for_each(|x| *x = 0.0);
     let mut total_logz = 0.0;
+    let mut errors = 0;
     for s in range {
         let (b, e) = (corpus.seq_off[s], corpus.seq_off[s + 1]);
         let n = e - b;
@@ -359,6 +372,7 @@ fn chunk_gradient(
             }
             logz += m;
         }
+        errors += viterbi_errors(ws, feats, exp_trans, &corpus.gold[b..e]);
         // Forward, scaled per position.
         {
             let (alpha, state, scale) = (&mut ws.alpha, &ws.state, &mut ws.scale);
@@ -462,7 +476,52 @@ fn chunk_gradient(
             *gf += v;
         }
     }
-    total_logz
+    (total_logz, errors)
+}
+
+/// Viterbi over the exponentiated scores in `ws.state` (max-product, rescaled per position);
+/// returns how many labels differ from `gold`.
+fn viterbi_errors(ws: &mut Workspace, feats: &Features, exp_trans: &[f64], gold: &[u32]) -> usize {
+    let l = feats.num_labels;
+    let n = gold.len();
+    ws.back.resize(n * l, 0);
+    ws.vit.copy_from_slice(&ws.state[..l]);
+    for t in 1..n {
+        for j in 0..l {
+            let mut best = f64::NEG_INFINITY;
+            let mut arg = 0u32;
+            for (i, &v) in ws.vit.iter().enumerate() {
+                let s = if feats.transitions {
+                    v * exp_trans[i * l + j]
+                } else {
+                    v
+                };
+                if s > best {
+                    best = s;
+                    arg = i as u32;
+                }
+            }
+            ws.vit_next[j] = best * ws.state[t * l + j];
+            ws.back[t * l + j] = arg;
+        }
+        let max = ws.vit_next.iter().copied().fold(0.0, f64::max);
+        let inv = if max > 0.0 { 1.0 / max } else { 1.0 };
+        for (v, &nv) in ws.vit.iter_mut().zip(&ws.vit_next) {
+            *v = nv * inv;
+        }
+    }
+    let mut y = 0;
+    for j in 1..l {
+        if ws.vit[j] > ws.vit[y] {
+            y = j;
+        }
+    }
+    let mut errors = usize::from(y as u32 != gold[n - 1]);
+    for t in (1..n).rev() {
+        y = ws.back[t * l + y] as usize;
+        errors += usize::from(y as u32 != gold[t - 1]);
+    }
+    errors
 }
 
 /// Scale a vector to sum 1; return the factor used (1/sum).
@@ -507,23 +566,52 @@ pub(crate) fn train(
         c1: params.c1,
         c2: params.c2,
         epsilon: params.epsilon,
-        window: params.window,
         max_iter: params.max_iter,
         ..OwlqnParams::default()
     };
     let start = Instant::now();
+    let tokens = corpus.num_tokens() as f64;
+    let last_errors = std::cell::Cell::new(0usize);
+    // Wapiti's error-rate window: the last `window` training error rates (percent).
+    let mut recent: std::collections::VecDeque<f64> = std::collections::VecDeque::new();
     let outcome = lbfgs::minimize(
         &mut w,
-        |x, g| objective.evaluate(x, g),
+        |x, g| {
+            let f = objective.evaluate(x, g);
+            last_errors.set(objective.errors.get());
+            f
+        },
         &opt,
         |it, fx, x| {
+            let train_error = 100.0 * last_errors.get() as f64 / tokens;
             let active = x.iter().filter(|v| **v != 0.0).count();
-            progress(&Progress {
+            let go_on = progress(&Progress {
                 iteration: it,
                 loss: fx,
                 elapsed_s: start.elapsed().as_secs_f64(),
                 active_features: active,
-            })
+                train_error,
+            });
+            if !go_on {
+                return Control::Cancel;
+            }
+            if params.window > 0 {
+                recent.push_back(train_error);
+                if recent.len() > params.window {
+                    recent.pop_front();
+                }
+                if recent.len() == params.window {
+                    let (lo, hi) = recent
+                        .iter()
+                        .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &e| {
+                            (lo.min(e), hi.max(e))
+                        });
+                    if hi - lo < params.epsilon {
+                        return Control::Stop;
+                    }
+                }
+            }
+            Control::Continue
         },
     );
     if let Outcome::Cancelled { iteration } = outcome {
