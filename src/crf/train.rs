@@ -487,22 +487,30 @@ fn viterbi_errors(ws: &mut Workspace, feats: &Features, exp_trans: &[f64], gold:
     ws.back.resize(n * l, 0);
     ws.vit.copy_from_slice(&ws.state[..l]);
     for t in 1..n {
-        for j in 0..l {
-            let mut best = f64::NEG_INFINITY;
-            let mut arg = 0u32;
-            for (i, &v) in ws.vit.iter().enumerate() {
-                let s = if feats.transitions {
-                    v * exp_trans[i * l + j]
-                } else {
-                    v
-                };
-                if s > best {
-                    best = s;
-                    arg = i as u32;
+        // Row-wise max-product: best[j] = max_i vit[i]·E[i][j] (first i wins ties).
+        let back = &mut ws.back[t * l..(t + 1) * l];
+        ws.vit_next.iter_mut().for_each(|v| *v = f64::NEG_INFINITY);
+        for (i, &v) in ws.vit.iter().enumerate() {
+            if feats.transitions {
+                let er = &exp_trans[i * l..(i + 1) * l];
+                for ((best, arg), &e) in ws.vit_next.iter_mut().zip(back.iter_mut()).zip(er) {
+                    let s = v * e;
+                    if s > *best {
+                        *best = s;
+                        *arg = i as u32;
+                    }
+                }
+            } else {
+                for (best, arg) in ws.vit_next.iter_mut().zip(back.iter_mut()) {
+                    if v > *best {
+                        *best = v;
+                        *arg = i as u32;
+                    }
                 }
             }
-            ws.vit_next[j] = best * ws.state[t * l + j];
-            ws.back[t * l + j] = arg;
+        }
+        for (v, &sv) in ws.vit_next.iter_mut().zip(&ws.state[t * l..(t + 1) * l]) {
+            *v *= sv;
         }
         let max = ws.vit_next.iter().copied().fold(0.0, f64::max);
         let inv = if max > 0.0 { 1.0 / max } else { 1.0 };
@@ -695,5 +703,58 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// The training error count equals that of a brute-force argmax over every labelling.
+    #[test]
+    fn viterbi_errors_match_brute_force() {
+        let t = Template::parse("U0:%x[0,0]\nU1:%x[-1,1]/%x[0,1]\nB").unwrap();
+        let corpus = Corpus::build(&t, &data()).unwrap();
+        let feats = Features::build(&corpus, true);
+        let l = feats.num_labels;
+        let ns = feats.num_state();
+        let mut obj = Objective::new(&corpus, &feats, 2);
+        let n = feats.num_features();
+        let w: Vec<f64> = (0..n)
+            .map(|i| ((i * 53 % 17) as f64 - 8.0) * 0.21)
+            .collect();
+        let mut g = vec![0.0; n];
+        obj.evaluate(&w, &mut g);
+        let mut expected = 0;
+        for s in 0..corpus.num_sequences() {
+            let (b, e) = (corpus.seq_off[s], corpus.seq_off[s + 1]);
+            let len = e - b;
+            let score = |ys: &[usize]| {
+                let mut sc = 0.0;
+                for (k, &y) in ys.iter().enumerate() {
+                    for &a in corpus.token_attrs(b + k) {
+                        let r = feats.state_range(a);
+                        if let Ok(p) = feats.feat_label[r.clone()].binary_search(&(y as u32)) {
+                            sc += w[r.start + p];
+                        }
+                    }
+                    if k > 0 {
+                        sc += w[ns + ys[k - 1] * l + y];
+                    }
+                }
+                sc
+            };
+            let mut best = (f64::NEG_INFINITY, vec![]);
+            for code in 0..l.pow(len as u32) {
+                let ys: Vec<usize> = (0..len).map(|k| code / l.pow(k as u32) % l).collect();
+                let sc = score(&ys);
+                if sc > best.0 {
+                    best = (sc, ys);
+                }
+            }
+            expected += best
+                .1
+                .iter()
+                .zip(&corpus.gold[b..e])
+                .filter(|(y, g)| **y as u32 != **g)
+                .count();
+        }
+        assert_eq!(obj.errors.get(), expected);
+        assert!(expected > 0);
     }
 }
