@@ -20,7 +20,18 @@ fn median(mut v: Vec<f64>) -> f64 {
     v[v.len() / 2]
 }
 
-fn quire_iter(t: &Template, data: &[Sequence], threads: usize, iters: usize) -> (f64, f64) {
+/// CPU seconds used by this process so far (all threads): robust to other load on the
+/// machine, unlike wall time.
+fn cpu_s() -> f64 {
+    // SAFETY: getrusage only writes into the zeroed struct we pass.
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut ru) };
+    let tv = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 * 1e-6;
+    tv(ru.ru_utime) + tv(ru.ru_stime)
+}
+
+/// Median wall and CPU seconds per iteration (iterations 2..=iters), and the whole run.
+fn quire_iter(t: &Template, data: &[Sequence], threads: usize, iters: usize) -> (f64, f64, f64) {
     let p = TrainParams {
         c1: 0.0,
         c2: 2.0,
@@ -32,18 +43,14 @@ fn quire_iter(t: &Template, data: &[Sequence], threads: usize, iters: usize) -> 
     let mut stamps = Vec::new();
     let start = Instant::now();
     train(t, data, &p, &mut |pr| {
-        stamps.push(pr.elapsed_s);
+        stamps.push((pr.elapsed_s, cpu_s()));
         true
     })
     .expect("train");
     let total = start.elapsed().as_secs_f64();
-    let per: Vec<f64> = stamps.windows(2).map(|w| w[1] - w[0]).collect();
-    eprintln!(
-        "  quire {threads}t: setup {:.2} s, iteration 1 {:.2} s",
-        total - stamps.last().copied().unwrap_or(0.0),
-        stamps.first().copied().unwrap_or(0.0)
-    );
-    (median(per), total)
+    let wall: Vec<f64> = stamps.windows(2).map(|w| w[1].0 - w[0].0).collect();
+    let cpu: Vec<f64> = stamps.windows(2).map(|w| w[1].1 - w[0].1).collect();
+    (median(wall), median(cpu), total)
 }
 
 fn crfs_total(t: &Template, data: &[Sequence], iters: usize) -> f64 {
@@ -149,8 +156,8 @@ fn main() {
         template.len()
     );
     for threads in [1, 2] {
-        let (per, total) = quire_iter(&template, &data, threads, 8);
-        println!("crf_train_iter/quire/{threads}t/{k}: {per:.3} s/iter (median of iterations 2-8; whole run {total:.2} s)");
+        let (wall, cpu, total) = quire_iter(&template, &data, threads, 8);
+        println!("crf_train_iter/quire/{threads}t/{k}: {wall:.3} s/iter wall, {cpu:.3} CPU-s/iter (medians of iterations 2-8; whole run {total:.2} s)");
     }
     if !no_crfs {
         let one = crfs_total(&template, &data, 1);
