@@ -246,6 +246,9 @@ pub(crate) struct Objective<'a> {
     chunks: Vec<std::ops::Range<usize>>,
     spaces: Vec<Workspace>,
     exp_trans: Vec<f64>,
+    /// The state-feature range of every (token, attribute) entry of `corpus.tok_attrs`, so the
+    /// hot loops read one sequential stream instead of looking up each attribute.
+    ranges: Vec<[u32; 2]>,
     /// Viterbi token errors on the training data at the last evaluated point.
     pub errors: std::cell::Cell<usize>,
 }
@@ -278,6 +281,11 @@ impl<'a> Objective<'a> {
             chunks,
             spaces,
             exp_trans: vec![1.0; l * l],
+            ranges: corpus
+                .tok_attrs
+                .iter()
+                .map(|&a| [feats.attr_off[a as usize], feats.attr_off[a as usize + 1]])
+                .collect(),
             errors: std::cell::Cell::new(0),
         }
     }
@@ -292,6 +300,7 @@ impl<'a> Objective<'a> {
             }
         }
         let (corpus, feats, exp_trans) = (self.corpus, self.feats, &self.exp_trans);
+        let ranges = &self.ranges;
         let mut logz = vec![(0.0, 0usize); self.chunks.len()];
         std::thread::scope(|scope| {
             for ((ws, range), lz) in self
@@ -302,7 +311,7 @@ impl<'a> Objective<'a> {
             {
                 let range = range.clone();
                 scope.spawn(move || {
-                    *lz = chunk_gradient(corpus, feats, exp_trans, w, range, ws);
+                    *lz = chunk_gradient(corpus, feats, ranges, exp_trans, w, range, ws);
                 });
             }
         });
@@ -327,6 +336,7 @@ impl<'a> Objective<'a> {
 fn chunk_gradient(
     corpus: &Corpus,
     feats: &Features,
+    ranges: &[[u32; 2]],
     exp_trans: &[f64],
     w: &[f64],
     range: std::ops::Range<usize>,
@@ -353,8 +363,9 @@ fn chunk_gradient(
         // State scores, shifted by their maximum and exponentiated.
         for t in 0..n {
             let row = &mut ws.state[t * l..(t + 1) * l];
-            for &a in corpus.token_attrs(b + t) {
-                let r = feats.state_range(a);
+            let tr = &ranges[corpus.tok_off[b + t]..corpus.tok_off[b + t + 1]];
+            for &[rs, re] in tr {
+                let r = rs as usize..re as usize;
                 if r.len() == l {
                     // Observed with every label: labels are 0..L in order.
                     for (rv, &wf) in row.iter_mut().zip(&w[r]) {
@@ -436,8 +447,9 @@ fn chunk_gradient(
             for (tv, (&a, &bb)) in ws.tmp.iter_mut().zip(al.iter().zip(be)) {
                 *tv = a * bb * inv;
             }
-            for &a in corpus.token_attrs(b + t) {
-                let r = feats.state_range(a);
+            let tr = &ranges[corpus.tok_off[b + t]..corpus.tok_off[b + t + 1]];
+            for &[rs, re] in tr {
+                let r = rs as usize..re as usize;
                 if r.len() == l {
                     for (gf, &p) in ws.grad[r].iter_mut().zip(ws.tmp.iter()) {
                         *gf += p;
