@@ -267,3 +267,25 @@ fn training_error_is_reported_and_its_window_stops_training() {
     .unwrap();
     assert!(longer > n, "{longer} vs {n}");
 }
+
+#[test]
+fn model_is_shareable_between_threads() {
+    fn shared<T: Send + Sync + 'static>() {}
+    shared::<Model>();
+    shared::<Template>();
+    let (t, bytes) = trained();
+    let model = std::sync::Arc::new(Model::from_parts(&bytes, t, meta(1)).unwrap());
+    let handles: Vec<_> = (0..2)
+        .map(|_| {
+            let m = model.clone();
+            std::thread::spawn(move || {
+                corpus()
+                    .iter()
+                    .all(|s| m.label(&s.rows).unwrap() == s.labels)
+            })
+        })
+        .collect();
+    for h in handles {
+        assert!(h.join().unwrap());
+    }
+}
