@@ -120,49 +120,64 @@ impl Model {
                 reason: "the model has no labels".to_string(),
             });
         }
-        // Attribute ids of all tokens in one flat buffer (expansion is token-major).
-        let mut ids: Vec<u32> = Vec::with_capacity(rows.len() * self.template.len());
-        let mut bounds: Vec<usize> = Vec::with_capacity(rows.len() + 1);
-        let mut buf = String::with_capacity(64);
-        let attr_ids = &self.tables.attr_ids;
-        self.template.expand_with(rows, &mut buf, |t, attr| {
-            while bounds.len() <= t {
+        SCRATCH.with(|cell| {
+            let mut guard = cell.borrow_mut();
+            let sc = &mut *guard;
+            // Attribute ids of all tokens in one flat buffer (expansion is token-major).
+            sc.ids.clear();
+            sc.bounds.clear();
+            let (ids, bounds) = (&mut sc.ids, &mut sc.bounds);
+            let attr_ids = &self.tables.attr_ids;
+            self.template.expand_with(rows, &mut sc.buf, |t, attr| {
+                while bounds.len() <= t {
+                    bounds.push(ids.len());
+                }
+                if let Some(&a) = attr_ids.get(attr) {
+                    ids.push(a);
+                }
+            });
+            while bounds.len() <= rows.len() {
                 bounds.push(ids.len());
             }
-            if let Some(&a) = attr_ids.get(attr) {
-                ids.push(a);
-            }
-        });
-        while bounds.len() <= rows.len() {
-            bounds.push(ids.len());
-        }
-        let mut state = vec![0.0; rows.len() * l];
-        for (t, row) in state.chunks_exact_mut(l).enumerate() {
-            let list = &mut ids[bounds[t]..bounds[t + 1]];
-            list.sort_unstable();
-            let mut prev = None;
-            for &a in list.iter() {
-                if prev != Some(a) {
-                    self.add_state(row, a);
+            sc.state.clear();
+            sc.state.resize(rows.len() * l, 0.0);
+            for (t, row) in sc.state.chunks_exact_mut(l).enumerate() {
+                let list = &mut sc.ids[sc.bounds[t]..sc.bounds[t + 1]];
+                list.sort_unstable();
+                let mut prev = None;
+                for &a in list.iter() {
+                    if prev != Some(a) {
+                        self.add_state(row, a);
+                    }
+                    prev = Some(a);
                 }
-                prev = Some(a);
             }
-        }
-        Ok(self.viterbi(&state, rows.len()))
+            let state = std::mem::take(&mut sc.state);
+            let out = self.viterbi(&state, rows.len(), sc);
+            sc.state = state;
+            Ok(out)
+        })
     }
 
     /// Label a sequence given as attribute ids per token (already deduplicated); the fastest
     /// path, used by benchmarks and by callers that intern attributes themselves.
     pub fn label_attr_ids(&self, tokens: &[Vec<u32>]) -> Vec<u32> {
         let l = self.tables.labels.len();
-        let mut state = vec![0.0; tokens.len() * l];
-        for (t, list) in tokens.iter().enumerate() {
-            let row = &mut state[t * l..(t + 1) * l];
-            for &a in list {
-                self.add_state(row, a);
+        SCRATCH.with(|cell| {
+            let mut guard = cell.borrow_mut();
+            let sc = &mut *guard;
+            let mut state = std::mem::take(&mut sc.state);
+            state.clear();
+            state.resize(tokens.len() * l, 0.0);
+            for (list, row) in tokens.iter().zip(state.chunks_exact_mut(l.max(1))) {
+                for &a in list {
+                    self.add_state(row, a);
+                }
             }
-        }
-        self.viterbi(&state, tokens.len())
+            let out = self.viterbi(&state, tokens.len(), sc);
+            sc.state = state;
+            out
+        })
     }
 
     /// The model's id for an attribute string, if it kept it.
@@ -192,42 +207,63 @@ impl Model {
         }
     }
 
-    fn viterbi(&self, state: &[f64], n: usize) -> Vec<u32> {
+    /// Max-sum Viterbi over `state` (`n × L` scores); ties go to the lowest label id, as in
+    /// crfs/CRFsuite.
+    fn viterbi(&self, state: &[f64], n: usize, sc: &mut Scratch) -> Vec<u32> {
         let l = self.tables.labels.len();
-        if n == 0 {
+        if n == 0 || l == 0 {
             return Vec::new();
         }
         let trans = &self.tables.trans;
-        let mut score = state[..l].to_vec();
-        let mut next = vec![0.0; l];
-        let mut back = vec![0u32; n * l];
+        sc.score.clear();
+        sc.score.extend_from_slice(&state[..l]);
+        sc.next.resize(l, 0.0);
+        sc.back.resize(n * l, 0);
         for t in 1..n {
-            for j in 0..l {
-                let mut best = f64::NEG_INFINITY;
-                let mut arg = 0u32;
-                for (i, &si) in score.iter().enumerate() {
-                    let v = si + trans[i * l + j];
-                    if v > best {
-                        best = v;
-                        arg = i as u32;
+            let back = &mut sc.back[t * l..(t + 1) * l];
+            sc.next.iter_mut().for_each(|v| *v = f64::NEG_INFINITY);
+            for (i, &si) in sc.score.iter().enumerate() {
+                let tr = &trans[i * l..(i + 1) * l];
+                for ((best, arg), &tv) in sc.next.iter_mut().zip(back.iter_mut()).zip(tr) {
+                    let v = si + tv;
+                    if v > *best {
+                        *best = v;
+                        *arg = i as u32;
                     }
                 }
-                next[j] = best + state[t * l + j];
-                back[t * l + j] = arg;
             }
-            std::mem::swap(&mut score, &mut next);
+            for (nv, &sv) in sc.next.iter_mut().zip(&state[t * l..(t + 1) * l]) {
+                *nv += sv;
+            }
+            std::mem::swap(&mut sc.score, &mut sc.next);
         }
         let mut best = 0usize;
         for j in 1..l {
-            if score[j] > score[best] {
+            if sc.score[j] > sc.score[best] {
                 best = j;
             }
         }
         let mut out = vec![0u32; n];
         out[n - 1] = best as u32;
         for t in (1..n).rev() {
-            out[t - 1] = back[t * l + out[t] as usize];
+            out[t - 1] = sc.back[t * l + out[t] as usize];
         }
         out
     }
+}
+
+/// Per-thread buffers reused by every tagging call (no allocation per call but the output).
+#[derive(Default)]
+struct Scratch {
+    buf: String,
+    ids: Vec<u32>,
+    bounds: Vec<usize>,
+    state: Vec<f64>,
+    score: Vec<f64>,
+    next: Vec<f64>,
+    back: Vec<u32>,
+}
+
+thread_local! {
+    static SCRATCH: std::cell::RefCell<Scratch> = std::cell::RefCell::new(Scratch::default());
 }
