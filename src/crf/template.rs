@@ -153,10 +153,17 @@ impl Template {
 }
 
 fn push_pad(buf: &mut String, sign: char, k: isize) {
-    use std::fmt::Write;
+    const DIGITS: [&str; 10] = ["0", "1", "2", "3", "4", "5", "6", "7", "8", "9"];
     buf.push_str("_x");
     buf.push(sign);
-    let _ = write!(buf, "{k}");
+    match usize::try_from(k).ok().and_then(|k| DIGITS.get(k)) {
+        // Offsets in templates are small; avoid the formatting machinery for them.
+        Some(d) => buf.push_str(d),
+        None => {
+            use std::fmt::Write;
+            let _ = write!(buf, "{k}");
+        }
+    }
 }
 
 fn parse_pattern(line: &str) -> std::result::Result<Vec<Piece>, String> {
