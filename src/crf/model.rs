@@ -7,7 +7,8 @@ weights and runs Viterbi in log space. A `Model` is immutable and shared between
 
 use std::path::Path;
 
-use super::format::{self, Tables};
+use super::format::{self, Tables, AMBIGUOUS};
+use super::fxhash::StreamHash;
 use super::template::Template;
 use super::ModelMeta;
 use crate::{Error, Result};
@@ -123,22 +124,34 @@ impl Model {
         SCRATCH.with(|cell| {
             let mut guard = cell.borrow_mut();
             let sc = &mut *guard;
-            // Attribute ids of all tokens in one flat buffer (expansion is token-major).
+            // Attribute ids of all tokens in one flat buffer. Each attribute is hashed from
+            // its template pieces and checked against the model's text: no string is built
+            // unless two model attributes share a hash.
             sc.ids.clear();
             sc.bounds.clear();
-            let (ids, bounds) = (&mut sc.ids, &mut sc.bounds);
-            let attr_ids = &self.tables.attr_ids;
-            self.template.expand_with(rows, &mut sc.buf, |t, attr| {
-                while bounds.len() <= t {
-                    bounds.push(ids.len());
+            let tb = &self.tables;
+            for t in 0..rows.len() {
+                sc.bounds.push(sc.ids.len());
+                for p in 0..self.template.len() {
+                    let mut h = StreamHash::default();
+                    self.template.pieces(rows, t, p, |b| h.write(b));
+                    match tb.by_hash.get(&h.finish()) {
+                        None => {}
+                        Some(&AMBIGUOUS) => {
+                            sc.buf.clear();
+                            self.template.pieces(rows, t, p, |b| {
+                                sc.buf.push_str(&String::from_utf8_lossy(b))
+                            });
+                            if let Some(&a) = tb.attr_ids.get(sc.buf.as_str()) {
+                                sc.ids.push(a);
+                            }
+                        }
+                        Some(&a) if self.text_matches(rows, t, p, a) => sc.ids.push(a),
+                        Some(_) => {}
+                    }
                 }
-                if let Some(&a) = attr_ids.get(attr) {
-                    ids.push(a);
-                }
-            });
-            while bounds.len() <= rows.len() {
-                bounds.push(ids.len());
             }
+            sc.bounds.push(sc.ids.len());
             sc.state.clear();
             sc.state.resize(rows.len() * l, 0.0);
             for (t, row) in sc.state.chunks_exact_mut(l).enumerate() {
@@ -183,6 +196,26 @@ impl Model {
     /// The model's id for an attribute string, if it kept it.
     pub fn attr_id(&self, attr: &str) -> Option<u32> {
         self.tables.attr_ids.get(attr).copied()
+    }
+
+    /// Whether pattern `p` at token `t` spells exactly attribute `a`'s text.
+    #[inline]
+    fn text_matches(&self, rows: &[Vec<String>], t: usize, p: usize, a: u32) -> bool {
+        let tb = &self.tables;
+        let (Some(&s), Some(&e)) = (tb.text_off.get(a as usize), tb.text_off.get(a as usize + 1))
+        else {
+            return false;
+        };
+        let mut rest = &tb.text[s as usize..e as usize];
+        let mut ok = true;
+        self.template.pieces(rows, t, p, |b| {
+            if ok && rest.len() >= b.len() && &rest[..b.len()] == b {
+                rest = &rest[b.len()..];
+            } else {
+                ok = false;
+            }
+        });
+        ok && rest.is_empty()
     }
 
     #[inline]
@@ -266,4 +299,87 @@ struct Scratch {
 
 thread_local! {
     static SCRATCH: std::cell::RefCell<Scratch> = std::cell::RefCell::new(Scratch::default());
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::crf::{train, Sequence, TrainParams};
+
+    fn data() -> Vec<Sequence> {
+        let words = [
+            ("the", "D"),
+            ("cat", "N"),
+            ("sat", "V"),
+            ("dog", "N"),
+            ("ran", "V"),
+        ];
+        (0..12)
+            .map(|k| {
+                let toks = [words[0], words[1 + k % 2 * 2], words[2 + k % 2 * 2]];
+                Sequence {
+                    rows: toks.iter().map(|(w, _)| vec![w.to_string()]).collect(),
+                    labels: toks.iter().map(|(_, l)| l.to_string()).collect(),
+                }
+            })
+            .collect()
+    }
+
+    fn model() -> Model {
+        let t = Template::parse("U0:%x[0,0]\nU1:%x[-1,0]\nU2:%x[1,0]/%x[0,0]\nB").unwrap();
+        let p = TrainParams {
+            c1: 0.0,
+            c2: 0.1,
+            ..TrainParams::default()
+        };
+        let bytes = train(&t, &data(), &p, &mut |_| true).unwrap();
+        let meta = ModelMeta {
+            model: "toy".into(),
+            labels: vec![],
+            feature_version: 0,
+            data_digest: String::new(),
+            params: p,
+            evaluation: serde_json::Value::Null,
+        };
+        Model::from_parts(&bytes, t, meta).unwrap()
+    }
+
+    /// The hashed lookup gives the same labels as the string lookup it replaces, also when
+    /// every hash is marked ambiguous (the string fallback) or points at the wrong attribute
+    /// (the text check refuses it).
+    #[test]
+    fn hashed_lookup_agrees_with_the_string_fallback() {
+        let m = model();
+        let expected: Vec<Vec<String>> = data().iter().map(|s| s.labels.clone()).collect();
+        let got: Vec<_> = data().iter().map(|s| m.label(&s.rows).unwrap()).collect();
+        assert_eq!(got, expected);
+        let mut amb = m.clone();
+        amb.tables.by_hash.values_mut().for_each(|v| *v = AMBIGUOUS);
+        let got: Vec<_> = data().iter().map(|s| amb.label(&s.rows).unwrap()).collect();
+        assert_eq!(got, expected);
+        let mut wrong = m.clone();
+        let n = wrong.tables.attr_ids.len() as u32;
+        wrong
+            .tables
+            .by_hash
+            .values_mut()
+            .for_each(|v| *v = (*v + 1) % n);
+        let s = &data()[0];
+        let ids: Vec<u32> = {
+            let mut ids = Vec::new();
+            for t in 0..s.rows.len() {
+                for p in 0..wrong.template.len() {
+                    let mut h = StreamHash::default();
+                    wrong.template.pieces(&s.rows, t, p, |b| h.write(b));
+                    if let Some(&a) = wrong.tables.by_hash.get(&h.finish()) {
+                        if wrong.text_matches(&s.rows, t, p, a) {
+                            ids.push(a);
+                        }
+                    }
+                }
+            }
+            ids
+        };
+        assert!(ids.is_empty(), "{ids:?}");
+    }
 }

@@ -152,6 +152,65 @@ impl Template {
     }
 }
 
+impl Template {
+    /// Feed the bytes of pattern `p` expanded at token `t` to `f`, piece by piece (literal
+    /// text, cell values, padding symbols), without building the string.
+    #[inline]
+    pub(crate) fn pieces(
+        &self,
+        rows: &[Vec<String>],
+        t: usize,
+        p: usize,
+        mut f: impl FnMut(&[u8]),
+    ) {
+        let n = rows.len() as isize;
+        let Some(pat) = self.patterns.get(p) else {
+            return;
+        };
+        for piece in pat {
+            match piece {
+                Piece::Literal(s) => f(s.as_bytes()),
+                Piece::Cell { row, col } => {
+                    let at = t as isize + row;
+                    if at < 0 || at >= n {
+                        let mut pad = [0u8; 24];
+                        let len = pad_bytes(&mut pad, at, n);
+                        f(&pad[..len]);
+                    } else if let Some(v) = rows.get(at as usize).and_then(|r| r.get(*col)) {
+                        f(v.as_bytes());
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Wapiti's padding symbol for row `at` of a sequence of `n` rows (`_x-1`, `_x+2`, …) into
+/// `out`; returns its length.
+fn pad_bytes(out: &mut [u8; 24], at: isize, n: isize) -> usize {
+    let (sign, k) = if at < 0 {
+        (b'-', -at)
+    } else {
+        (b'+', at - n + 1)
+    };
+    out[..3].copy_from_slice(&[b'_', b'x', sign]);
+    let mut digits = [0u8; 20];
+    let mut d = 0;
+    let mut k = k.unsigned_abs();
+    loop {
+        digits[d] = b'0' + (k % 10) as u8;
+        d += 1;
+        k /= 10;
+        if k == 0 {
+            break;
+        }
+    }
+    for i in 0..d {
+        out[3 + i] = digits[d - 1 - i];
+    }
+    3 + d
+}
+
 fn push_pad(buf: &mut String, sign: char, k: isize) {
     const DIGITS: [&str; 10] = ["0", "1", "2", "3", "4", "5", "6", "7", "8", "9"];
     buf.push_str("_x");
@@ -247,6 +306,27 @@ mod tests {
         assert!(Template::parse("B01:%x[0,0]").is_err());
         assert!(Template::parse("X00:%x[0,0]").is_err());
         assert!(Template::parse("U00:%x[0,0").is_err());
+    }
+
+    #[test]
+    fn pieces_spell_the_same_attributes_as_expand() {
+        let t =
+            Template::parse("U00:%x[-12,0]\nU01:%x[0,1]/%x[3,0]x\nU02:lit\nU03:%x[1,0]").unwrap();
+        let r = rows(&[&["a", "x"], &["b", "y"], &["c", "z"]]);
+        let mut buf = String::new();
+        let mut expanded = Vec::new();
+        t.expand_with(&r, &mut buf, |_, a| expanded.push(a.to_string()));
+        let mut pieced = Vec::new();
+        for tok in 0..r.len() {
+            for p in 0..t.len() {
+                let mut bytes = Vec::new();
+                t.pieces(&r, tok, p, |b| bytes.extend_from_slice(b));
+                pieced.push(String::from_utf8(bytes).unwrap());
+            }
+        }
+        assert_eq!(pieced, expanded);
+        assert_eq!(expanded[0], "U00:_x-12");
+        assert_eq!(expanded[1], "U01:x/_x+1x");
     }
 
     #[test]
