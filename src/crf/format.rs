@@ -13,7 +13,7 @@ attributes that keep at least one, so L1 pruning shrinks the file.
 
 use std::io::{Cursor, Write};
 
-use super::fxhash::{FxHashMap, StreamHash};
+use super::fxhash::{poly, FxHashMap};
 
 /// Marks a hash shared by several attributes in [`Tables::by_hash`].
 pub(crate) const AMBIGUOUS: u32 = u32::MAX;
@@ -184,7 +184,7 @@ fn write_refs(out: &mut Vec<u8>, magic: &[u8; 4], lists: &[Vec<u32>], extra: usi
 pub(crate) struct Tables {
     pub labels: Vec<String>,
     pub attr_ids: FxHashMap<String, u32>,
-    /// Attribute id by [`StreamHash`] of its text; [`AMBIGUOUS`] where two attributes share a
+    /// Attribute id by polynomial hash (`fxhash::poly`) of its text; [`AMBIGUOUS`] where two attributes share a
     /// hash (then `attr_ids` decides).
     pub by_hash: FxHashMap<u64, u32>,
     /// Attribute texts, concatenated; attribute `a` is `text[text_off[a]..text_off[a + 1]]`.
@@ -242,7 +242,7 @@ pub(crate) fn read(buf: &[u8]) -> Result<Tables> {
             .ok_or_else(|| bad(&format!("attribute {i} missing")))?;
         let name = String::from_utf8_lossy(s).into_owned();
         by_hash
-            .entry(StreamHash::of(name.as_bytes()))
+            .entry(poly(name.as_bytes()).0)
             .and_modify(|v| *v = AMBIGUOUS)
             .or_insert(i as u32);
         text.extend_from_slice(name.as_bytes());

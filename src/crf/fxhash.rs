@@ -62,64 +62,26 @@ pub type FxBuild = BuildHasherDefault<FxHasher>;
 pub type FxHashMap<K, V> = HashMap<K, V, FxBuild>;
 pub type FxHashSet<K> = HashSet<K, FxBuild>;
 
-/// A 64-bit hash fed in pieces: the result depends only on the concatenated bytes, not on
-/// where the pieces split, so an attribute can be hashed straight from its template pieces.
-#[derive(Clone, Copy, Default)]
-pub struct StreamHash {
-    h: u64,
-    word: u64,
-    n: u32,
-    len: u64,
+/// Polynomial string hash mod 2⁶⁴: `H(s) = Σ (sᵢ+1)·B^(n-1-i)`, returned with `B^n` so that
+/// `H(a ++ b) = H(a)·B^|b| + H(b)`. The tagger combines per-cell hashes into attribute hashes
+/// with this, without building the attribute strings; hits are checked against the text.
+pub const POLY_B: u64 = 0x9e37_79b9_7f4a_7c15;
+
+#[inline]
+pub fn poly(bytes: &[u8]) -> (u64, u64) {
+    let mut h = 0u64;
+    let mut p = 1u64;
+    for &b in bytes {
+        h = h.wrapping_mul(POLY_B).wrapping_add(b as u64 + 1);
+        p = p.wrapping_mul(POLY_B);
+    }
+    (h, p)
 }
 
-impl StreamHash {
-    #[inline]
-    fn mix(&mut self, w: u64) {
-        self.h = (self.h.rotate_left(5) ^ w).wrapping_mul(SEED);
-    }
-
-    #[inline]
-    pub fn write(&mut self, mut bytes: &[u8]) {
-        self.len += bytes.len() as u64;
-        if self.n == 0 {
-            while bytes.len() >= 8 {
-                let mut w = [0u8; 8];
-                w.copy_from_slice(&bytes[..8]);
-                self.mix(u64::from_le_bytes(w));
-                bytes = &bytes[8..];
-            }
-        }
-        for &b in bytes {
-            self.word |= (b as u64) << (8 * self.n);
-            self.n += 1;
-            if self.n == 8 {
-                let w = self.word;
-                self.mix(w);
-                self.word = 0;
-                self.n = 0;
-            }
-        }
-    }
-
-    /// The hash, with a final avalanche so every output bit depends on every input bit.
-    #[inline]
-    pub fn finish(mut self) -> u64 {
-        let (w, len) = (self.word, self.len);
-        self.mix(w);
-        self.mix(len);
-        let mut h = self.h;
-        h ^= h >> 33;
-        h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
-        h ^= h >> 33;
-        h = h.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
-        h ^ (h >> 33)
-    }
-
-    pub fn of(bytes: &[u8]) -> u64 {
-        let mut s = StreamHash::default();
-        s.write(bytes);
-        s.finish()
-    }
+/// `H(a ++ b)` from `(H(a), _)` and `(H(b), B^|b|)`.
+#[inline]
+pub fn poly_concat(a: u64, b: (u64, u64)) -> u64 {
+    a.wrapping_mul(b.1).wrapping_add(b.0)
 }
 
 #[cfg(test)]
@@ -127,19 +89,16 @@ mod tests {
     use super::*;
 
     #[test]
-    fn stream_hash_ignores_piece_boundaries() {
+    fn poly_hash_composes_over_concatenation() {
         let text = b"U12:_x-1/Proceedings-of-the";
-        let whole = StreamHash::of(text);
+        let whole = poly(text).0;
         for cut1 in 0..text.len() {
             for cut2 in cut1..text.len() {
-                let mut s = StreamHash::default();
-                s.write(&text[..cut1]);
-                s.write(&text[cut1..cut2]);
-                s.write(&text[cut2..]);
-                assert_eq!(s.finish(), whole);
+                let h = poly_concat(poly(&text[..cut1]).0, poly(&text[cut1..cut2]));
+                assert_eq!(poly_concat(h, poly(&text[cut2..])), whole);
             }
         }
-        assert_ne!(StreamHash::of(b"a"), StreamHash::of(b"a\0"));
-        assert_ne!(StreamHash::of(b"U00:a"), StreamHash::of(b"U01:a"));
+        assert_ne!(poly(b"a").0, poly(b"a\0").0);
+        assert_ne!(poly(b"U00:a").0, poly(b"U01:a").0);
     }
 }

@@ -8,7 +8,7 @@ weights and runs Viterbi in log space. A `Model` is immutable and shared between
 use std::path::Path;
 
 use super::format::{self, Tables, AMBIGUOUS};
-use super::fxhash::StreamHash;
+use super::fxhash::poly;
 use super::template::Template;
 use super::ModelMeta;
 use crate::{Error, Result};
@@ -124,18 +124,26 @@ impl Model {
         SCRATCH.with(|cell| {
             let mut guard = cell.borrow_mut();
             let sc = &mut *guard;
-            // Attribute ids of all tokens in one flat buffer. Each attribute is hashed from
-            // its template pieces and checked against the model's text: no string is built
-            // unless two model attributes share a hash.
+            // Attribute ids of all tokens in one flat buffer. Each cell value is hashed once;
+            // attribute hashes are combined from those (polynomial hash) and hits are checked
+            // against the model's attribute text, so no attribute string is built unless two
+            // model attributes share a hash.
             sc.ids.clear();
             sc.bounds.clear();
+            sc.cells.clear();
+            let cols = self.template.hash_cols();
+            for row in rows {
+                for &c in cols {
+                    sc.cells
+                        .push(row.get(c).map_or((0, 1), |v| poly(v.as_bytes())));
+                }
+            }
             let tb = &self.tables;
             for t in 0..rows.len() {
                 sc.bounds.push(sc.ids.len());
                 for p in 0..self.template.len() {
-                    let mut h = StreamHash::default();
-                    self.template.pieces(rows, t, p, |b| h.write(b));
-                    match tb.by_hash.get(&h.finish()) {
+                    let h = self.template.hash_at(rows.len(), t, p, &sc.cells);
+                    match tb.by_hash.get(&h) {
                         None => {}
                         Some(&AMBIGUOUS) => {
                             sc.buf.clear();
@@ -289,6 +297,7 @@ impl Model {
 #[derive(Default)]
 struct Scratch {
     buf: String,
+    cells: Vec<(u64, u64)>,
     ids: Vec<u32>,
     bounds: Vec<usize>,
     state: Vec<f64>,
@@ -367,11 +376,21 @@ mod tests {
         let s = &data()[0];
         let ids: Vec<u32> = {
             let mut ids = Vec::new();
+            let cells: Vec<(u64, u64)> = s
+                .rows
+                .iter()
+                .flat_map(|r| {
+                    wrong
+                        .template
+                        .hash_cols()
+                        .iter()
+                        .map(|&c| poly(r[c].as_bytes()))
+                })
+                .collect();
             for t in 0..s.rows.len() {
                 for p in 0..wrong.template.len() {
-                    let mut h = StreamHash::default();
-                    wrong.template.pieces(&s.rows, t, p, |b| h.write(b));
-                    if let Some(&a) = wrong.tables.by_hash.get(&h.finish()) {
+                    let h = wrong.template.hash_at(s.rows.len(), t, p, &cells);
+                    if let Some(&a) = wrong.tables.by_hash.get(&h) {
                         if wrong.text_matches(&s.rows, t, p, a) {
                             ids.push(a);
                         }
