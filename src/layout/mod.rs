@@ -9,6 +9,12 @@ pdfium runs only in worker processes (see the `quire worker` mode); this module 
 they send back, which are serialisable both compactly (postcard) and as JSON (`quire layout`).
 */
 
+pub mod build;
+pub mod pdfium;
+pub mod worker;
+
+pub use build::Limits;
+
 use serde::{Deserialize, Serialize};
 
 /// An axis-aligned box, origin top-left, y downwards, in PDF units.
@@ -44,7 +50,9 @@ impl BBox {
 pub struct Token {
     pub text: String,
     pub bbox: BBox,
-    /// Full font name, subset prefix (`ABCDEF+`) removed.
+    /// Full font name as the PDF declares it (`/BaseFont`), subset prefix (`ABCDEF+`) kept,
+    /// as pdfalto's `-fullFontName` gives it: GROBID compares whole names, so two subsets of
+    /// one font are two fonts. `pdfium::strip_subset` gives the bare name.
     pub font: String,
     pub font_size: f32,
     pub bold: bool,
@@ -53,9 +61,11 @@ pub struct Token {
     pub subscript: bool,
     /// RGB colour, `0xRRGGBB`.
     pub color: u32,
-    /// Rotation in degrees (0 = upright).
+    /// Rotation in degrees, counter-clockwise as displayed (0 = upright, 90 = reading upwards).
     pub rotation: f32,
-    /// A space separates this token from the next one on the same line.
+    /// GROBID's token stream has a `" "` after this token: between words, and also after a
+    /// line's last word unless it ends with `-` (pdfalto-fed GROBID appends a space after every
+    /// `String`, so a line reads `w1 " " w2 " " "\n"` but `exam-` `"\n"`).
     pub space_after: bool,
 }
 
@@ -131,3 +141,41 @@ impl PageRange {
         self.start.is_none_or(|s| page >= s) && self.end.is_none_or(|e| page <= e)
     }
 }
+
+/// Lay out `pdf` in this process: pdfium extraction, then lines, blocks and tokens, checked
+/// against `limits`. The service calls this only inside worker processes (`quire worker`);
+/// tests and the `quire layout` debug command call it directly.
+pub fn layout_pdf(
+    pdf: &[u8],
+    range: PageRange,
+    limits: Limits,
+    pdfium_lib: Option<&std::path::Path>,
+) -> crate::Result<Document> {
+    let lib = pdfium::Pdfium::get(pdfium_lib)?;
+    let raw = lib.extract(pdf, range)?;
+    build::build_document(&raw, limits)
+}
+
+impl Line {
+    /// The line's text as GROBID's token stream spells it (spaces included, no newline).
+    pub fn text(&self) -> String {
+        let mut s = String::new();
+        for t in &self.tokens {
+            s.push_str(&t.text);
+            if t.space_after {
+                s.push(' ');
+            }
+        }
+        s
+    }
+}
+
+impl Block {
+    /// All tokens of the block in order.
+    pub fn tokens(&self) -> impl Iterator<Item = &Token> {
+        self.lines.iter().flat_map(|l| l.tokens.iter())
+    }
+}
+
+#[cfg(test)]
+mod tests;

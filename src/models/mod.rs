@@ -7,6 +7,12 @@ training parameters, evaluation figures).
 
 use std::path::{Path, PathBuf};
 
+pub mod affiliation;
+pub mod citation;
+pub mod date;
+pub mod name;
+pub mod text;
+
 /// Every sequence-labelling model of the cascade, named as GROBID names them.
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
@@ -162,6 +168,12 @@ pub trait ModelSpec: Sync {
 /// The spec of a model, if Quire can train it.
 pub fn spec(name: ModelName, flavor: Option<&str>) -> Option<&'static dyn ModelSpec> {
     // Each model module adds its arm here.
-    let _ = (name, flavor);
-    None
+    match (name, flavor) {
+        (ModelName::Date, None) => Some(&date::SPEC),
+        (ModelName::NameHeader, None) => Some(&name::HEADER_SPEC),
+        (ModelName::NameCitation, None) => Some(&name::CITATION_SPEC),
+        (ModelName::AffiliationAddress, None) => Some(&affiliation::SPEC),
+        (ModelName::Citation, None) => Some(&citation::SPEC),
+        _ => None,
+    }
 }

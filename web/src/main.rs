@@ -1,31 +1,32 @@
-//! The `quire` binary. (CRF branch: only the model commands; the foundation work adds the
-//! server and merges these arms into its command enum.)
+/*!
+The `quire` binary: a thin command line over the crates. `quire serve` runs the
+GROBID-compatible HTTP service; other subcommands (layout worker, training, evaluation) live
+in `cmd/`, one file each.
+*/
 
-mod cmd;
+use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::Parser;
+use quire_web::cmd;
 
-#[derive(Parser)]
-#[command(name = "quire", about = "GROBID-compatible scholarly PDF processing")]
+#[derive(Debug, Parser)]
+#[command(
+    name = "quire",
+    version,
+    about = "Scholarly PDFs and bibliographic strings to TEI XML, with GROBID's HTTP interface"
+)]
 struct Cli {
     #[command(subcommand)]
-    command: Command,
+    command: cmd::Command,
 }
 
-#[derive(Subcommand)]
-enum Command {
-    /// Train a model and print its evaluation.
-    Train(cmd::train::TrainArgs),
-    /// Evaluate a trained model on its evaluation data.
-    Eval(cmd::train::EvalArgs),
-    /// Label lines of text from stdin with a trained model.
-    Tag(cmd::train::TagArgs),
-}
-
-fn main() -> anyhow::Result<()> {
-    match Cli::parse().command {
-        Command::Train(a) => cmd::train::train(a),
-        Command::Eval(a) => cmd::train::eval(a),
-        Command::Tag(a) => cmd::train::tag(a),
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match cmd::run(cli.command) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("quire: {e:#}");
+            ExitCode::FAILURE
+        }
     }
 }

@@ -1,0 +1,430 @@
+/*!
+The PDF layout worker pool: pdfium runs only in child processes (`quire worker`), never in the
+server (rust-stack.md §1.7, §5.5.6). A crash inside pdfium is a segfault that no `catch_unwind`
+can stop; in a child it costs one job, not the service.
+
+- Up to `workers` children, each running one job at a time; callers wait for a free one.
+- Each job has a deadline: past it the child is killed and the job fails with `TIMEOUT`.
+- Each child's address space is capped with `setrlimit(RLIMIT_AS)` (set between fork and exec);
+  a job that exceeds it kills the child and fails with `PDFTOOL_CONVERSION_FAILURE`.
+- A child that dies or answers garbage fails its job with `PDFTOOL_CONVERSION_FAILURE` and is
+  replaced by a fresh one on the next job: the pool keeps serving.
+
+The pool is a cheap cloneable handle; all state sits behind an `Arc`.
+*/
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use quire::layout::worker::{Job, Reply};
+use quire::layout::{Document, Limits, PageRange};
+use quire::Error;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::process::{Child, ChildStdin, ChildStdout, Command};
+use tokio::sync::Semaphore;
+
+/// How to start and police layout workers.
+#[derive(Debug, Clone)]
+pub struct WorkerPoolConfig {
+    /// The program to run (normally `std::env::current_exe()`, the `quire` binary).
+    pub program: PathBuf,
+    /// Its arguments (normally `["worker"]`; `--pdfium PATH` is appended when set below).
+    pub args: Vec<OsString>,
+    /// Extra environment for the children.
+    pub env: Vec<(OsString, OsString)>,
+    /// Number of worker processes (jobs run at once).
+    pub workers: usize,
+    /// Deadline of one job.
+    pub timeout: Duration,
+    /// Address-space cap of one worker, in MiB (0 = none).
+    pub memory_mb: u64,
+    /// `libpdfium.so` to use (`None`: the worker resolves it itself).
+    pub pdfium_lib: Option<PathBuf>,
+    pub limits: Limits,
+}
+
+impl WorkerPoolConfig {
+    /// Workers of the running binary (`<current exe> worker`), sized and limited from the
+    /// engine configuration.
+    pub fn from_engine(cfg: &quire::EngineConfig, workers: usize) -> std::io::Result<Self> {
+        Ok(WorkerPoolConfig {
+            program: std::env::current_exe()?,
+            args: vec!["worker".into()],
+            env: Vec::new(),
+            workers: workers.max(1),
+            timeout: Duration::from_secs(cfg.pdf_timeout_s.max(1)),
+            memory_mb: cfg.pdf_memory_mb,
+            pdfium_lib: cfg.pdfium_lib.clone(),
+            limits: Limits::from(cfg),
+        })
+    }
+}
+
+struct Worker {
+    child: Child,
+    stdin: ChildStdin,
+    stdout: ChildStdout,
+}
+
+struct Inner {
+    cfg: WorkerPoolConfig,
+    idle: Mutex<Vec<Worker>>,
+    slots: Semaphore,
+    busy_pids: Mutex<Vec<u32>>,
+    spawned: AtomicU64,
+    lost: AtomicU64,
+    failing_spawns: AtomicUsize,
+}
+
+/// Handle to the pool of layout worker processes.
+#[derive(Clone)]
+pub struct WorkerPool {
+    inner: Arc<Inner>,
+}
+
+/// Counters for health checks and metrics.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PoolStats {
+    /// Worker processes started since the pool was created.
+    pub spawned: u64,
+    /// Workers that died, were killed on timeout, or broke the protocol.
+    pub lost: u64,
+    /// Workers started and waiting for a job.
+    pub idle: usize,
+}
+
+enum JobFailure {
+    Timeout,
+    Lost(String),
+}
+
+impl WorkerPool {
+    /// A pool; workers start lazily on the first jobs.
+    pub fn new(cfg: WorkerPoolConfig) -> Self {
+        let slots = Semaphore::new(cfg.workers.max(1));
+        WorkerPool {
+            inner: Arc::new(Inner {
+                cfg,
+                idle: Mutex::new(Vec::new()),
+                slots,
+                busy_pids: Mutex::new(Vec::new()),
+                spawned: AtomicU64::new(0),
+                lost: AtomicU64::new(0),
+                failing_spawns: AtomicUsize::new(0),
+            }),
+        }
+    }
+
+    /// Start all workers now (so the first request does not pay for it). Must be called
+    /// inside a tokio runtime.
+    pub fn warm_up(&self) -> std::io::Result<()> {
+        let mut started = Vec::new();
+        for _ in 0..self.inner.cfg.workers.max(1) {
+            started.push(self.spawn()?);
+        }
+        self.idle().extend(started);
+        Ok(())
+    }
+
+    /// Whether the pool can serve: its last attempt to start a worker did not fail.
+    pub fn is_up(&self) -> bool {
+        self.inner.failing_spawns.load(Ordering::Relaxed) == 0 && self.inner.cfg.program.exists()
+    }
+
+    pub fn stats(&self) -> PoolStats {
+        PoolStats {
+            spawned: self.inner.spawned.load(Ordering::Relaxed),
+            lost: self.inner.lost.load(Ordering::Relaxed),
+            idle: self.idle().len(),
+        }
+    }
+
+    /// Process ids of the workers running a job right now (for tests and diagnostics).
+    pub fn busy_pids(&self) -> Vec<u32> {
+        self.inner
+            .busy_pids
+            .lock()
+            .map(|v| v.clone())
+            .unwrap_or_default()
+    }
+
+    fn idle(&self) -> std::sync::MutexGuard<'_, Vec<Worker>> {
+        self.inner
+            .idle
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    fn spawn(&self) -> std::io::Result<Worker> {
+        let cfg = &self.inner.cfg;
+        let mut cmd = Command::new(&cfg.program);
+        cmd.args(&cfg.args);
+        if let Some(lib) = &cfg.pdfium_lib {
+            cmd.arg("--pdfium").arg(lib);
+        }
+        for (k, v) in &cfg.env {
+            cmd.env(k, v);
+        }
+        cmd.stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .kill_on_drop(true);
+        let cap = cfg.memory_mb.saturating_mul(1024 * 1024);
+        if cap > 0 {
+            // SAFETY: only async-signal-safe calls (setrlimit) between fork and exec.
+            unsafe {
+                cmd.pre_exec(move || {
+                    let lim = libc::rlimit {
+                        rlim_cur: cap as libc::rlim_t,
+                        rlim_max: cap as libc::rlim_t,
+                    };
+                    if libc::setrlimit(libc::RLIMIT_AS, &lim) != 0 {
+                        return Err(std::io::Error::last_os_error());
+                    }
+                    Ok(())
+                });
+            }
+        }
+        match cmd.spawn() {
+            Ok(mut child) => {
+                self.inner.failing_spawns.store(0, Ordering::Relaxed);
+                self.inner.spawned.fetch_add(1, Ordering::Relaxed);
+                let stdin = child.stdin.take().ok_or_else(|| broken("no stdin"))?;
+                let stdout = child.stdout.take().ok_or_else(|| broken("no stdout"))?;
+                Ok(Worker {
+                    child,
+                    stdin,
+                    stdout,
+                })
+            }
+            Err(e) => {
+                self.inner.failing_spawns.fetch_add(1, Ordering::Relaxed);
+                Err(e)
+            }
+        }
+    }
+
+    /// Lay out `pdf` (pages of `range`) in a worker process.
+    pub async fn layout(&self, pdf: Vec<u8>, range: PageRange) -> Result<Document, Error> {
+        let _permit = self
+            .inner
+            .slots
+            .acquire()
+            .await
+            .map_err(|_| Error::PdfConversion("the layout worker pool is closed".into()))?;
+        let worker = self.idle().pop();
+        let mut worker = match worker {
+            Some(w) => w,
+            None => self
+                .spawn()
+                .map_err(|e| Error::PdfConversion(format!("cannot start a layout worker: {e}")))?,
+        };
+        let pid = worker.child.id().unwrap_or(0);
+        if let Ok(mut v) = self.inner.busy_pids.lock() {
+            v.push(pid);
+        }
+        let job = Job {
+            pdf,
+            range,
+            limits: self.inner.cfg.limits,
+        };
+        let timeout = self.inner.cfg.timeout;
+        let outcome = match tokio::time::timeout(timeout, exchange(&mut worker, &job)).await {
+            Ok(Ok(reply)) => Ok(reply),
+            Ok(Err(e)) => Err(JobFailure::Lost(e)),
+            Err(_) => Err(JobFailure::Timeout),
+        };
+        if let Ok(mut v) = self.inner.busy_pids.lock() {
+            v.retain(|p| *p != pid);
+        }
+        match outcome {
+            Ok(reply) => {
+                self.idle().push(worker);
+                reply.map_err(|(code, msg)| error_from_code(code, msg))
+            }
+            Err(failure) => {
+                self.inner.lost.fetch_add(1, Ordering::Relaxed);
+                let _ = worker.child.start_kill();
+                let status = worker.child.wait().await.ok();
+                match failure {
+                    JobFailure::Timeout => Err(Error::Timeout {
+                        stage: "PDF layout".into(),
+                        seconds: timeout.as_secs(),
+                    }),
+                    JobFailure::Lost(e) => Err(Error::PdfConversion(format!(
+                        "the layout worker died ({}): {e}",
+                        status
+                            .map(describe_status)
+                            .unwrap_or_else(|| "unknown status".into())
+                    ))),
+                }
+            }
+        }
+    }
+}
+
+fn broken(what: &str) -> std::io::Error {
+    std::io::Error::new(std::io::ErrorKind::BrokenPipe, what.to_string())
+}
+
+fn describe_status(s: std::process::ExitStatus) -> String {
+    use std::os::unix::process::ExitStatusExt;
+    match (s.code(), s.signal()) {
+        (_, Some(sig)) => format!("killed by signal {sig}"),
+        (Some(code), _) => format!("exit code {code}"),
+        _ => s.to_string(),
+    }
+}
+
+/// Send one job frame and read one reply frame.
+async fn exchange(w: &mut Worker, job: &Job) -> Result<Reply, String> {
+    let bytes = postcard::to_allocvec(job).map_err(|e| e.to_string())?;
+    let len = u32::try_from(bytes.len()).map_err(|_| "PDF too large".to_string())?;
+    w.stdin
+        .write_all(&len.to_le_bytes())
+        .await
+        .map_err(|e| format!("writing the job: {e}"))?;
+    w.stdin
+        .write_all(&bytes)
+        .await
+        .map_err(|e| format!("writing the job: {e}"))?;
+    w.stdin
+        .flush()
+        .await
+        .map_err(|e| format!("writing the job: {e}"))?;
+    let mut head = [0u8; 4];
+    w.stdout
+        .read_exact(&mut head)
+        .await
+        .map_err(|e| format!("reading the reply: {e}"))?;
+    let n = u32::from_le_bytes(head) as usize;
+    if n > quire::layout::worker::MAX_FRAME {
+        return Err(format!("reply frame of {n} bytes"));
+    }
+    let mut buf = vec![0u8; n];
+    w.stdout
+        .read_exact(&mut buf)
+        .await
+        .map_err(|e| format!("reading the reply: {e}"))?;
+    postcard::from_bytes::<Reply>(&buf).map_err(|e| format!("bad reply: {e}"))
+}
+
+/// Rebuild an engine error from a worker's (code, message).
+fn error_from_code(code: quire::ErrorCode, msg: String) -> Error {
+    use quire::ErrorCode as C;
+    match code {
+        C::BadInputData => Error::BadInput(msg),
+        C::NoBlocks => Error::NoBlocks,
+        // The limit errors' numbers are in their message.
+        C::TooManyBlocks => Error::TooManyBlocks {
+            blocks: first_number(&msg).unwrap_or(0),
+            limit: second_number(&msg).unwrap_or(0),
+        },
+        C::TooManyTokens => Error::TooManyTokens {
+            tokens: first_number(&msg).unwrap_or(0),
+            limit: second_number(&msg).unwrap_or(0),
+        },
+        C::Timeout => Error::Timeout {
+            stage: msg,
+            seconds: 0,
+        },
+        C::ParsingError => Error::Parsing(msg),
+        C::PdftoolConversionFailure => Error::PdfConversion(msg),
+        C::TaggingError => Error::Tagging {
+            model: "layout".into(),
+            reason: msg,
+        },
+        C::General => Error::General(msg),
+    }
+}
+
+fn numbers(s: &str) -> impl Iterator<Item = usize> + '_ {
+    s.split(|c: char| !c.is_ascii_digit())
+        .filter(|p| !p.is_empty())
+        .filter_map(|p| p.parse().ok())
+}
+
+fn first_number(s: &str) -> Option<usize> {
+    numbers(s).next()
+}
+
+fn second_number(s: &str) -> Option<usize> {
+    numbers(s).nth(1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn worker_codes_map_back_to_engine_errors() {
+        let e = error_from_code(
+            quire::ErrorCode::TooManyTokens,
+            "the PDF has 12 tokens, more than the limit of 5".into(),
+        );
+        assert!(matches!(
+            e,
+            Error::TooManyTokens {
+                tokens: 12,
+                limit: 5
+            }
+        ));
+        for code in quire::ErrorCode::ALL {
+            assert_eq!(error_from_code(code, "x 1 y 2".into()).code(), code);
+        }
+    }
+
+    fn pool_of(program: &str, args: &[&str], timeout_ms: u64) -> WorkerPool {
+        WorkerPool::new(WorkerPoolConfig {
+            program: PathBuf::from(program),
+            args: args.iter().map(OsString::from).collect(),
+            env: Vec::new(),
+            workers: 1,
+            timeout: Duration::from_millis(timeout_ms),
+            memory_mb: 0,
+            pdfium_lib: None,
+            limits: Limits::default(),
+        })
+    }
+
+    #[tokio::test]
+    async fn a_worker_that_exits_fails_the_job_with_a_conversion_failure() {
+        // `true` reads nothing and exits: the reply never comes.
+        let pool = pool_of("/bin/true", &[], 5_000);
+        let err = pool.layout(b"%PDF".to_vec(), PageRange::default()).await;
+        assert_eq!(
+            err.unwrap_err().code(),
+            quire::ErrorCode::PdftoolConversionFailure
+        );
+        assert_eq!(pool.stats().lost, 1);
+        // The next job gets a fresh worker (and fails the same way, but is served).
+        let err = pool.layout(b"%PDF".to_vec(), PageRange::default()).await;
+        assert!(err.is_err());
+        assert_eq!(pool.stats().spawned, 2);
+    }
+
+    #[tokio::test]
+    async fn a_worker_that_hangs_is_killed_on_timeout() {
+        // `sleep 30` never answers.
+        let pool = pool_of("/bin/sleep", &["30"], 200);
+        let started = std::time::Instant::now();
+        let err = pool.layout(b"%PDF".to_vec(), PageRange::default()).await;
+        assert_eq!(err.unwrap_err().code(), quire::ErrorCode::Timeout);
+        assert!(started.elapsed() < Duration::from_secs(5));
+    }
+
+    #[tokio::test]
+    async fn a_missing_program_is_reported_and_the_pool_is_down() {
+        let pool = pool_of("/nonexistent/quire", &["worker"], 1_000);
+        let err = pool.layout(b"%PDF".to_vec(), PageRange::default()).await;
+        assert_eq!(
+            err.unwrap_err().code(),
+            quire::ErrorCode::PdftoolConversionFailure
+        );
+        assert!(!pool.is_up());
+    }
+}

@@ -1,0 +1,750 @@
+/*!
+From pdfium's characters to GROBID's layout: words, lines, blocks, tokens.
+
+The rules follow what GROBID's models were trained on (pdfalto, itself built on xpdf's text
+extraction), measured against pdfalto 0.6.3 with `bench/layout_parity`:
+
+- **Words** (pdfalto `String`s) are runs of characters in content-stream order, broken at a
+  space glyph, a gap wider than 0.1 × font size, a backwards jump, a baseline shift, or a change
+  of font or size. Every word boundary becomes a `" "` in GROBID's token stream, except after a
+  word ending in `-`.
+- **Lines** are runs of words (stream order) on one baseline, allowing super/subscripts
+  (baseline within half the font size) and gaps up to `MAX_WORD_GAP` × font size.
+- **Blocks** are runs of lines (stream order) going down the page with a regular line pitch
+  (≤ `MAX_LINE_PITCH` × size), overlapping horizontally, in the same font size (± 5 %).
+- **Reading order** is content-stream order, as pdfalto's is (it does not reorder): producers
+  draw columns, headers and footers in their logical order far more often than not.
+- **Rotated text** is handled in its own frame: words and lines are built along the text's
+  direction, so a vertical arXiv stamp becomes one rotated line instead of one line per glyph.
+- **Tokens** are GROBID tokens: each word's text is normalised and cleaned (ligatures, quotes,
+  bullets: grobid-models.md §1.2) and split by `crate::tokenizer`; sub-tokens share the word's
+  box proportionally to their length, as GROBID does.
+*/
+
+use super::pdfium::{RawChar, RawPage, RawStyle};
+use super::{BBox, Block, Document, Line, Page, Token};
+use crate::tokenizer;
+use crate::{Error, Result};
+
+/// A word breaks when the gap to the next glyph exceeds this fraction of the font size.
+const WORD_BREAK_GAP: f32 = 0.1;
+/// A glyph this far behind the previous one (fraction of size) starts a new word.
+const WORD_BACKWARD: f32 = 0.3;
+/// A word joins a line only if the gap is at most this many times the font size.
+const MAX_WORD_GAP: f32 = 1.5;
+/// Baselines of one line may differ by this fraction of the size (super/subscripts).
+const MAX_INTRA_LINE_DELTA: f32 = 0.5;
+/// Baseline-to-baseline distance allowed inside a block, as a multiple of the font size.
+const MAX_LINE_PITCH: f32 = 1.5;
+/// A line on the previous line's baseline joins its block if no further than this many times
+/// the font size to its side.
+const BESIDE_GAP: f32 = 25.0;
+/// Relative font-size difference allowed between the lines of one block.
+const BLOCK_SIZE_DELTA: f32 = 0.05;
+
+/// Document limits (GROBID's `blocksMax`, `tokensMax`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Limits {
+    pub blocks_max: usize,
+    pub tokens_max: usize,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            blocks_max: 200_000,
+            tokens_max: 1_000_000,
+        }
+    }
+}
+
+impl From<&crate::EngineConfig> for Limits {
+    fn from(c: &crate::EngineConfig) -> Self {
+        Limits {
+            blocks_max: c.blocks_max,
+            tokens_max: c.tokens_max,
+        }
+    }
+}
+
+/// Lay out every page and check the document against `limits`.
+pub fn build_document(raw: &[RawPage], limits: Limits) -> Result<Document> {
+    let pages: Vec<Page> = raw.iter().map(build_page).collect();
+    let doc = Document { pages };
+    let blocks = doc.block_count();
+    if blocks == 0 {
+        return Err(Error::NoBlocks);
+    }
+    if blocks > limits.blocks_max {
+        return Err(Error::TooManyBlocks {
+            blocks,
+            limit: limits.blocks_max,
+        });
+    }
+    let tokens = doc.token_count();
+    if tokens > limits.tokens_max {
+        return Err(Error::TooManyTokens {
+            tokens,
+            limit: limits.tokens_max,
+        });
+    }
+    Ok(doc)
+}
+
+/// A glyph placed in its text's own frame: `u` runs along the baseline, `v` across it
+/// (growing towards the following lines).
+#[derive(Debug, Clone, Copy)]
+struct Glyph {
+    idx: usize,
+    u0: f32,
+    u1: f32,
+    base: f32,
+    size: f32,
+}
+
+#[derive(Debug, Clone)]
+struct Word {
+    glyphs: Vec<Glyph>,
+    /// The word's text: unmapped glyphs dropped, accents composed.
+    text: String,
+    style: u32,
+    rot: f32,
+    u0: f32,
+    u1: f32,
+    base: f32,
+    size: f32,
+}
+
+impl Word {
+    fn new(g: Glyph, style: u32, rot: f32) -> Word {
+        Word {
+            glyphs: vec![g],
+            text: String::new(),
+            style,
+            rot,
+            u0: g.u0,
+            u1: g.u1,
+            base: g.base,
+            size: g.size,
+        }
+    }
+    fn push(&mut self, g: Glyph) {
+        self.u0 = self.u0.min(g.u0);
+        self.u1 = self.u1.max(g.u1);
+        self.glyphs.push(g);
+    }
+    fn len(&self) -> usize {
+        self.glyphs.len()
+    }
+}
+
+#[derive(Debug, Clone)]
+struct LineAcc {
+    words: Vec<Word>,
+    rot: f32,
+    u0: f32,
+    u1: f32,
+    /// Baseline and size of the line's main text (its largest-size words).
+    base: f32,
+    size: f32,
+    main_len: usize,
+}
+
+impl LineAcc {
+    fn new(w: Word) -> LineAcc {
+        LineAcc {
+            rot: w.rot,
+            u0: w.u0,
+            u1: w.u1,
+            base: w.base,
+            size: w.size,
+            main_len: w.len(),
+            words: vec![w],
+        }
+    }
+
+    fn accepts(&self, w: &Word) -> bool {
+        if w.rot != self.rot {
+            return false;
+        }
+        let last = self.words.last().expect("a line holds a word");
+        let size = self.size.max(w.size).max(0.1);
+        let gap = w.u0 - last.u1;
+        if gap < -0.5 * size || gap > MAX_WORD_GAP * size {
+            return false;
+        }
+        (w.base - self.base).abs() <= MAX_INTRA_LINE_DELTA * size
+            || (w.base - last.base).abs() <= 0.1 * size
+    }
+
+    fn push(&mut self, w: Word) {
+        self.u0 = self.u0.min(w.u0);
+        self.u1 = self.u1.max(w.u1);
+        let bigger = w.size > self.size * 1.05;
+        let same = (w.size - self.size).abs() <= self.size * 0.05;
+        if bigger || (same && w.len() > self.main_len) {
+            self.base = w.base;
+            self.size = w.size;
+            self.main_len = w.len();
+        }
+        self.words.push(w);
+    }
+}
+
+/// Lay out one page.
+pub fn build_page(raw: &RawPage) -> Page {
+    let words = build_words(raw);
+    let lines = build_lines(words);
+    let blocks = build_blocks(lines);
+    let blocks = blocks
+        .into_iter()
+        .map(|ls| to_block(raw, ls))
+        .filter(|b| !b.lines.is_empty())
+        .collect();
+    Page {
+        number: raw.number,
+        width: raw.width,
+        height: raw.height,
+        blocks,
+        images: raw.images.clone(),
+        vectors: raw.vectors.clone(),
+        links: raw.links.clone(),
+    }
+}
+
+/// The text's frame for a counter-clockwise rotation `rot` (degrees): unit vectors along the
+/// baseline and towards the next line, in page space (y down).
+fn frame(rot: f32) -> ((f32, f32), (f32, f32)) {
+    let (s, c) = rot.to_radians().sin_cos();
+    ((c, -s), (s, c))
+}
+
+fn glyph(idx: usize, ch: &RawChar, style: &RawStyle) -> Glyph {
+    if style.rotation == 0.0 {
+        return Glyph {
+            idx,
+            u0: ch.x0,
+            u1: ch.x1,
+            base: ch.oy,
+            size: style.size,
+        };
+    }
+    let (d, n) = frame(style.rotation);
+    let corners = [
+        (ch.x0, ch.y0),
+        (ch.x0, ch.y1),
+        (ch.x1, ch.y0),
+        (ch.x1, ch.y1),
+    ];
+    let us = corners.map(|(x, y)| x * d.0 + y * d.1);
+    Glyph {
+        idx,
+        u0: us.iter().copied().fold(f32::INFINITY, f32::min),
+        u1: us.iter().copied().fold(f32::NEG_INFINITY, f32::max),
+        base: ch.ox * n.0 + ch.oy * n.1,
+        size: style.size,
+    }
+}
+
+/// The combining mark of a spacing accent, for the accents pdfalto composes with the letter
+/// they sit on (so `´` drawn over `e` reads `é`, and a `\vec` arrow or tilde disappears).
+fn combining_of(c: char) -> Option<char> {
+    Some(match c {
+        '`' | '\u{02CB}' | '\u{0300}' | '\u{0340}' => '\u{0300}',
+        '\u{00B4}' | '\u{02CA}' | '\u{0301}' | '\u{0341}' => '\u{0301}',
+        '^' | '\u{02C6}' | '\u{0302}' => '\u{0302}',
+        '~' | '\u{02DC}' | '\u{0303}' => '\u{0303}',
+        '\u{00AF}' | '\u{02C9}' | '\u{0304}' => '\u{0304}',
+        '\u{02D8}' | '\u{0306}' => '\u{0306}',
+        '\u{02D9}' | '\u{0307}' => '\u{0307}',
+        '\u{00A8}' | '\u{0308}' => '\u{0308}',
+        '\u{02DA}' | '\u{030A}' => '\u{030A}',
+        '\u{02DD}' | '\u{030B}' => '\u{030B}',
+        '\u{02C7}' | '\u{030C}' => '\u{030C}',
+        '\u{00B8}' | '\u{0327}' => '\u{0327}',
+        '\u{02DB}' | '\u{0328}' => '\u{0328}',
+        _ => return None,
+    })
+}
+
+/// `base` with the accent `mark` on it: the precomposed letter when Unicode has one, else the
+/// bare letter (as pdfalto keeps only the first character of the composition).
+fn compose(base: char, mark: char) -> char {
+    use unicode_normalization::UnicodeNormalization;
+    // Dotless letters carry accents in TeX fonts: `ı` + `^` is `î`.
+    let base = match base {
+        'ı' => 'i',
+        'ȷ' => 'j',
+        c => c,
+    };
+    let s: String = [base, mark].iter().collect::<String>().nfc().collect();
+    let mut it = s.chars();
+    match (it.next(), it.next()) {
+        (Some(c), None) => c,
+        _ => base,
+    }
+}
+
+/// Characters pdfium could not map to Unicode (glyphs of fonts without a usable encoding):
+/// they keep their place in a word but add no text, as in pdfalto.
+fn unmapped(c: char) -> bool {
+    (c < ' ' && c != '\t') || c == '\u{FFFD}' || c == '\u{FEFF}'
+}
+
+fn overlap_ratio(a: &Glyph, b: &Glyph) -> f32 {
+    let inter = a.u1.min(b.u1) - a.u0.max(b.u0);
+    let w = (a.u1 - a.u0).min(b.u1 - b.u0).max(0.01);
+    inter / w
+}
+
+fn build_words(raw: &RawPage) -> Vec<Word> {
+    let mut words: Vec<Word> = Vec::new();
+    let mut cur: Option<Word> = None;
+    for (idx, ch) in raw.chars.iter().enumerate() {
+        let Some(style) = raw.styles.get(ch.style as usize) else {
+            continue;
+        };
+        if ch.c.is_whitespace() {
+            if let Some(w) = cur.take() {
+                words.push(w);
+            }
+            continue;
+        }
+        let g = glyph(idx, ch, style);
+        if let Some(w) = cur.as_mut() {
+            let last = *w.glyphs.last().expect("a word holds a glyph");
+            let prev = &raw.chars[last.idx];
+            // One glyph that pdfium expanded into several characters (ligatures).
+            let same_glyph = prev.x0 == ch.x0 && prev.x1 == ch.x1 && prev.oy == ch.oy;
+            let prev_mod = combining_of(prev.c).is_some();
+            let this_mod = combining_of(ch.c).is_some();
+            let size = w.size.max(0.1);
+            let gap = g.u0 - w.u1;
+            let joins = w.rot == style.rotation
+                && (same_glyph
+                    || prev_mod
+                    || this_mod
+                    || ((g.base - w.base).abs() <= 1.0
+                        && gap <= WORD_BREAK_GAP * size
+                        && gap >= -WORD_BACKWARD * size));
+            if joins {
+                // An accent over its letter (either order) becomes one character.
+                if this_mod && overlap_ratio(&g, &last) > 0.5 && !prev_mod {
+                    let mark = combining_of(ch.c).expect("checked");
+                    if let Some(c) = w.text.pop() {
+                        w.text.push(compose(c, mark));
+                    }
+                    w.push(g);
+                    continue;
+                }
+                if prev_mod && overlap_ratio(&g, &last) > 0.5 && !this_mod {
+                    let mark = combining_of(prev.c).expect("checked");
+                    w.text.pop();
+                    w.text.push(compose(ch.c, mark));
+                    w.push(g);
+                    continue;
+                }
+                if !unmapped(ch.c) {
+                    w.text.push(ch.c);
+                }
+                w.push(g);
+                continue;
+            }
+            words.push(cur.take().expect("checked above"));
+        }
+        let mut w = Word::new(g, ch.style, style.rotation);
+        if !unmapped(ch.c) {
+            w.text.push(ch.c);
+        }
+        cur = Some(w);
+    }
+    if let Some(w) = cur {
+        words.push(w);
+    }
+    dedup_words(words)
+}
+
+/// Drop words drawn twice at (almost) the same place: fake bold and drop shadows.
+fn dedup_words(words: Vec<Word>) -> Vec<Word> {
+    let mut out: Vec<Word> = Vec::with_capacity(words.len());
+    for w in words {
+        let size = w.size.max(0.1);
+        let dup = out.iter().rev().take(3).any(|o| {
+            o.text == w.text
+                && o.rot == w.rot
+                && (o.u0 - w.u0).abs() < 0.1 * size
+                && (o.base - w.base).abs() < 0.2 * size
+        });
+        if !dup {
+            out.push(w);
+        }
+    }
+    out
+}
+
+fn build_lines(words: Vec<Word>) -> Vec<LineAcc> {
+    let mut lines: Vec<LineAcc> = Vec::new();
+    for w in words {
+        match lines.last_mut() {
+            Some(l) if l.accepts(&w) => l.push(w),
+            _ => lines.push(LineAcc::new(w)),
+        }
+    }
+    lines
+}
+
+fn build_blocks(lines: Vec<LineAcc>) -> Vec<Vec<LineAcc>> {
+    let mut blocks: Vec<Vec<LineAcc>> = Vec::new();
+    for l in lines {
+        let joins = match blocks.last() {
+            Some(b) => block_accepts(b, &l),
+            None => false,
+        };
+        if joins {
+            blocks.last_mut().expect("checked").push(l);
+        } else {
+            blocks.push(vec![l]);
+        }
+    }
+    blocks
+}
+
+fn block_accepts(block: &[LineAcc], l: &LineAcc) -> bool {
+    let last = block.last().expect("a block holds a line");
+    if l.rot != last.rot {
+        return false;
+    }
+    // The block's main text: its last line in the size of its first (not a script line).
+    let first = &block[0];
+    let main = block
+        .iter()
+        .rev()
+        .find(|x| (x.size - first.size).abs() <= BLOCK_SIZE_DELTA * first.size)
+        .unwrap_or(last);
+    let size = main.size.max(0.1);
+    // A line beside the previous one (table cells, a split line) or over it (stacked
+    // super/subscripts drawn after their base, figure labels) stays in the block, as pdfalto
+    // keeps them together.
+    let beside = |x: &LineAcc| {
+        let dist = (l.u0 - x.u1).max(x.u0 - l.u1);
+        (l.base - x.base).abs() <= MAX_INTRA_LINE_DELTA * size && dist <= BESIDE_GAP * size
+    };
+    if beside(last) || beside(main) {
+        return true;
+    }
+    if (l.size - main.size).abs() > BLOCK_SIZE_DELTA * size {
+        return false;
+    }
+    let pitch = l.base - main.base;
+    if pitch <= 0.0 || pitch > MAX_LINE_PITCH * size {
+        return false;
+    }
+    // The block's own line pitch, from its last pair of main lines on different baselines.
+    let mains: Vec<&LineAcc> = block
+        .iter()
+        .filter(|x| (x.size - first.size).abs() <= BLOCK_SIZE_DELTA * first.size)
+        .collect();
+    let prev = mains
+        .windows(2)
+        .rev()
+        .map(|w| w[1].base - w[0].base)
+        .find(|p| *p > MAX_INTRA_LINE_DELTA * size);
+    if let Some(prev) = prev {
+        if pitch > prev + 0.5 * size {
+            return false;
+        }
+    }
+    let (b0, b1) = block
+        .iter()
+        .fold((f32::INFINITY, f32::NEG_INFINITY), |(a, b), x| {
+            (a.min(x.u0), b.max(x.u1))
+        });
+    l.u0 < b1 && l.u1 > b0
+}
+
+fn char_box(ch: &RawChar) -> BBox {
+    BBox {
+        x: ch.x0,
+        y: ch.y0,
+        w: (ch.x1 - ch.x0).max(0.0),
+        h: (ch.y1 - ch.y0).max(0.0),
+    }
+}
+
+fn to_block(raw: &RawPage, lines: Vec<LineAcc>) -> Block {
+    let mut out = Block::default();
+    for l in lines {
+        let mut line = Line::default();
+        let (line_base, line_size) = (l.base, l.size);
+        for w in &l.words {
+            push_word_tokens(raw, w, line_base, line_size, &mut line.tokens);
+        }
+        if line.tokens.is_empty() {
+            continue;
+        }
+        line.bbox = line
+            .tokens
+            .iter()
+            .skip(1)
+            .fold(line.tokens[0].bbox, |acc, t| acc.union(&t.bbox));
+        out.lines.push(line);
+    }
+    if let Some(first) = out.lines.first() {
+        out.bbox = out
+            .lines
+            .iter()
+            .skip(1)
+            .fold(first.bbox, |acc, l| acc.union(&l.bbox));
+    }
+    out
+}
+
+/// GROBID's ligature and quote cleaning (applied after normalisation).
+pub fn clean(text: &str) -> String {
+    let mut out = String::with_capacity(text.len() + 4);
+    for c in text.chars() {
+        match c {
+            '\u{FB00}' => out.push_str("ff"),
+            '\u{FB01}' => out.push_str("fi"),
+            '\u{FB02}' => out.push_str("fl"),
+            '\u{FB03}' => out.push_str("ffi"),
+            '\u{FB04}' => out.push_str("ffl"),
+            '\u{FB05}' => out.push_str("ft"),
+            '\u{FB06}' => out.push_str("st"),
+            'æ' => out.push_str("ae"),
+            'Æ' => out.push_str("AE"),
+            'œ' => out.push_str("oe"),
+            'Œ' => out.push_str("OE"),
+            '“' | '”' | '„' | '‟' | '″' => out.push('"'),
+            '‘' | '’' | '‚' | '‛' | '′' => out.push('\''),
+            '▪' | '■' | '◦' | '‣' | '∙' | '●' => out.push('•'),
+            '∗' => out.push_str(" * "),
+            '†' | '‡' | '§' | '¶' | '⁋' | 'ǂ' => {
+                out.push(' ');
+                out.push(c);
+            }
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+fn push_word_tokens(raw: &RawPage, w: &Word, line_base: f32, line_size: f32, out: &mut Vec<Token>) {
+    let style = &raw.styles[w.style as usize];
+    let cleaned = clean(&tokenizer::normalise(w.text.trim()));
+    let parts = tokenizer::tokenize(&cleaned);
+    let total: usize = parts
+        .iter()
+        .filter(|p| !p.trim().is_empty())
+        .map(|p| p.chars().count())
+        .sum();
+    if total == 0 {
+        return;
+    }
+    let bbox = w
+        .glyphs
+        .iter()
+        .skip(1)
+        .fold(char_box(&raw.chars[w.glyphs[0].idx]), |acc, g| {
+            acc.union(&char_box(&raw.chars[g.idx]))
+        });
+    let size = line_size.max(0.1);
+    let shift = w.base - line_base;
+    let smaller = w.size < line_size * 0.95;
+    let superscript = smaller && shift < -0.15 * size;
+    let subscript = smaller && shift > 0.15 * size;
+    let mut done = 0usize;
+    for p in parts {
+        if p.trim().is_empty() {
+            if let Some(prev) = out.last_mut() {
+                prev.space_after = true;
+            }
+            continue;
+        }
+        let n = p.chars().count();
+        let (f0, f1) = (done as f32 / total as f32, (done + n) as f32 / total as f32);
+        done += n;
+        out.push(Token {
+            text: p.to_string(),
+            bbox: split_box(bbox, style.rotation, f0, f1),
+            font: style.font.clone(),
+            font_size: style.size,
+            bold: style.bold,
+            italic: style.italic,
+            superscript,
+            subscript,
+            color: style.color,
+            rotation: style.rotation,
+            space_after: false,
+        });
+    }
+    if let Some(last) = out.last_mut() {
+        if !last.text.ends_with('-') {
+            last.space_after = true;
+        }
+    }
+}
+
+/// The part [f0, f1) of a word's box along its reading direction.
+fn split_box(b: BBox, rot: f32, f0: f32, f1: f32) -> BBox {
+    match rot as i32 {
+        0 => BBox {
+            x: b.x + b.w * f0,
+            w: b.w * (f1 - f0),
+            ..b
+        },
+        180 => BBox {
+            x: b.right() - b.w * f1,
+            w: b.w * (f1 - f0),
+            ..b
+        },
+        90 => BBox {
+            y: b.bottom() - b.h * f1,
+            h: b.h * (f1 - f0),
+            ..b
+        },
+        270 => BBox {
+            y: b.y + b.h * f0,
+            h: b.h * (f1 - f0),
+            ..b
+        },
+        _ => b,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn style(size: f32) -> RawStyle {
+        RawStyle {
+            font: "Times-Roman".into(),
+            size,
+            bold: false,
+            italic: false,
+            color: 0,
+            rotation: 0.0,
+            invisible: false,
+        }
+    }
+
+    /// A page with `text` drawn from (x, baseline) at 0.5 × size per glyph.
+    fn draw(page: &mut RawPage, x: f32, base: f32, style: u32, text: &str) {
+        let size = page.styles[style as usize].size;
+        let adv = 0.5 * size;
+        for (i, c) in text.chars().enumerate() {
+            let x0 = x + i as f32 * adv;
+            page.chars.push(RawChar {
+                c,
+                x0,
+                y0: base - 0.8 * size,
+                x1: x0 + adv,
+                y1: base + 0.2 * size,
+                ox: x0,
+                oy: base,
+                style,
+            });
+        }
+    }
+
+    fn texts(page: &Page) -> Vec<Vec<String>> {
+        page.blocks
+            .iter()
+            .map(|b| {
+                b.lines
+                    .iter()
+                    .map(|l| {
+                        l.tokens
+                            .iter()
+                            .map(|t| t.text.clone() + if t.space_after { " " } else { "" })
+                            .collect::<String>()
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn lines_and_blocks_follow_baselines_and_spacing() {
+        let mut p = RawPage {
+            number: 1,
+            width: 612.0,
+            height: 792.0,
+            styles: vec![style(10.0), style(14.0)],
+            ..RawPage::default()
+        };
+        draw(&mut p, 72.0, 80.0, 1, "Title here");
+        draw(&mut p, 72.0, 120.0, 0, "first line of text,");
+        draw(&mut p, 72.0, 132.0, 0, "second exam-");
+        draw(&mut p, 72.0, 144.0, 0, "ple line.");
+        let page = build_page(&p);
+        assert_eq!(
+            texts(&page),
+            vec![
+                vec!["Title here ".to_string()],
+                vec![
+                    "first line of text, ".to_string(),
+                    "second exam-".to_string(),
+                    "ple line. ".to_string()
+                ]
+            ]
+        );
+        let t = &page.blocks[1].lines[0].tokens;
+        assert_eq!(t[3].text, "text");
+        assert!(!t[3].space_after, "`text` is glued to the comma");
+        assert!((t[0].bbox.x - 72.0).abs() < 1e-3);
+    }
+
+    #[test]
+    fn a_raised_smaller_word_is_a_superscript_on_the_same_line() {
+        let mut p = RawPage {
+            number: 1,
+            width: 612.0,
+            height: 792.0,
+            styles: vec![style(10.0), style(7.0)],
+            ..RawPage::default()
+        };
+        draw(&mut p, 72.0, 100.0, 0, "mass");
+        draw(&mut p, 92.0, 96.0, 1, "2");
+        draw(&mut p, 98.0, 100.0, 0, "x");
+        let page = build_page(&p);
+        assert_eq!(page.blocks.len(), 1);
+        let toks = &page.blocks[0].lines[0].tokens;
+        assert_eq!(toks.len(), 3);
+        assert!(toks[1].superscript && !toks[0].superscript && !toks[2].superscript);
+    }
+
+    #[test]
+    fn cleaning_expands_ligatures_and_straightens_quotes() {
+        assert_eq!(clean("\u{FB01}nd “x” ‘y’"), "find \"x\" 'y'");
+        assert_eq!(clean("a∗b†"), "a * b †");
+    }
+
+    #[test]
+    fn limits_are_enforced() {
+        let mut p = RawPage {
+            number: 1,
+            width: 612.0,
+            height: 792.0,
+            styles: vec![style(10.0)],
+            ..RawPage::default()
+        };
+        draw(&mut p, 72.0, 100.0, 0, "a b c");
+        let err = build_document(
+            std::slice::from_ref(&p),
+            Limits {
+                blocks_max: 10,
+                tokens_max: 2,
+            },
+        )
+        .unwrap_err();
+        assert_eq!(err.code(), crate::ErrorCode::TooManyTokens);
+        let empty = RawPage::default();
+        assert_eq!(
+            build_document(&[empty], Limits::default())
+                .unwrap_err()
+                .code(),
+            crate::ErrorCode::NoBlocks
+        );
+    }
+}

@@ -1,0 +1,165 @@
+/*!
+The layout worker protocol: the `quire worker` process reads jobs on stdin and answers on
+stdout, one at a time, with one pdfium per process (rust-stack.md §1.7).
+
+A frame is a little-endian `u32` byte length followed by that many bytes of postcard. The
+parent writes a [`Job`] frame; the worker answers a [`Reply`] frame:
+`Ok(Document)` or `Err((code, message))`. A worker that dies (pdfium crash, memory cap, kill on
+timeout) simply closes stdout; the pool in `quire-actors` turns that into the right code.
+*/
+
+use std::io::{self, Read, Write};
+use std::path::PathBuf;
+
+use serde::{de::DeserializeOwned, Deserialize, Serialize};
+
+use super::{Document, Limits, PageRange};
+use crate::ErrorCode;
+
+/// Frames above this size are refused (the PDF upload limit is far below it).
+pub const MAX_FRAME: usize = 1 << 30;
+
+/// One layout job.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Job {
+    pub pdf: Vec<u8>,
+    pub range: PageRange,
+    pub limits: Limits,
+}
+
+/// What the worker answers.
+pub type Reply = Result<Document, (ErrorCode, String)>;
+
+/// Write one frame.
+pub fn write_frame<T: Serialize>(w: &mut impl Write, value: &T) -> io::Result<()> {
+    let bytes = postcard::to_allocvec(value)
+        .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e.to_string()))?;
+    if bytes.len() > MAX_FRAME {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("frame of {} bytes is over the limit", bytes.len()),
+        ));
+    }
+    w.write_all(&(bytes.len() as u32).to_le_bytes())?;
+    w.write_all(&bytes)?;
+    w.flush()
+}
+
+/// Read one frame; `Ok(None)` at a clean end of stream.
+pub fn read_frame<T: DeserializeOwned>(r: &mut impl Read) -> io::Result<Option<T>> {
+    let mut len = [0u8; 4];
+    match r.read_exact(&mut len) {
+        Ok(()) => {}
+        Err(e) if e.kind() == io::ErrorKind::UnexpectedEof => return Ok(None),
+        Err(e) => return Err(e),
+    }
+    let len = u32::from_le_bytes(len) as usize;
+    if len > MAX_FRAME {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("frame of {len} bytes is over the limit"),
+        ));
+    }
+    let mut buf = vec![0u8; len];
+    r.read_exact(&mut buf)?;
+    postcard::from_bytes(&buf)
+        .map(Some)
+        .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e.to_string()))
+}
+
+/// Run one job in this process (a panic becomes `PDFTOOL_CONVERSION_FAILURE`).
+pub fn run_job(job: &Job, pdfium_lib: Option<&std::path::Path>) -> Reply {
+    let out = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        super::layout_pdf(&job.pdf, job.range, job.limits, pdfium_lib)
+    }));
+    match out {
+        Ok(Ok(doc)) => Ok(doc),
+        Ok(Err(e)) => Err((e.code(), e.to_string())),
+        Err(_) => Err((
+            ErrorCode::PdftoolConversionFailure,
+            "the layout worker panicked on this PDF".to_string(),
+        )),
+    }
+}
+
+/// Fault injection for the pool's tests, read from the environment by `quire worker`:
+/// `QUIRE_WORKER_DELAY_MS` sleeps before each job (timeouts, kills mid-job),
+/// `QUIRE_WORKER_ALLOC_MB` allocates and touches that much memory before each job (memory cap).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Hooks {
+    pub delay: Option<std::time::Duration>,
+    pub alloc_mb: usize,
+}
+
+impl Hooks {
+    pub fn from_env() -> Hooks {
+        let num = |k: &str| std::env::var(k).ok().and_then(|v| v.parse::<u64>().ok());
+        Hooks {
+            delay: num("QUIRE_WORKER_DELAY_MS").map(std::time::Duration::from_millis),
+            alloc_mb: num("QUIRE_WORKER_ALLOC_MB").unwrap_or(0) as usize,
+        }
+    }
+
+    fn before_job(&self) {
+        if let Some(d) = self.delay {
+            std::thread::sleep(d);
+        }
+        if self.alloc_mb > 0 {
+            let block = vec![1u8; self.alloc_mb << 20];
+            std::hint::black_box(&block);
+        }
+    }
+}
+
+/// The worker's main loop: jobs from `input`, replies to `output`, until `input` closes.
+pub fn serve(
+    input: &mut impl Read,
+    output: &mut impl Write,
+    pdfium_lib: Option<PathBuf>,
+    hooks: Hooks,
+) -> io::Result<()> {
+    while let Some(job) = read_frame::<Job>(input)? {
+        hooks.before_job();
+        let reply = run_job(&job, pdfium_lib.as_deref());
+        write_frame(output, &reply)?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn frames_round_trip_and_end_cleanly() {
+        let job = Job {
+            pdf: b"%PDF-1.7 fake".to_vec(),
+            range: PageRange {
+                start: Some(2),
+                end: None,
+            },
+            limits: Limits::default(),
+        };
+        let mut buf = Vec::new();
+        write_frame(&mut buf, &job).unwrap();
+        let reply: Reply = Err((ErrorCode::NoBlocks, "none".into()));
+        write_frame(&mut buf, &reply).unwrap();
+        let mut r = &buf[..];
+        let back: Job = read_frame(&mut r).unwrap().unwrap();
+        assert_eq!(back.pdf, job.pdf);
+        assert_eq!(back.range, job.range);
+        let back: Reply = read_frame(&mut r).unwrap().unwrap();
+        assert_eq!(back.unwrap_err().0, ErrorCode::NoBlocks);
+        assert!(read_frame::<Job>(&mut r).unwrap().is_none());
+    }
+
+    #[test]
+    fn oversized_or_truncated_frames_are_errors() {
+        let mut r = &(u32::MAX.to_le_bytes())[..];
+        assert!(read_frame::<Job>(&mut r).is_err());
+        let mut buf = Vec::new();
+        write_frame(&mut buf, &Limits::default()).unwrap();
+        buf.pop();
+        assert!(read_frame::<Limits>(&mut &buf[..]).is_err());
+    }
+}
