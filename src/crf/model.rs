@@ -251,6 +251,25 @@ impl Model {
     /// Max-sum Viterbi over `state` (`n × L` scores); ties go to the lowest label id, as in
     /// crfs/CRFsuite.
     fn viterbi(&self, state: &[f64], n: usize, sc: &mut Scratch) -> Vec<u32> {
+        #[cfg(target_arch = "x86_64")]
+        {
+            if std::arch::is_x86_feature_detected!("avx2") {
+                // SAFETY: the CPU supports AVX2, checked just above.
+                return unsafe { self.viterbi_avx2(state, n, sc) };
+            }
+        }
+        self.viterbi_body(state, n, sc)
+    }
+
+    /// The same Viterbi compiled with AVX2 (identical results: max and select only).
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    unsafe fn viterbi_avx2(&self, state: &[f64], n: usize, sc: &mut Scratch) -> Vec<u32> {
+        self.viterbi_body(state, n, sc)
+    }
+
+    #[inline(always)]
+    fn viterbi_body(&self, state: &[f64], n: usize, sc: &mut Scratch) -> Vec<u32> {
         let l = self.tables.labels.len();
         if n == 0 || l == 0 {
             return Vec::new();
@@ -265,12 +284,13 @@ impl Model {
             sc.next.iter_mut().for_each(|v| *v = f64::NEG_INFINITY);
             for (i, &si) in sc.score.iter().enumerate() {
                 let tr = &trans[i * l..(i + 1) * l];
+                let i = i as u32;
                 for ((best, arg), &tv) in sc.next.iter_mut().zip(back.iter_mut()).zip(tr) {
+                    // Branch-free so the compiler can use vector compare-and-blend.
                     let v = si + tv;
-                    if v > *best {
-                        *best = v;
-                        *arg = i as u32;
-                    }
+                    let better = v > *best;
+                    *best = if better { v } else { *best };
+                    *arg = if better { i } else { *arg };
                 }
             }
             for (nv, &sv) in sc.next.iter_mut().zip(&state[t * l..(t + 1) * l]) {
