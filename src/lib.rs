@@ -14,12 +14,17 @@ Every model is a CRF over feature rows (`features`, `crf`); training and tagging
 feature extractor per model so the two can never drift apart.
 */
 
+pub mod bibtex;
 pub mod config;
+pub mod corpus;
 pub mod crf;
 pub mod error;
 pub mod eval;
+pub mod features;
 pub mod layout;
+pub mod lexicon;
 pub mod models;
+pub mod tei;
 pub mod tokenizer;
 
 pub use config::EngineConfig;

@@ -1,3 +1,288 @@
-//! Quire actor system (filled in by the foundation work).
+/*!
+Quire's actor system, between the HTTP layer (`quire-web`) and the synchronous engine (`quire`):
 
+- `model`: one actor per model on its own `SyncArbiter` thread, panic-proof, bounded queue;
+  [`Models`] is the handle that finds a model's actor and labels sequences with it.
+- `coordinator`: the pipeline coordinators (one per CPU) that run each request's [`Cascade`]
+  (`cascade/`).
+- `pool`: request admission (at most `concurrency` requests processing, 503 after the wait).
+- `trainer`: the registry of training runs (tokens, one training per model and flavour).
+- `metrics`: the Prometheus registry and the admin rate tables.
+- `trace`: the `debugMode` dump of every model invocation.
+- `workers`: the pool of `quire worker` processes that run pdfium, isolated from the server.
+
+Nothing here speaks HTTP; [`Error`] says what failed and the web crate chooses the status.
+*/
+
+#![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
+
+pub mod cascade;
+pub mod coordinator;
+pub mod error;
+pub mod metrics;
+pub mod model;
+pub mod pool;
+pub mod trace;
+pub mod trainer;
 pub mod workers;
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::Arc;
+
+use quire::models::ModelName;
+
+pub use coordinator::{Cascade, CascadeCtx, Pipeline};
+pub use error::{Error, Result};
+pub use model::{ModelSettings, ModelState};
+pub use pool::{Pool, PoolGuard, PoolStats};
+pub use trace::{format_debug_dump, parse_models_filter, DebugTrace};
+
+use model::{Label, Load, ModelHandle, Panic, Ping};
+
+/// Flavours GROBID knows. A flavour's actor starts only when its trained files exist
+/// (`models/<model>-<flavour with - for />/model.crf`); otherwise the standard model serves it.
+pub const FLAVORS: [&str; 4] = ["article/light", "article/light-ref", "sdo/ietf", "sdo/3gpp"];
+
+/// Start-up state of the model set.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum InitState {
+    /// Preloading is still running.
+    Loading,
+    /// Every present model loaded (or loads lazily): the service is alive.
+    Ready,
+    /// A present model failed to load at start-up.
+    Failed,
+}
+
+/// All model actors, one per (model, flavour). Cheap to clone.
+#[derive(Clone)]
+pub struct Models {
+    inner: Arc<ModelsInner>,
+}
+
+struct ModelsInner {
+    handles: BTreeMap<(ModelName, Option<&'static str>), ModelHandle>,
+    init: AtomicU8,
+}
+
+const INIT_LOADING: u8 = 0;
+const INIT_READY: u8 = 1;
+const INIT_FAILED: u8 = 2;
+
+impl Models {
+    /// Starts every model actor. With `settings.preload`, loading starts at once in the
+    /// background and [`Models::init_state`] reports `Loading` until it ends. Must run inside an
+    /// actix `System`.
+    pub fn start(settings: &ModelSettings) -> Models {
+        let mut handles = BTreeMap::new();
+        for name in ModelName::ALL {
+            handles.insert((name, None), ModelHandle::start(name, None, settings));
+            for flavor in FLAVORS {
+                let dir = name.dir(&settings.models_dir, Some(flavor));
+                if dir.join(model::MODEL_FILE).is_file() {
+                    handles.insert(
+                        (name, Some(flavor)),
+                        ModelHandle::start(name, Some(flavor), settings),
+                    );
+                }
+            }
+        }
+        let init = if settings.preload {
+            INIT_LOADING
+        } else {
+            INIT_READY
+        };
+        let models = Models {
+            inner: Arc::new(ModelsInner {
+                handles,
+                init: AtomicU8::new(init),
+            }),
+        };
+        if settings.preload {
+            let m = models.clone();
+            actix::spawn(async move { m.preload().await });
+        }
+        models
+    }
+
+    async fn preload(&self) {
+        let started = std::time::Instant::now();
+        let loads = self.inner.handles.values().map(|h| h.ask(Load));
+        let states = futures::future::join_all(loads).await;
+        let failed = states
+            .iter()
+            .any(|s| !matches!(s, Ok(ModelState::Ready) | Ok(ModelState::Absent { .. })));
+        let state = if failed { INIT_FAILED } else { INIT_READY };
+        self.inner.init.store(state, Ordering::SeqCst);
+        tracing::info!(
+            ms = started.elapsed().as_millis() as u64,
+            failed,
+            "model preloading finished"
+        );
+    }
+
+    pub fn init_state(&self) -> InitState {
+        match self.inner.init.load(Ordering::SeqCst) {
+            INIT_LOADING => InitState::Loading,
+            INIT_READY => InitState::Ready,
+            _ => InitState::Failed,
+        }
+    }
+
+    /// The actor serving `model` with `flavor`: the flavour's own model when installed, else
+    /// the standard one.
+    fn handle(&self, model: ModelName, flavor: Option<&str>) -> Result<&ModelHandle> {
+        let flavored = flavor.and_then(|f| {
+            self.inner
+                .handles
+                .iter()
+                .find(|((m, fl), _)| *m == model && *fl == Some(f))
+                .map(|(_, h)| h)
+        });
+        let usable = flavored.filter(|h| !matches!(h.slot.state(), ModelState::Absent { .. }));
+        usable
+            .or_else(|| self.inner.handles.get(&(model, None)))
+            .ok_or_else(|| Error::ModelAbsent {
+                model: model.as_str().to_string(),
+                reason: "no actor for this model".to_string(),
+            })
+    }
+
+    /// Labels `seqs` (feature rows per token per sequence) with the model; one label per token.
+    pub async fn label(
+        &self,
+        model: ModelName,
+        flavor: Option<&'static str>,
+        seqs: Vec<Vec<Vec<String>>>,
+    ) -> Result<Vec<Vec<String>>> {
+        if seqs.is_empty() {
+            return Ok(Vec::new());
+        }
+        let handle = self.handle(model, flavor)?;
+        handle.ask(Label { seqs }).await?
+    }
+
+    /// Like [`Models::label`], and records the invocation (rows and labels, under the model's
+    /// key) in `trace` when one is given (`debugMode`). Empty and failed invocations are not
+    /// recorded.
+    pub async fn label_traced(
+        &self,
+        model: ModelName,
+        flavor: Option<&'static str>,
+        seqs: Vec<Vec<Vec<String>>>,
+        trace: Option<&mut DebugTrace>,
+    ) -> Result<Vec<Vec<String>>> {
+        match trace {
+            None => self.label(model, flavor, seqs).await,
+            Some(_) if seqs.is_empty() => Ok(Vec::new()),
+            Some(trace) => {
+                let labels = self.label(model, flavor, seqs.clone()).await?;
+                trace.record(model.as_str(), &seqs, &labels);
+                Ok(labels)
+            }
+        }
+    }
+
+    /// Every model's state, keyed by its folder name, for `/api/health`.
+    pub fn states(&self) -> Vec<(String, ModelState)> {
+        self.inner
+            .handles
+            .values()
+            .map(|h| (h.slot.key.clone(), h.slot.state()))
+            .collect()
+    }
+
+    /// Whether a model can be used (loaded, or present and loadable on first use).
+    pub fn is_available(&self, model: ModelName) -> bool {
+        self.handle(model, None)
+            .map(|h| matches!(h.slot.state(), ModelState::Ready | ModelState::Unloaded))
+            .unwrap_or(false)
+    }
+
+    /// Asks the model's actor to answer; returns how many times it has been started.
+    pub async fn ping(&self, model: ModelName) -> Result<usize> {
+        self.handle(model, None)?.ask(Ping).await
+    }
+
+    /// Test-only: makes the model's actor panic (see `model::Panic`).
+    pub async fn panic_for_test(&self, model: ModelName) -> Result<()> {
+        self.handle(model, None)?.ask(Panic).await?
+    }
+
+    /// Times each model's actor was rebuilt after a panic.
+    pub fn restarts(&self, model: ModelName) -> usize {
+        self.handle(model, None)
+            .map(|h| h.slot.restarts())
+            .unwrap_or(0)
+    }
+
+    /// Whether every model actor still accepts messages.
+    pub fn all_connected(&self) -> bool {
+        self.inner.handles.values().all(|h| h.connected())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[actix::test]
+    async fn an_empty_models_dir_starts_ready_with_every_model_absent() {
+        let settings = ModelSettings {
+            models_dir: std::env::temp_dir().join("quire-models-test-empty"),
+            preload: true,
+            ..ModelSettings::default()
+        };
+        let models = Models::start(&settings);
+        for _ in 0..100 {
+            if models.init_state() != InitState::Loading {
+                break;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+        assert_eq!(models.init_state(), InitState::Ready);
+        let states = models.states();
+        assert_eq!(states.len(), ModelName::ALL.len());
+        assert!(states
+            .iter()
+            .all(|(_, s)| matches!(s, ModelState::Absent { .. })));
+        assert!(!models.is_available(ModelName::Header));
+        assert!(models.all_connected());
+        // A flavour with no files of its own falls back to the standard model's actor.
+        let err = models
+            .label(
+                ModelName::Header,
+                Some("article/light"),
+                vec![vec![vec!["A".into()]]],
+            )
+            .await
+            .expect_err("absent");
+        assert!(
+            matches!(&err, Error::ModelAbsent { model, .. } if model == "header"),
+            "{err}"
+        );
+        assert_eq!(models.ping(ModelName::Header).await.ok(), Some(1));
+        // Nothing to label: no actor round trip, nothing recorded.
+        let mut trace = DebugTrace::new();
+        let none = models
+            .label_traced(ModelName::Date, None, Vec::new(), Some(&mut trace))
+            .await;
+        assert_eq!(none.ok(), Some(Vec::new()));
+        assert!(trace.entries.is_empty());
+        let failed = models
+            .label_traced(
+                ModelName::Date,
+                None,
+                vec![vec![vec!["1999".into()]]],
+                Some(&mut trace),
+            )
+            .await;
+        assert!(failed.is_err());
+        assert!(
+            trace.entries.is_empty(),
+            "a failed invocation is not recorded"
+        );
+    }
+}

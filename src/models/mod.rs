@@ -7,6 +7,12 @@ training parameters, evaluation figures).
 
 use std::path::{Path, PathBuf};
 
+pub mod affiliation;
+pub mod citation;
+pub mod date;
+pub mod name;
+pub mod text;
+
 /// Every sequence-labelling model of the cascade, named as GROBID names them.
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, serde::Serialize, serde::Deserialize,
@@ -153,6 +159,13 @@ pub trait ModelSpec: Sync {
         dataset: &Path,
         part: Part,
     ) -> crate::Result<(Vec<crate::crf::Sequence>, ReadStats)>;
+    /// Write what the model needs at run time besides its own folder (the corpus-built
+    /// lexicons, `<models_dir>/lexicon`). Called by the training driver when it writes the model.
+    fn write_resources(&self, dataset: &Path, models_dir: &Path) -> crate::Result<()> {
+        crate::lexicon::built_for(dataset)
+            .lexicons
+            .save(&models_dir.join("lexicon"))
+    }
     /// Feature rows for one raw input line (text-only models); `None` for layout models.
     fn rows_from_text(&self, _text: &str) -> Option<Vec<Vec<String>>> {
         None
@@ -162,6 +175,12 @@ pub trait ModelSpec: Sync {
 /// The spec of a model, if Quire can train it.
 pub fn spec(name: ModelName, flavor: Option<&str>) -> Option<&'static dyn ModelSpec> {
     // Each model module adds its arm here.
-    let _ = (name, flavor);
-    None
+    match (name, flavor) {
+        (ModelName::Date, None) => Some(&date::SPEC),
+        (ModelName::NameHeader, None) => Some(&name::HEADER_SPEC),
+        (ModelName::NameCitation, None) => Some(&name::CITATION_SPEC),
+        (ModelName::AffiliationAddress, None) => Some(&affiliation::SPEC),
+        (ModelName::Citation, None) => Some(&citation::SPEC),
+        _ => None,
+    }
 }

@@ -1,3 +1,12 @@
-//! Integration tests: start the real `quire` binary.
+//! Integration tests: each test starts the real `quire` binary on free 127.0.0.1 ports with a
+//! temporary configuration and talks HTTP to it (see `common::Server`).
 
+mod actors;
+mod admin;
+mod common;
+mod errors;
 mod layout;
+mod pool;
+mod service;
+mod text;
+mod workers;

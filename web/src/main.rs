@@ -1,28 +1,32 @@
-//! The `quire` binary (filled in by the foundation work; this version only dispatches the
-//! layout subcommands, the lead merges them into the foundation's command enum).
+/*!
+The `quire` binary: a thin command line over the crates. `quire serve` runs the
+GROBID-compatible HTTP service; other subcommands (layout worker, training, evaluation) live
+in `cmd/`, one file each.
+*/
 
-mod cmd;
+use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::Parser;
+use quire_web::cmd;
 
-#[derive(Parser)]
-#[command(name = "quire")]
+#[derive(Debug, Parser)]
+#[command(
+    name = "quire",
+    version,
+    about = "Scholarly PDFs and bibliographic strings to TEI XML, with GROBID's HTTP interface"
+)]
 struct Cli {
     #[command(subcommand)]
-    command: Command,
+    command: cmd::Command,
 }
 
-#[derive(Subcommand)]
-enum Command {
-    /// Lay out a PDF and print it (JSON, or text with --text).
-    Layout(cmd::layout::LayoutArgs),
-    /// Run as a layout worker process (used by the service's worker pool).
-    Worker(cmd::worker::WorkerArgs),
-}
-
-fn main() -> anyhow::Result<()> {
-    match Cli::parse().command {
-        Command::Layout(a) => cmd::layout::run(a),
-        Command::Worker(a) => cmd::worker::run(a),
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match cmd::run(cli.command) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("quire: {e:#}");
+            ExitCode::FAILURE
+        }
     }
 }

@@ -1,4 +1,36 @@
-//! Subcommands of the `quire` binary that are not the HTTP service.
+/*!
+The `quire` subcommands, one file each. A new subcommand adds its file, one `Command` arm and
+one line in [`run`].
+*/
 
 pub mod layout;
+pub mod serve;
+pub mod train;
 pub mod worker;
+
+#[derive(Debug, clap::Subcommand)]
+pub enum Command {
+    /// Run the HTTP service (API on `server.port`, admin on `server.admin_port`).
+    Serve(serve::ServeArgs),
+    /// Lay out a PDF and print it (JSON, or text with --text).
+    Layout(layout::LayoutArgs),
+    /// Run as a layout worker process (used by the service's worker pool).
+    Worker(worker::WorkerArgs),
+    /// Train a model and print its evaluation.
+    Train(train::TrainArgs),
+    /// Evaluate a trained model on its evaluation data.
+    Eval(train::EvalArgs),
+    /// Label lines of text from stdin with a trained model.
+    Tag(train::TagArgs),
+}
+
+pub fn run(command: Command) -> anyhow::Result<()> {
+    match command {
+        Command::Serve(args) => serve::run(args),
+        Command::Layout(args) => layout::run(args),
+        Command::Worker(args) => worker::run(args),
+        Command::Train(args) => train::train(args),
+        Command::Eval(args) => train::eval(args),
+        Command::Tag(args) => train::tag(args),
+    }
+}

@@ -1,0 +1,7 @@
+/*!
+The cascades: one value per kind of request, implementing [`crate::Cascade`]. Each module
+holds the cascades of one endpoint family (raw strings, header, full text, …) and is declared
+here as it lands.
+*/
+
+pub mod strings;

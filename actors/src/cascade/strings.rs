@@ -1,0 +1,242 @@
+/*!
+The raw-string cascades (processDate, processHeaderNames, processCitationNames,
+processAffiliations, processCitation, processCitationList). Each turns strings into feature
+rows with the engine's one row function per model, has the model actors label them, and
+decodes the labels; citations then send their author and editor fields through
+`name-citation` and their dates through `date`, each stage as one batch.
+*/
+
+use std::sync::Arc;
+
+use futures::future::BoxFuture;
+use quire::features::Tok;
+use quire::lexicon::{LexView, Lexicons};
+use quire::models::affiliation::{self, Affiliation};
+use quire::models::citation::{self, Citation};
+use quire::models::date::{self, Date};
+use quire::models::name::{self, Person};
+use quire::models::ModelName;
+
+use crate::{CascadeCtx, Error, Models};
+
+fn lexicons(ctx: &CascadeCtx) -> Result<Arc<Lexicons>, Error> {
+    Ok(quire::lexicon::shared(&ctx.engine.models_dir)?)
+}
+
+/// Label token sequences with `model` (empty sequences get no labels and cost no call).
+async fn label(
+    models: &Models,
+    model: ModelName,
+    lex: &Lexicons,
+    seqs: &[Vec<Tok>],
+    rows: fn(&[Tok], &LexView<'_>) -> Vec<Vec<String>>,
+) -> Result<Vec<Vec<String>>, Error> {
+    let view = LexView::new(lex);
+    let batch: Vec<Vec<Vec<String>>> = seqs
+        .iter()
+        .filter(|s| !s.is_empty())
+        .map(|s| rows(s, &view))
+        .collect();
+    let mut labelled = models.label(model, None, batch).await?.into_iter();
+    let mut out = Vec::with_capacity(seqs.len());
+    for s in seqs {
+        if s.is_empty() {
+            out.push(Vec::new());
+        } else {
+            let labels = labelled.next().ok_or_else(|| {
+                Error::Engine(quire::Error::Tagging {
+                    model: model.as_str().to_string(),
+                    reason: "fewer label sequences than inputs".to_string(),
+                })
+            })?;
+            if labels.len() != s.len() {
+                return Err(Error::Engine(quire::Error::Tagging {
+                    model: model.as_str().to_string(),
+                    reason: format!("{} labels for {} tokens", labels.len(), s.len()),
+                }));
+            }
+            out.push(labels);
+        }
+    }
+    Ok(out)
+}
+
+/// Parse date strings with the date model: the dates found in each string.
+pub async fn parse_dates(
+    models: &Models,
+    lex: &Lexicons,
+    texts: &[String],
+) -> Result<Vec<Vec<Date>>, Error> {
+    let toks: Vec<Vec<Tok>> = texts.iter().map(|t| date::toks(t)).collect();
+    let labels = label(models, ModelName::Date, lex, &toks, date::rows).await?;
+    Ok(toks
+        .iter()
+        .zip(&labels)
+        .map(|(t, l)| date::decode(t, l))
+        .collect())
+}
+
+/// Parse name strings with `name-header` (or `name-citation` when `citation`).
+pub async fn parse_names(
+    models: &Models,
+    lex: &Lexicons,
+    texts: &[String],
+    citation: bool,
+) -> Result<Vec<Vec<Person>>, Error> {
+    let toks: Vec<Vec<Tok>> = texts.iter().map(|t| name::toks(t, citation)).collect();
+    let model = if citation {
+        ModelName::NameCitation
+    } else {
+        ModelName::NameHeader
+    };
+    let labels = label(models, model, lex, &toks, name::rows).await?;
+    Ok(toks
+        .iter()
+        .zip(&labels)
+        .map(|(t, l)| name::decode(t, l))
+        .collect())
+}
+
+/// Parse affiliation blocks with `affiliation-address`.
+pub async fn parse_affiliations(
+    models: &Models,
+    lex: &Lexicons,
+    texts: &[String],
+) -> Result<Vec<Vec<Affiliation>>, Error> {
+    let toks: Vec<Vec<Tok>> = texts.iter().map(|t| affiliation::toks(t)).collect();
+    let labels = label(
+        models,
+        ModelName::AffiliationAddress,
+        lex,
+        &toks,
+        affiliation::rows,
+    )
+    .await?;
+    Ok(toks
+        .iter()
+        .zip(&labels)
+        .map(|(t, l)| affiliation::decode(t, l, lex))
+        .collect())
+}
+
+/// Parse reference strings: citation, then name-citation for authors and editors, then date.
+/// An empty string gives an empty [`Citation`] at its position.
+pub async fn parse_citations(
+    models: &Models,
+    lex: &Lexicons,
+    texts: &[String],
+) -> Result<Vec<Citation>, Error> {
+    let prepared: Vec<String> = texts.iter().map(|t| citation::prepare(t)).collect();
+    let toks: Vec<Vec<Tok>> = prepared.iter().map(|p| citation::toks(p)).collect();
+    let labels = label(models, ModelName::Citation, lex, &toks, citation::rows).await?;
+    let mut cits: Vec<Citation> = prepared
+        .iter()
+        .zip(toks.iter().zip(&labels))
+        .map(|(p, (t, l))| citation::decode(p, t, l))
+        .collect();
+
+    // Authors and editors in one name-citation batch.
+    let mut name_texts = Vec::new();
+    let mut slots = Vec::new();
+    for (i, c) in cits.iter().enumerate() {
+        if let Some(a) = &c.author_text {
+            name_texts.push(a.clone());
+            slots.push((i, false));
+        }
+        if let Some(e) = &c.editor_text {
+            name_texts.push(e.clone());
+            slots.push((i, true));
+        }
+    }
+    let persons = parse_names(models, lex, &name_texts, true).await?;
+    for ((i, editor), ps) in slots.into_iter().zip(persons) {
+        if let Some(c) = cits.get_mut(i) {
+            if editor {
+                c.editors = ps;
+            } else {
+                c.authors = ps;
+            }
+        }
+    }
+
+    // Dates in one batch; the first of the most specified dates wins.
+    let mut date_texts = Vec::new();
+    let mut owners = Vec::new();
+    for (i, c) in cits.iter().enumerate() {
+        if let Some(d) = &c.date_text {
+            date_texts.push(d.clone());
+            owners.push(i);
+        }
+    }
+    let dates = parse_dates(models, lex, &date_texts).await?;
+    for (i, ds) in owners.into_iter().zip(dates) {
+        if let Some(c) = cits.get_mut(i) {
+            c.date = date::best(&ds).cloned();
+        }
+    }
+    Ok(cits)
+}
+
+/// processDate: the dates of one string.
+pub struct DateCascade {
+    pub text: String,
+}
+
+impl crate::Cascade for DateCascade {
+    type Output = Vec<Date>;
+    fn run(self, ctx: CascadeCtx) -> BoxFuture<'static, Result<Vec<Date>, Error>> {
+        Box::pin(async move {
+            let lex = lexicons(&ctx)?;
+            let mut all = parse_dates(&ctx.models, &lex, &[self.text]).await?;
+            Ok(all.pop().unwrap_or_default())
+        })
+    }
+}
+
+/// processHeaderNames / processCitationNames: the persons of one string.
+pub struct NamesCascade {
+    pub text: String,
+    pub citation: bool,
+}
+
+impl crate::Cascade for NamesCascade {
+    type Output = Vec<Person>;
+    fn run(self, ctx: CascadeCtx) -> BoxFuture<'static, Result<Vec<Person>, Error>> {
+        Box::pin(async move {
+            let lex = lexicons(&ctx)?;
+            let mut all = parse_names(&ctx.models, &lex, &[self.text], self.citation).await?;
+            Ok(all.pop().unwrap_or_default())
+        })
+    }
+}
+
+/// processAffiliations: the affiliations of one string (newlines kept).
+pub struct AffiliationsCascade {
+    pub text: String,
+}
+
+impl crate::Cascade for AffiliationsCascade {
+    type Output = Vec<Affiliation>;
+    fn run(self, ctx: CascadeCtx) -> BoxFuture<'static, Result<Vec<Affiliation>, Error>> {
+        Box::pin(async move {
+            let lex = lexicons(&ctx)?;
+            let mut all = parse_affiliations(&ctx.models, &lex, &[self.text]).await?;
+            Ok(all.pop().unwrap_or_default())
+        })
+    }
+}
+
+/// processCitation / processCitationList: one citation per input string, in order.
+pub struct CitationsCascade {
+    pub texts: Vec<String>,
+}
+
+impl crate::Cascade for CitationsCascade {
+    type Output = Vec<Citation>;
+    fn run(self, ctx: CascadeCtx) -> BoxFuture<'static, Result<Vec<Citation>, Error>> {
+        Box::pin(async move {
+            let lex = lexicons(&ctx)?;
+            parse_citations(&ctx.models, &lex, &self.texts).await
+        })
+    }
+}

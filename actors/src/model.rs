@@ -1,0 +1,509 @@
+/*!
+One actor per trained model. Each model runs on its own `SyncArbiter` (one thread by default),
+so CRF tagging never runs on an HTTP worker. The measured actix facts (rust-stack §5) shape it:
+
+- A panic would kill a sync worker thread for good, so every handler body runs inside
+  `catch_unwind`; a caught panic counts in `quire_model_panics_total`, returns
+  [`Error::Panicked`] for that request only, and calls `ctx.stop()` so `SyncContext` rebuilds
+  the actor from its factory (counted in `quire_model_restarts_total`).
+- The `SyncArbiter` mailbox is unbounded, so [`ModelHandle::ask`] bounds the queue itself with
+  an in-flight counter (a guard type) checked before `send`, and always sends under a timeout.
+- A model whose files are missing is `Absent`: the server still starts, health lists it, and a
+  request that needs it fails with a message naming it.
+
+The [`Panic`] message exists for the restart test: it is always compiled, and the web layer
+only exposes it through the debug route enabled by `debug.allow_panic_route` in the config.
+*/
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use actix::{Actor, Addr, Handler, Message, SyncArbiter, SyncContext};
+use quire::crf;
+use quire::models::ModelName;
+
+use crate::metrics::metrics;
+use crate::Error;
+
+/// File whose presence decides whether a model is installed.
+pub const MODEL_FILE: &str = "model.crf";
+
+/// Where a model stands, as `/api/health` reports it.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(tag = "state", rename_all = "snake_case")]
+pub enum ModelState {
+    /// Nothing to load: no files in the models directory, or no model definition in Quire.
+    Absent { reason: String },
+    /// Files present, not loaded yet (`modelPreload = false`): loads on first use.
+    Unloaded,
+    /// Loaded and answering.
+    Ready,
+    /// Loading failed; requests fail with this reason.
+    Failed { reason: String },
+}
+
+/// How the model actors are set up (from the service configuration).
+#[derive(Debug, Clone)]
+pub struct ModelSettings {
+    pub models_dir: PathBuf,
+    /// Load every present model at start-up (`modelPreload`).
+    pub preload: bool,
+    /// Sync threads per model.
+    pub threads: usize,
+    /// Messages allowed in one model's queue (running included) before answering busy.
+    pub queue_bound: usize,
+    /// Longest wait for a model's answer.
+    pub timeout: Duration,
+}
+
+impl Default for ModelSettings {
+    fn default() -> Self {
+        ModelSettings {
+            models_dir: PathBuf::from("models"),
+            preload: true,
+            threads: 1,
+            queue_bound: 64,
+            timeout: Duration::from_secs(120),
+        }
+    }
+}
+
+/// State shared by a model's actor threads and by the handle (health, queue bound).
+pub struct ModelSlot {
+    /// Folder name under the models directory (`header`, `header-article-light`).
+    pub key: String,
+    name: ModelName,
+    dir: PathBuf,
+    feature_version: Option<u32>,
+    inner: Mutex<(ModelState, Option<Arc<crf::Model>>)>,
+    load_lock: Mutex<()>,
+    in_flight: AtomicUsize,
+    starts: AtomicUsize,
+    threads: usize,
+    queue_bound: usize,
+}
+
+impl ModelSlot {
+    fn new(name: ModelName, flavor: Option<&str>, settings: &ModelSettings) -> ModelSlot {
+        let key = name.dir_name(flavor);
+        let dir = name.dir(&settings.models_dir, flavor);
+        let feature_version = quire::models::spec(name, flavor).map(|s| s.feature_version());
+        let state = if feature_version.is_none() {
+            ModelState::Absent {
+                reason: format!("Quire has no definition of model `{key}` yet"),
+            }
+        } else if !dir.join(MODEL_FILE).is_file() {
+            ModelState::Absent {
+                reason: format!(
+                    "no trained model: {} does not exist",
+                    dir.join(MODEL_FILE).display()
+                ),
+            }
+        } else {
+            ModelState::Unloaded
+        };
+        ModelSlot {
+            key,
+            name,
+            dir,
+            feature_version,
+            inner: Mutex::new((state, None)),
+            load_lock: Mutex::new(()),
+            in_flight: AtomicUsize::new(0),
+            starts: AtomicUsize::new(0),
+            threads: settings.threads.max(1),
+            queue_bound: settings.queue_bound.max(1),
+        }
+    }
+
+    pub fn name(&self) -> ModelName {
+        self.name
+    }
+
+    pub fn state(&self) -> ModelState {
+        self.lock().0.clone()
+    }
+
+    /// Messages queued or running right now.
+    pub fn in_flight(&self) -> usize {
+        self.in_flight.load(Ordering::SeqCst)
+    }
+
+    /// How many times the actor was rebuilt after a panic.
+    pub fn restarts(&self) -> usize {
+        self.starts
+            .load(Ordering::SeqCst)
+            .saturating_sub(self.threads)
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, (ModelState, Option<Arc<crf::Model>>)> {
+        self.inner.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// The loaded model, loading it first if needed. Runs on the model's own thread.
+    fn ensure_loaded(&self) -> Result<Arc<crf::Model>, Error> {
+        if let Some(model) = self.ready_model()? {
+            return Ok(model);
+        }
+        let _loading = self.load_lock.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(model) = self.ready_model()? {
+            return Ok(model);
+        }
+        let version = self.feature_version.unwrap_or_default();
+        let started = std::time::Instant::now();
+        let loaded = catch_unwind(AssertUnwindSafe(|| crf::Model::load(&self.dir, version)));
+        let mut inner = self.lock();
+        match loaded {
+            Ok(Ok(model)) => {
+                let model = Arc::new(model);
+                tracing::info!(model = %self.key, ms = started.elapsed().as_millis() as u64, "model loaded");
+                *inner = (ModelState::Ready, Some(model.clone()));
+                Ok(model)
+            }
+            Ok(Err(e)) => {
+                tracing::error!(model = %self.key, "model failed to load: {e}");
+                inner.0 = ModelState::Failed {
+                    reason: e.to_string(),
+                };
+                Err(self.unavailable(e.to_string()))
+            }
+            Err(payload) => {
+                let reason = format!("loading panicked: {}", panic_message(&*payload));
+                tracing::error!(model = %self.key, "model failed to load: {reason}");
+                inner.0 = ModelState::Failed {
+                    reason: reason.clone(),
+                };
+                Err(self.unavailable(reason))
+            }
+        }
+    }
+
+    /// `Ok(Some)` when loaded, `Ok(None)` when it still has to be loaded, `Err` when it can't be.
+    fn ready_model(&self) -> Result<Option<Arc<crf::Model>>, Error> {
+        let inner = self.lock();
+        match &inner.0 {
+            ModelState::Ready => Ok(inner.1.clone()),
+            ModelState::Unloaded => Ok(None),
+            ModelState::Absent { reason } | ModelState::Failed { reason } => {
+                Err(self.unavailable(reason.clone()))
+            }
+        }
+    }
+
+    fn unavailable(&self, reason: String) -> Error {
+        Error::ModelAbsent {
+            model: self.key.clone(),
+            reason,
+        }
+    }
+}
+
+/// The text of a panic payload.
+pub(crate) fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
+    if let Some(s) = payload.downcast_ref::<&str>() {
+        (*s).to_string()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "unknown panic payload".to_string()
+    }
+}
+
+/// The actor: a thin shell around the shared slot.
+pub struct ModelActor {
+    slot: Arc<ModelSlot>,
+}
+
+impl Actor for ModelActor {
+    type Context = SyncContext<Self>;
+
+    fn started(&mut self, _ctx: &mut Self::Context) {
+        let n = self.slot.starts.fetch_add(1, Ordering::SeqCst);
+        if n >= self.slot.threads {
+            metrics()
+                .model_restarts
+                .with_label_values(&[&self.slot.key])
+                .inc();
+            tracing::warn!(model = %self.slot.key, "model actor restarted");
+        }
+    }
+}
+
+impl ModelActor {
+    /// Runs `f` under `catch_unwind`; a panic is counted, the actor is rebuilt, and the request
+    /// gets [`Error::Panicked`].
+    fn guarded<T>(
+        &mut self,
+        ctx: &mut SyncContext<Self>,
+        f: impl FnOnce(&ModelSlot) -> Result<T, Error>,
+    ) -> Result<T, Error> {
+        let slot = self.slot.clone();
+        match catch_unwind(AssertUnwindSafe(|| f(&slot))) {
+            Ok(result) => result,
+            Err(payload) => {
+                metrics().model_panics.with_label_values(&[&slot.key]).inc();
+                tracing::error!(model = %slot.key, panic = %panic_message(&*payload), "model actor panicked; restarting it");
+                actix::ActorContext::stop(ctx);
+                Err(Error::Panicked {
+                    model: slot.key.clone(),
+                })
+            }
+        }
+    }
+}
+
+/// Label sequences: feature rows per token per sequence in, one label per token out.
+#[derive(Debug)]
+pub struct Label {
+    pub seqs: Vec<Vec<Vec<String>>>,
+}
+
+impl Message for Label {
+    type Result = Result<Vec<Vec<String>>, Error>;
+}
+
+impl Handler<Label> for ModelActor {
+    type Result = Result<Vec<Vec<String>>, Error>;
+
+    fn handle(&mut self, msg: Label, ctx: &mut Self::Context) -> Self::Result {
+        self.guarded(ctx, |slot| {
+            let model = slot.ensure_loaded()?;
+            msg.seqs
+                .iter()
+                .map(|rows| {
+                    let labels = model.label(rows)?;
+                    if labels.len() != rows.len() {
+                        return Err(Error::Engine(quire::Error::Tagging {
+                            model: slot.key.clone(),
+                            reason: format!("{} labels for {} tokens", labels.len(), rows.len()),
+                        }));
+                    }
+                    Ok(labels)
+                })
+                .collect()
+        })
+    }
+}
+
+/// Load the model now (start-up preloading); answers the resulting state.
+#[derive(Debug)]
+pub struct Load;
+
+impl Message for Load {
+    type Result = ModelState;
+}
+
+impl Handler<Load> for ModelActor {
+    type Result = actix::MessageResult<Load>;
+
+    fn handle(&mut self, _msg: Load, ctx: &mut Self::Context) -> Self::Result {
+        let loaded = self.guarded(ctx, |slot| {
+            if matches!(slot.state(), ModelState::Unloaded) {
+                // A failure is recorded in the slot's state, which is what we answer.
+                let _ = slot.ensure_loaded();
+            }
+            Ok(())
+        });
+        if let Err(e) = loaded {
+            tracing::error!("preloading {}: {e}", self.slot.key);
+        }
+        actix::MessageResult(self.slot.state())
+    }
+}
+
+/// Liveness probe of the actor itself: answers how many times the actor has been started.
+#[derive(Debug)]
+pub struct Ping;
+
+impl Message for Ping {
+    type Result = usize;
+}
+
+impl Handler<Ping> for ModelActor {
+    type Result = usize;
+
+    fn handle(&mut self, _msg: Ping, _ctx: &mut Self::Context) -> usize {
+        self.slot.starts.load(Ordering::SeqCst)
+    }
+}
+
+/// Test-only: panics inside the handler, to prove the actor is rebuilt. Sent only by unit tests
+/// and by the debug route enabled with `debug.allow_panic_route = true`.
+#[derive(Debug)]
+pub struct Panic;
+
+impl Message for Panic {
+    type Result = Result<(), Error>;
+}
+
+impl Handler<Panic> for ModelActor {
+    type Result = Result<(), Error>;
+
+    fn handle(&mut self, _msg: Panic, ctx: &mut Self::Context) -> Self::Result {
+        self.guarded(ctx, |slot| {
+            panic!("test panic requested for model `{}`", slot.key)
+        })
+    }
+}
+
+/// A model's address plus its shared state; cloned into every request.
+#[derive(Clone)]
+pub struct ModelHandle {
+    pub slot: Arc<ModelSlot>,
+    addr: Addr<ModelActor>,
+    timeout: Duration,
+}
+
+/// Holds one place in a model's queue; released on drop.
+struct InFlight {
+    slot: Arc<ModelSlot>,
+}
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        self.slot.in_flight.fetch_sub(1, Ordering::SeqCst);
+        metrics()
+            .model_in_flight
+            .with_label_values(&[&self.slot.key])
+            .dec();
+    }
+}
+
+impl ModelHandle {
+    /// Starts the model's `SyncArbiter`. Must run inside an actix `System`.
+    pub fn start(name: ModelName, flavor: Option<&str>, settings: &ModelSettings) -> ModelHandle {
+        let slot = Arc::new(ModelSlot::new(name, flavor, settings));
+        let factory_slot = slot.clone();
+        let addr = SyncArbiter::start(slot.threads, move || ModelActor {
+            slot: factory_slot.clone(),
+        });
+        metrics()
+            .model_in_flight
+            .with_label_values(&[&slot.key])
+            .set(0);
+        metrics()
+            .model_restarts
+            .with_label_values(&[&slot.key])
+            .inc_by(0);
+        metrics()
+            .model_panics
+            .with_label_values(&[&slot.key])
+            .inc_by(0);
+        ModelHandle {
+            slot,
+            addr,
+            timeout: settings.timeout,
+        }
+    }
+
+    /// Sends `msg` if the queue has room, waiting at most the configured timeout for the answer.
+    pub async fn ask<M>(&self, msg: M) -> Result<M::Result, Error>
+    where
+        M: Message + Send + 'static,
+        M::Result: Send,
+        ModelActor: Handler<M>,
+    {
+        let _place = self.enter()?;
+        match tokio::time::timeout(self.timeout, self.addr.send(msg)).await {
+            Ok(Ok(answer)) => Ok(answer),
+            Ok(Err(_mailbox)) => Err(Error::Panicked {
+                model: self.slot.key.clone(),
+            }),
+            Err(_elapsed) => Err(Error::Timeout {
+                stage: format!("model `{}`", self.slot.key),
+            }),
+        }
+    }
+
+    fn enter(&self) -> Result<InFlight, Error> {
+        let slot = &self.slot;
+        let before = slot.in_flight.fetch_add(1, Ordering::SeqCst);
+        let place = InFlight { slot: slot.clone() };
+        metrics()
+            .model_in_flight
+            .with_label_values(&[&slot.key])
+            .inc();
+        if before >= slot.queue_bound {
+            drop(place);
+            metrics()
+                .model_rejected
+                .with_label_values(&[&slot.key])
+                .inc();
+            return Err(Error::Busy {
+                what: format!("model `{}`", slot.key),
+                retry_after_s: 1,
+            });
+        }
+        Ok(place)
+    }
+
+    /// Whether the actor's mailbox still accepts messages.
+    pub fn connected(&self) -> bool {
+        self.addr.connected()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn settings(dir: &std::path::Path) -> ModelSettings {
+        ModelSettings {
+            models_dir: dir.to_path_buf(),
+            queue_bound: 2,
+            timeout: Duration::from_secs(5),
+            ..ModelSettings::default()
+        }
+    }
+
+    #[actix::test]
+    async fn absent_model_fails_with_its_name_and_the_actor_survives_a_panic() {
+        let dir = std::env::temp_dir().join(format!("quire-model-test-{}", std::process::id()));
+        let handle = ModelHandle::start(ModelName::Date, None, &settings(&dir));
+        assert!(matches!(handle.slot.state(), ModelState::Absent { .. }));
+
+        let err = handle
+            .ask(Label {
+                seqs: vec![vec![vec!["2001".into()]]],
+            })
+            .await
+            .and_then(|r| r)
+            .expect_err("absent model must fail");
+        assert!(
+            matches!(&err, Error::ModelAbsent { model, .. } if model == "date"),
+            "{err}"
+        );
+
+        assert_eq!(handle.ask(Ping).await.ok(), Some(1));
+        let restarts_before = metrics().model_restarts.with_label_values(&["date"]).get();
+        let panicked = handle.ask(Panic).await.and_then(|r| r);
+        assert!(
+            matches!(panicked, Err(Error::Panicked { .. })),
+            "{panicked:?}"
+        );
+        // The same address answers again, from a rebuilt actor.
+        assert_eq!(handle.ask(Ping).await.ok(), Some(2));
+        assert_eq!(handle.slot.restarts(), 1);
+        assert_eq!(
+            metrics().model_restarts.with_label_values(&["date"]).get(),
+            restarts_before + 1
+        );
+        assert_eq!(handle.slot.in_flight(), 0);
+    }
+
+    #[actix::test]
+    async fn a_full_queue_answers_busy_without_enqueueing() {
+        let dir = std::env::temp_dir();
+        let handle = ModelHandle::start(ModelName::Citation, None, &settings(&dir));
+        let a = handle.enter().expect("first place");
+        let b = handle.enter().expect("second place");
+        let refused = handle.enter().err().expect("third must be refused");
+        assert!(refused.is_busy(), "{refused}");
+        drop((a, b));
+        assert_eq!(handle.slot.in_flight(), 0);
+        assert!(handle.enter().is_ok());
+    }
+}

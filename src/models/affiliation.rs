@@ -1,0 +1,371 @@
+//! Affiliation-address model: labels the tokens of affiliation blocks (institution,
+//! department, laboratory, address parts, country, marker) and decodes them into
+//! affiliations with their addresses and ISO country codes.
+
+use std::path::Path;
+use std::sync::OnceLock;
+
+use crate::corpus::Rules;
+use crate::crf::{Sequence, TrainParams};
+use crate::features::{self as f, Tok};
+use crate::lexicon::{Kind, LexView, Lexicons};
+use crate::models::text::{self, spans};
+use crate::models::{ModelName, ModelSpec, Part, ReadStats};
+use crate::Result;
+
+/// GROBID's affiliation-address labels.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Label {
+    Marker,
+    Institution,
+    Department,
+    Laboratory,
+    AddrLine,
+    Settlement,
+    Region,
+    PostCode,
+    PostBox,
+    Country,
+    Other,
+}
+
+impl Label {
+    pub const ALL: [Label; 11] = [
+        Label::Marker,
+        Label::Institution,
+        Label::Department,
+        Label::Laboratory,
+        Label::AddrLine,
+        Label::Settlement,
+        Label::Region,
+        Label::PostCode,
+        Label::PostBox,
+        Label::Country,
+        Label::Other,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Label::Marker => "<marker>",
+            Label::Institution => "<institution>",
+            Label::Department => "<department>",
+            Label::Laboratory => "<laboratory>",
+            Label::AddrLine => "<addrLine>",
+            Label::Settlement => "<settlement>",
+            Label::Region => "<region>",
+            Label::PostCode => "<postCode>",
+            Label::PostBox => "<postBox>",
+            Label::Country => "<country>",
+            Label::Other => "<other>",
+        }
+    }
+}
+
+impl AsRef<str> for Label {
+    fn as_ref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl std::str::FromStr for Label {
+    type Err = String;
+    fn from_str(s: &str) -> std::result::Result<Label, String> {
+        let p = text::plain(s);
+        Label::ALL
+            .into_iter()
+            .find(|l| l.as_str() == p)
+            .ok_or_else(|| format!("unknown affiliation label `{s}`"))
+    }
+}
+
+/// A decoded affiliation.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Affiliation {
+    pub markers: Vec<String>,
+    pub departments: Vec<String>,
+    pub laboratories: Vec<String>,
+    pub institutions: Vec<String>,
+    pub addr_lines: Vec<String>,
+    pub post_box: Option<String>,
+    pub post_code: Option<String>,
+    pub settlement: Option<String>,
+    pub region: Option<String>,
+    pub country: Option<String>,
+    /// ISO 3166-1 alpha-2 code of the country, when the lexicon knows it.
+    pub country_code: Option<String>,
+    /// The affiliation's text as labelled.
+    pub raw: String,
+}
+
+impl Affiliation {
+    fn has_org(&self) -> bool {
+        !(self.departments.is_empty()
+            && self.laboratories.is_empty()
+            && self.institutions.is_empty())
+    }
+    fn has_address(&self) -> bool {
+        !self.addr_lines.is_empty()
+            || self.post_box.is_some()
+            || self.post_code.is_some()
+            || self.settlement.is_some()
+            || self.region.is_some()
+            || self.country.is_some()
+    }
+    pub fn is_empty(&self) -> bool {
+        !self.has_org() && !self.has_address()
+    }
+}
+
+fn trim_field(s: &str) -> String {
+    s.trim_matches(|c: char| c.is_whitespace() || matches!(c, ',' | ';' | ':'))
+        .trim_end_matches(['.', ','])
+        .trim()
+        .to_string()
+}
+
+/// Affiliations from labelled tokens. A new affiliation starts at a marker once the current
+/// one has content, or at an organisation name once the current one has an address.
+pub fn decode<L: AsRef<str>>(toks: &[Tok], labels: &[L], lex: &Lexicons) -> Vec<Affiliation> {
+    let mut out = Vec::new();
+    let mut cur = Affiliation::default();
+    for (label, a, b) in spans(labels) {
+        let raw = text::join_tokens(toks.get(a..b).unwrap_or_default());
+        let value = trim_field(&raw);
+        let is_org = matches!(
+            label.as_str(),
+            "<institution>" | "<department>" | "<laboratory>"
+        );
+        let new = (label == "<marker>" && !cur.is_empty())
+            || (is_org && cur.has_address())
+            || (label == "<country>" && cur.country.is_some());
+        if new {
+            out.push(std::mem::take(&mut cur));
+        }
+        if label != "<other>" || !cur.raw.is_empty() {
+            if !cur.raw.is_empty() {
+                cur.raw.push(' ');
+            }
+            cur.raw.push_str(&raw);
+        }
+        if value.is_empty() {
+            continue;
+        }
+        match label.as_str() {
+            "<marker>" => cur.markers.push(value),
+            "<institution>" => cur.institutions.push(value),
+            "<department>" => cur.departments.push(value),
+            "<laboratory>" => cur.laboratories.push(value),
+            "<addrLine>" => cur.addr_lines.push(value),
+            "<postBox>" => cur.post_box = Some(value),
+            "<postCode>" => cur.post_code = Some(value),
+            "<settlement>" => cur.settlement = Some(value),
+            "<region>" => cur.region = Some(value),
+            "<country>" => {
+                cur.country_code = lex.country_code(&value).map(str::to_string);
+                cur.country = Some(value);
+            }
+            _ => {}
+        }
+    }
+    out.push(cur);
+    out.retain(|a| !a.is_empty());
+    for a in &mut out {
+        a.raw = a.raw.trim_end_matches([',', ';', ' ']).to_string();
+    }
+    out
+}
+
+/// Feature rows (reference §3.7) for training and tagging. Deliberate difference from GROBID:
+/// the first-name column (always 0 there) holds the first-name lexicon flag.
+pub fn rows(toks: &[Tok], lex: &LexView<'_>) -> Vec<Vec<String>> {
+    let locations = lex.flags(Kind::Location, toks);
+    let countries = lex.flags(Kind::Country, toks);
+    toks.iter()
+        .enumerate()
+        .map(|(i, t)| {
+            let s = t.text.as_str();
+            let mut row = Vec::with_capacity(21);
+            f::push_lexical(&mut row, s);
+            row.push(f::line_status(toks, i).to_string());
+            row.push(f::capitalisation_affiliation(s).to_string());
+            row.push(f::digit_affiliation(s).to_string());
+            row.push(f::single_char(s).to_string());
+            let first = lex.has_word(Kind::FirstName, s);
+            let proper = first || lex.has_word(Kind::LastName, s);
+            row.push(f::flag(proper).to_string());
+            row.push(f::flag(lex.has_word(Kind::CommonWord, s)).to_string());
+            row.push(f::flag(first).to_string());
+            row.push(f::flag(locations[i]).to_string());
+            row.push(f::flag(countries[i]).to_string());
+            row.push(f::punct_type(s).to_string());
+            row.push(f::word_shape(s));
+            row
+        })
+        .collect()
+}
+
+/// Tokens of a raw affiliation string; newlines are kept (they matter to the model).
+pub fn toks(text: &str) -> Vec<Tok> {
+    f::toks_from_text(text, false)
+}
+
+/// Corpus rules: each `<affiliation>` is a sequence.
+pub struct AffiliationRules;
+
+impl Rules for AffiliationRules {
+    fn is_sequence(&self, name: &str) -> bool {
+        name == "affiliation"
+    }
+    fn label(&self, name: &str, attrs: &[(String, String)]) -> Option<&'static str> {
+        match name {
+            "orgname" => {
+                let ty = attrs
+                    .iter()
+                    .find(|(k, _)| k == "type")
+                    .map(|(_, v)| v.to_ascii_lowercase());
+                match ty.as_deref() {
+                    Some("department" | "departement") => Some("<department>"),
+                    Some("institution" | "institute" | "consortium") => Some("<institution>"),
+                    Some("laboratory") => Some("<laboratory>"),
+                    _ => None,
+                }
+            }
+            "addrline" => Some("<addrLine>"),
+            "settlement" => Some("<settlement>"),
+            "region" => Some("<region>"),
+            "postcode" => Some("<postCode>"),
+            "postbox" => Some("<postBox>"),
+            "country" => Some("<country>"),
+            "marker" => Some("<marker>"),
+            _ => None,
+        }
+    }
+}
+
+pub struct Spec;
+
+pub static SPEC: Spec = Spec;
+
+impl ModelSpec for Spec {
+    fn name(&self) -> ModelName {
+        ModelName::AffiliationAddress
+    }
+    fn feature_version(&self) -> u32 {
+        1
+    }
+    fn template(&self) -> &'static str {
+        static T: OnceLock<String> = OnceLock::new();
+        T.get_or_init(|| {
+            text::template(
+                &[
+                    (0, &[-3, -2, -1, 0, 1, 2, 3]),
+                    (1, &[-2, -1, 0, 1, 2]),
+                    (2, &[0]),
+                    (3, &[0]),
+                    (4, &[0]),
+                    (5, &[0]),
+                    (6, &[0]),
+                    (7, &[0]),
+                    (8, &[0]),
+                    (9, &[0]),
+                    (10, &[-1, 0, 1]),
+                    (11, &[-1, 0, 1]),
+                    (12, &[-1, 0, 1]),
+                    (13, &[-1, 0, 1]),
+                    (14, &[0, 1]),
+                    (15, &[0, 1]),
+                    (16, &[0, 1]),
+                    (17, &[0, 1]),
+                    (18, &[0, 1]),
+                    (19, &[-2, -1, 0, 1, 2]),
+                    (20, &[-1, 0, 1]),
+                ],
+                &[
+                    ((-1, 0), (0, 0)),
+                    ((0, 0), (1, 0)),
+                    ((1, 0), (2, 0)),
+                    ((-2, 0), (-1, 0)),
+                    ((0, 11), (1, 11)),
+                    ((-1, 11), (0, 11)),
+                ],
+            )
+        })
+    }
+    fn default_params(&self) -> TrainParams {
+        TrainParams {
+            c1: 0.5,
+            c2: 0.0001,
+            epsilon: 1e-5,
+            window: 20,
+            max_iter: 2000,
+            threads: 2,
+        }
+    }
+    fn read(&self, dataset: &Path, part: Part) -> Result<(Vec<Sequence>, ReadStats)> {
+        text::read_sequences(
+            dataset,
+            "affiliation-address",
+            part,
+            &AffiliationRules,
+            rows,
+        )
+    }
+    fn rows_from_text(&self, text: &str) -> Option<Vec<Vec<String>>> {
+        let lex = crate::lexicon::default_shared();
+        Some(rows(&toks(text), &LexView::new(&lex)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use Label::*;
+
+    #[test]
+    fn decodes_two_affiliations_with_addresses() {
+        let lex = Lexicons::default();
+        let t =
+            toks("1 Dept. of Physics, Example University, Lisbon, Portugal\n2 CNRS, Paris, France");
+        let labels = [
+            Marker,
+            Department,
+            Department,
+            Department,
+            Department,
+            Other,
+            Institution,
+            Institution,
+            Other,
+            Settlement,
+            Other,
+            Country,
+            Marker,
+            Institution,
+            Other,
+            Settlement,
+            Other,
+            Country,
+        ];
+        assert_eq!(t.len(), labels.len(), "{t:?}");
+        let a = decode(&t, &labels, &lex);
+        assert_eq!(a.len(), 2);
+        assert_eq!(a[0].markers, vec!["1"]);
+        assert_eq!(a[0].departments, vec!["Dept. of Physics"]);
+        assert_eq!(a[0].institutions, vec!["Example University"]);
+        assert_eq!(a[0].settlement.as_deref(), Some("Lisbon"));
+        assert_eq!(a[0].country.as_deref(), Some("Portugal"));
+        assert_eq!(a[1].institutions, vec!["CNRS"]);
+        assert_eq!(a[1].country.as_deref(), Some("France"));
+    }
+
+    #[test]
+    fn rows_have_the_affiliation_columns() {
+        let lex = Lexicons::default();
+        let r = rows(&toks("CNRS, Paris"), &LexView::new(&lex));
+        assert_eq!(r.len(), 3);
+        assert_eq!(r[0].len(), 21);
+        assert_eq!(r[0][11], "ALLCAPS");
+        assert_eq!(r[0][20], "XXXX");
+        assert_eq!(r[2][20], "Xxxx");
+    }
+}

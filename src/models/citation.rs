@@ -1,0 +1,562 @@
+//! Citation model: labels the tokens of one raw reference string (author, title, journal,
+//! date, volume, pages, …) and decodes them into a [`Citation`]. Authors/editors then go
+//! through a name model and the date through the date model (the string cascade).
+
+use std::path::Path;
+use std::sync::OnceLock;
+
+use crate::corpus::Rules;
+use crate::crf::{Sequence, TrainParams};
+use crate::features::{self as f, Tok};
+use crate::lexicon::{Kind, LexView};
+use crate::models::date::Date;
+use crate::models::name::Person;
+use crate::models::text::{self, spans};
+use crate::models::{ModelName, ModelSpec, Part, ReadStats};
+use crate::Result;
+
+/// GROBID's citation labels.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Label {
+    Author,
+    Title,
+    Journal,
+    Booktitle,
+    Series,
+    Editor,
+    Date,
+    Institution,
+    Collaboration,
+    Note,
+    Tech,
+    Volume,
+    Issue,
+    Pages,
+    Location,
+    Publisher,
+    Web,
+    Pubnum,
+    Other,
+}
+
+impl Label {
+    pub const ALL: [Label; 19] = [
+        Label::Author,
+        Label::Title,
+        Label::Journal,
+        Label::Booktitle,
+        Label::Series,
+        Label::Editor,
+        Label::Date,
+        Label::Institution,
+        Label::Collaboration,
+        Label::Note,
+        Label::Tech,
+        Label::Volume,
+        Label::Issue,
+        Label::Pages,
+        Label::Location,
+        Label::Publisher,
+        Label::Web,
+        Label::Pubnum,
+        Label::Other,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Label::Author => "<author>",
+            Label::Title => "<title>",
+            Label::Journal => "<journal>",
+            Label::Booktitle => "<booktitle>",
+            Label::Series => "<series>",
+            Label::Editor => "<editor>",
+            Label::Date => "<date>",
+            Label::Institution => "<institution>",
+            Label::Collaboration => "<collaboration>",
+            Label::Note => "<note>",
+            Label::Tech => "<tech>",
+            Label::Volume => "<volume>",
+            Label::Issue => "<issue>",
+            Label::Pages => "<pages>",
+            Label::Location => "<location>",
+            Label::Publisher => "<publisher>",
+            Label::Web => "<web>",
+            Label::Pubnum => "<pubnum>",
+            Label::Other => "<other>",
+        }
+    }
+}
+
+impl AsRef<str> for Label {
+    fn as_ref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl std::str::FromStr for Label {
+    type Err = String;
+    fn from_str(s: &str) -> std::result::Result<Label, String> {
+        let p = text::plain(s);
+        Label::ALL
+            .into_iter()
+            .find(|l| l.as_str() == p)
+            .ok_or_else(|| format!("unknown citation label `{s}`"))
+    }
+}
+
+/// A parsed reference. Text fields hold the labelled text; `authors`, `editors` and `date`
+/// are filled by the name and date models.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Citation {
+    pub raw: String,
+    pub author_text: Option<String>,
+    pub editor_text: Option<String>,
+    pub date_text: Option<String>,
+    pub title: Option<String>,
+    pub journal: Option<String>,
+    pub booktitle: Option<String>,
+    pub series: Option<String>,
+    pub institution: Option<String>,
+    pub collaboration: Option<String>,
+    pub note: Option<String>,
+    pub tech: Option<String>,
+    pub volume: Option<String>,
+    pub issue: Option<String>,
+    pub pages: Option<String>,
+    pub location: Option<String>,
+    pub publisher: Option<String>,
+    pub web: Option<String>,
+    pub pubnums: Vec<String>,
+    pub authors: Vec<Person>,
+    pub editors: Vec<Person>,
+    pub date: Option<Date>,
+}
+
+impl Citation {
+    /// Nothing was recognised (an empty or unlabelled string).
+    pub fn is_empty(&self) -> bool {
+        self.author_text.is_none()
+            && self.title.is_none()
+            && self.journal.is_none()
+            && self.booktitle.is_none()
+            && self.date_text.is_none()
+            && self.volume.is_none()
+            && self.pages.is_none()
+            && self.pubnums.is_empty()
+            && self.web.is_none()
+            && self.publisher.is_none()
+            && self.collaboration.is_none()
+    }
+
+    /// First and last page of the page range.
+    pub fn page_range(&self) -> Option<(String, Option<String>)> {
+        let p = self.pages.as_deref()?;
+        let p = p
+            .trim_start_matches(|c: char| !c.is_alphanumeric())
+            .trim_start_matches("pp")
+            .trim_start_matches('p')
+            .trim_start_matches(|c: char| !c.is_alphanumeric());
+        let mut parts = p.splitn(2, '-');
+        let from = parts.next()?.trim().trim_end_matches('.').to_string();
+        let to = parts
+            .next()
+            .map(|t| {
+                t.trim_start_matches('-')
+                    .trim()
+                    .trim_end_matches('.')
+                    .to_string()
+            })
+            .filter(|t| !t.is_empty());
+        (!from.is_empty()).then_some((from, to))
+    }
+
+    /// The DOI, from a pubnum field or anywhere in the raw string.
+    pub fn doi(&self) -> Option<String> {
+        let from = |s: &str| -> Option<String> {
+            let i = s.find("10.")?;
+            let rest = &s[i..];
+            let end = rest.find(char::is_whitespace).unwrap_or(rest.len());
+            let d = rest[..end].trim_end_matches(['.', ',', ';', ')', ']']);
+            d.contains('/').then(|| d.to_string())
+        };
+        self.pubnums
+            .iter()
+            .find_map(|p| from(p))
+            .or_else(|| from(&self.raw))
+    }
+
+    /// The arXiv identifier, from a pubnum field.
+    pub fn arxiv(&self) -> Option<String> {
+        self.pubnums.iter().find_map(|p| {
+            let l = p.to_lowercase();
+            let i = l.find("arxiv")?;
+            let id = p[i + 5..].trim_start_matches([':', ' ']).trim();
+            (!id.is_empty()).then(|| id.to_string())
+        })
+    }
+}
+
+fn put(slot: &mut Option<String>, v: String) {
+    match slot {
+        Some(s) => {
+            s.push(' ');
+            s.push_str(&v);
+        }
+        None => *slot = Some(v),
+    }
+}
+
+/// For single-valued fields (volume, pages, journal, …) the first occurrence wins: a second
+/// one is usually an erratum or a second reference run into this one.
+fn first(slot: &mut Option<String>, v: String) {
+    if slot.is_none() {
+        *slot = Some(v);
+    }
+}
+
+fn clean_field(s: &str) -> String {
+    s.trim_matches(|c: char| c.is_whitespace() || matches!(c, ',' | ';' | ':'))
+        .trim_start_matches(['(', '.'])
+        .trim_end_matches(['.', ',', '('])
+        .trim()
+        .to_string()
+}
+
+/// Strip quotes and brackets that wrap a whole field.
+fn strip_wrapping(s: &str) -> String {
+    let t = s.trim();
+    let t = t
+        .trim_start_matches(['"', '\'', '“', '‘'])
+        .trim_end_matches(['"', '\'', '”', '’']);
+    let t = if t.starts_with('(') && t.ends_with(')') && t.matches('(').count() == 1 {
+        &t[1..t.len() - 1]
+    } else {
+        t
+    };
+    t.trim().to_string()
+}
+
+/// A citation from labelled tokens (names and date not yet parsed).
+pub fn decode<L: AsRef<str>>(raw: &str, toks: &[Tok], labels: &[L]) -> Citation {
+    let mut c = Citation {
+        raw: raw.to_string(),
+        ..Citation::default()
+    };
+    for (label, a, b) in spans(labels) {
+        let value = text::join_tokens(toks.get(a..b).unwrap_or_default());
+        if label == "<other>" {
+            continue;
+        }
+        let v = match label.as_str() {
+            "<author>" | "<editor>" => value.trim().to_string(),
+            "<title>" | "<journal>" | "<booktitle>" | "<series>" => {
+                strip_wrapping(&clean_field(&value))
+            }
+            "<pages>" | "<volume>" | "<issue>" | "<date>" => strip_wrapping(&clean_field(&value)),
+            "<web>" | "<pubnum>" => value.trim().trim_end_matches([',', ';']).to_string(),
+            _ => clean_field(&value),
+        };
+        if v.is_empty() {
+            continue;
+        }
+        match label.as_str() {
+            "<author>" => put(&mut c.author_text, v),
+            "<editor>" => put(&mut c.editor_text, v),
+            "<date>" => first(&mut c.date_text, v),
+            "<title>" => put(&mut c.title, v),
+            "<journal>" => first(&mut c.journal, v),
+            "<booktitle>" => first(&mut c.booktitle, v),
+            "<series>" => put(&mut c.series, v),
+            "<institution>" => put(&mut c.institution, v),
+            "<collaboration>" => put(&mut c.collaboration, v),
+            "<note>" => put(&mut c.note, v),
+            "<tech>" => put(&mut c.tech, v),
+            "<volume>" => first(&mut c.volume, v),
+            "<issue>" => first(&mut c.issue, v),
+            "<pages>" => first(&mut c.pages, v),
+            "<location>" => first(&mut c.location, v),
+            "<publisher>" => first(&mut c.publisher, v),
+            "<web>" => put(&mut c.web, v),
+            "<pubnum>" => c.pubnums.push(v),
+            _ => {}
+        }
+    }
+    c
+}
+
+/// The string the citation model sees: backslashes removed, leading `[({.,])}: ` and
+/// trailing whitespace stripped.
+pub fn prepare(raw: &str) -> String {
+    let s: String = raw.chars().filter(|&c| c != '\\').collect();
+    s.trim_start_matches(|c: char| "[({.,])}: \n\r\t".contains(c))
+        .trim_end()
+        .to_string()
+}
+
+/// Tokens of a prepared reference string (with the letter/digit split, in training too).
+pub fn toks(prepared: &str) -> Vec<Tok> {
+    f::toks_from_text(prepared, true)
+}
+
+/// Feature rows (reference §3.5) for training and tagging.
+pub fn rows(toks: &[Tok], lex: &LexView<'_>) -> Vec<Vec<String>> {
+    let n = toks.len();
+    let locations = lex.flags(Kind::Location, toks);
+    let urls = f::url_flags(toks);
+    let collabs = lex.flags(Kind::Collaboration, toks);
+    let journals = lex.flags(Kind::Journal, toks);
+    let confs = lex.flags(Kind::Conference, toks);
+    let publishers = lex.flags(Kind::Publisher, toks);
+    let ids = f::identifier_flags(toks);
+    toks.iter()
+        .enumerate()
+        .map(|(i, t)| {
+            let s = t.text.as_str();
+            let mut row = Vec::with_capacity(29);
+            f::push_lexical(&mut row, s);
+            row.push(
+                if i == 0 {
+                    "LINESTART"
+                } else if i + 1 == n {
+                    "LINEEND"
+                } else {
+                    "LINEIN"
+                }
+                .to_string(),
+            );
+            row.push(f::capitalisation(s).to_string());
+            row.push(f::digit(s).to_string());
+            row.push(f::single_char(s).to_string());
+            let first = lex.has_word(Kind::FirstName, s);
+            let last = lex.has_word(Kind::LastName, s);
+            row.push(f::flag(first || last).to_string());
+            row.push(f::flag(lex.has_word(Kind::CommonWord, s)).to_string());
+            row.push(f::flag(first).to_string());
+            row.push(f::flag(last).to_string());
+            row.push(f::flag(locations[i]).to_string());
+            row.push(f::flag(f::is_year(s)).to_string());
+            row.push(f::flag(f::is_month(s)).to_string());
+            row.push(f::flag(urls[i]).to_string());
+            row.push(f::flag(collabs[i]).to_string());
+            row.push(f::flag(journals[i]).to_string());
+            row.push(f::flag(confs[i]).to_string());
+            row.push(f::flag(publishers[i]).to_string());
+            row.push(f::flag(ids[i]).to_string());
+            row.push(f::punct_type(s).to_string());
+            row.push(f::linear_scaling(i, n, 12).to_string());
+            row
+        })
+        .collect()
+}
+
+/// Corpus rules: each `<bibl>` is a sequence (reference §2.6 for the element mapping).
+pub struct CitationRules;
+
+fn attr<'a>(attrs: &'a [(String, String)], key: &str) -> Option<&'a str> {
+    attrs
+        .iter()
+        .find(|(k, _)| k == key)
+        .map(|(_, v)| v.as_str())
+}
+
+impl Rules for CitationRules {
+    fn is_sequence(&self, name: &str) -> bool {
+        name == "bibl"
+    }
+    fn label(&self, name: &str, attrs: &[(String, String)]) -> Option<&'static str> {
+        let ty = attr(attrs, "type")
+            .or_else(|| attr(attrs, "unit"))
+            .map(str::to_ascii_lowercase);
+        match name {
+            "author" => Some("<author>"),
+            "editor" => Some("<editor>"),
+            "date" => Some("<date>"),
+            "title" => match attr(attrs, "level") {
+                Some("j") => Some("<journal>"),
+                Some("m") => Some("<booktitle>"),
+                Some("s") => Some("<series>"),
+                _ => Some("<title>"),
+            },
+            "orgname" => match ty.as_deref() {
+                Some("collaboration") => Some("<collaboration>"),
+                _ => Some("<institution>"),
+            },
+            "institution" => Some("<institution>"),
+            "note" => match ty.as_deref() {
+                Some("report") => Some("<tech>"),
+                _ => Some("<note>"),
+            },
+            "biblscope" => match ty.as_deref() {
+                Some("vol" | "volume") => Some("<volume>"),
+                Some("issue" | "number") => Some("<issue>"),
+                Some("pp" | "page" | "pages") => Some("<pages>"),
+                _ => None,
+            },
+            "issue" => Some("<issue>"),
+            "page" | "pages" => Some("<pages>"),
+            "pubplace" => Some("<location>"),
+            "publisher" => Some("<publisher>"),
+            "ptr" => Some("<web>"),
+            "idno" | "pubnum" => Some("<pubnum>"),
+            _ => None,
+        }
+    }
+    fn split_digits(&self) -> bool {
+        true
+    }
+}
+
+pub struct Spec;
+
+pub static SPEC: Spec = Spec;
+
+impl ModelSpec for Spec {
+    fn name(&self) -> ModelName {
+        ModelName::Citation
+    }
+    fn feature_version(&self) -> u32 {
+        1
+    }
+    fn template(&self) -> &'static str {
+        static T: OnceLock<String> = OnceLock::new();
+        T.get_or_init(|| {
+            let mut w: Vec<(usize, &[i32])> = vec![
+                (0, &[-4, -3, -2, -1, 0, 1, 2, 3, 4]),
+                (1, &[-3, -2, -1, 0, 1, 2, 3, 4]),
+                (2, &[0]),
+                (3, &[0]),
+                (4, &[0]),
+                (5, &[0]),
+                (6, &[0]),
+                (7, &[0]),
+                (8, &[0]),
+                (9, &[0]),
+                (10, &[-1, 0, 1]),
+                (11, &[-1, 0, 1]),
+                (12, &[-1, 0, 1]),
+                (13, &[-1, 0, 1]),
+            ];
+            for col in 14..=22 {
+                w.push((col, &[0, 1]));
+            }
+            w.extend([
+                (23, &[-1, 0, 1][..]),
+                (24, &[-1, 0, 1][..]),
+                (25, &[-1, 0, 1][..]),
+                (26, &[-1, 0, 1][..]),
+                (27, &[-2, -1, 0, 1, 2][..]),
+                (28, &[-1, 0][..]),
+            ]);
+            text::template(
+                &w,
+                &[
+                    ((-1, 0), (0, 0)),
+                    ((0, 0), (1, 0)),
+                    ((0, 11), (1, 11)),
+                    ((-1, 11), (0, 11)),
+                ],
+            )
+        })
+    }
+    fn default_params(&self) -> TrainParams {
+        TrainParams {
+            c1: 0.5,
+            c2: 0.0001,
+            epsilon: 1e-5,
+            window: 50,
+            // GROBID allows 3000; capped so training fits in minutes on two cores (the
+            // committed model used 250 iterations).
+            max_iter: 250,
+            threads: 2,
+        }
+    }
+    fn read(&self, dataset: &Path, part: Part) -> Result<(Vec<Sequence>, ReadStats)> {
+        text::read_sequences(dataset, "citation", part, &CitationRules, rows)
+    }
+    fn rows_from_text(&self, text: &str) -> Option<Vec<Vec<String>>> {
+        let lex = crate::lexicon::default_shared();
+        Some(rows(&toks(&prepare(text)), &LexView::new(&lex)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lexicon::Lexicons;
+    use Label::*;
+
+    const REF: &str = "Smith, J. A. and van der Berg, K. (2019). Deep parsing of references. J. Doc. Eng. 12(3): 45-67. doi:10.1000/xyz";
+
+    fn labels_for_ref() -> Vec<Label> {
+        let mut l = vec![Author; 13];
+        l.extend([Other, Date, Other, Other]);
+        l.extend([Title; 4]);
+        l.push(Other);
+        l.extend([Journal; 6]);
+        l.extend([
+            Volume, Other, Issue, Other, Other, Pages, Pages, Pages, Other,
+        ]);
+        l.extend([Pubnum; 7]);
+        l
+    }
+
+    #[test]
+    fn decodes_a_journal_reference() {
+        let p = prepare(REF);
+        let t = toks(&p);
+        let labels = labels_for_ref();
+        assert_eq!(
+            t.len(),
+            labels.len(),
+            "{:?}",
+            t.iter().map(|t| &t.text).collect::<Vec<_>>()
+        );
+        let c = decode(&p, &t, &labels);
+        assert_eq!(
+            c.author_text.as_deref(),
+            Some("Smith, J. A. and van der Berg, K.")
+        );
+        assert_eq!(c.date_text.as_deref(), Some("2019"));
+        assert_eq!(c.title.as_deref(), Some("Deep parsing of references"));
+        assert_eq!(c.journal.as_deref(), Some("J. Doc. Eng"));
+        assert_eq!(c.volume.as_deref(), Some("12"));
+        assert_eq!(c.issue.as_deref(), Some("3"));
+        assert_eq!(
+            c.page_range(),
+            Some(("45".to_string(), Some("67".to_string())))
+        );
+        assert_eq!(c.doi().as_deref(), Some("10.1000/xyz"));
+        assert!(!c.is_empty());
+        // A second volume/pages run (an erratum) does not merge into the first.
+        let mut l = labels.clone();
+        l[30] = Volume;
+        let c = decode(&p, &t, &l);
+        assert_eq!(c.volume.as_deref(), Some("12"));
+        assert_eq!(c.issue, None);
+    }
+
+    #[test]
+    fn prepare_strips_like_grobid() {
+        assert_eq!(prepare(". [A. B\\ title.  \n"), "A. B title.");
+        // Like GROBID, only the listed characters are stripped: a numeric label stays.
+        assert_eq!(prepare("[12] A."), "12] A.");
+        assert_eq!(prepare("  "), "");
+    }
+
+    #[test]
+    fn rows_have_the_citation_columns() {
+        let lex = Lexicons::default();
+        let p = prepare(REF);
+        let t = toks(&p);
+        let r = rows(&t, &LexView::new(&lex));
+        assert_eq!(r.len(), t.len());
+        assert!(r.iter().all(|row| row.len() == 29));
+        assert_eq!(r[0][10], "LINESTART");
+        let y = t.iter().position(|t| t.text == "2019").unwrap();
+        assert_eq!(r[y][19], "1");
+        let d = t.iter().position(|t| t.text == "xyz").unwrap();
+        assert_eq!(r[d][26], "1");
+        assert_eq!(r[d][28], "11");
+        assert_eq!(r[t.len() / 2][28], "6");
+    }
+}

@@ -1,0 +1,352 @@
+//! Date model: labels the tokens of a raw date string (`<year>`, `<month>`, `<day>`,
+//! `<other>`) and decodes them into dates normalised to ISO 8601 (year, year-month or full).
+
+use std::path::Path;
+use std::sync::OnceLock;
+
+use crate::corpus::Rules;
+use crate::crf::{Sequence, TrainParams};
+use crate::features::{self as f, Tok};
+use crate::lexicon::LexView;
+use crate::models::text::{self, spans};
+use crate::models::{ModelName, ModelSpec, Part, ReadStats};
+use crate::Result;
+
+/// GROBID's date labels.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Label {
+    Year,
+    Month,
+    Day,
+    Other,
+}
+
+impl Label {
+    pub const ALL: [Label; 4] = [Label::Year, Label::Month, Label::Day, Label::Other];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Label::Year => "<year>",
+            Label::Month => "<month>",
+            Label::Day => "<day>",
+            Label::Other => "<other>",
+        }
+    }
+}
+
+impl AsRef<str> for Label {
+    fn as_ref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl std::str::FromStr for Label {
+    type Err = String;
+    fn from_str(s: &str) -> std::result::Result<Label, String> {
+        let p = text::plain(s);
+        Label::ALL
+            .into_iter()
+            .find(|l| l.as_str() == p)
+            .ok_or_else(|| format!("unknown date label `{s}`"))
+    }
+}
+
+/// A decoded date: the raw parts and their numeric values when they make sense.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Date {
+    pub year: Option<i32>,
+    pub month: Option<u32>,
+    pub day: Option<u32>,
+    /// The date's text as found.
+    pub raw: String,
+}
+
+impl Date {
+    /// ISO 8601 form: `2019`, `2019-03` or `2019-03-05`; `None` without a year.
+    pub fn when(&self) -> Option<String> {
+        let y = self.year?;
+        Some(match (self.month, self.day) {
+            (Some(m), Some(d)) => format!("{y:04}-{m:02}-{d:02}"),
+            (Some(m), None) => format!("{y:04}-{m:02}"),
+            _ => format!("{y:04}"),
+        })
+    }
+
+    /// How many of year, month, day are known.
+    pub fn specificity(&self) -> usize {
+        usize::from(self.year.is_some())
+            + usize::from(self.month.is_some())
+            + usize::from(self.day.is_some())
+    }
+}
+
+fn parse_year(s: &str) -> Option<i32> {
+    let digits: String = s.chars().filter(char::is_ascii_digit).collect();
+    let n: i32 = digits.parse().ok()?;
+    match digits.len() {
+        4 if (1000..=2999).contains(&n) => Some(n),
+        2 => Some(if n <= 30 { 2000 + n } else { 1900 + n }),
+        _ => None,
+    }
+}
+
+fn parse_month(s: &str) -> Option<u32> {
+    let t = s.trim_matches(|c: char| !c.is_alphanumeric());
+    if let Ok(n) = t.parse::<u32>() {
+        return (1..=12).contains(&n).then_some(n);
+    }
+    f::month_number(t).or_else(|| f::month_number(f::prefix(t, 3)))
+}
+
+fn parse_day(s: &str) -> Option<u32> {
+    let digits: String = s.chars().take_while(char::is_ascii_digit).collect();
+    let n: u32 = digits.parse().ok()?;
+    (1..=31).contains(&n).then_some(n)
+}
+
+/// Dates from labelled tokens. A new date starts whenever a year, month or day label repeats
+/// for the date being built; dates without any recognised part are left out. `labels` are
+/// [`Label`]s or the model's own output (`I-<year>`, `<year>`, …).
+pub fn decode<L: AsRef<str>>(toks: &[Tok], labels: &[L]) -> Vec<Date> {
+    let names: Vec<&str> = labels.iter().map(|l| l.as_ref()).collect();
+    let mut out: Vec<Date> = Vec::new();
+    let mut cur = Date::default();
+    let mut seen = [false; 3];
+    for (label, a, b) in spans(&names) {
+        let slot = match label.as_str() {
+            "<year>" => 0,
+            "<month>" => 1,
+            "<day>" => 2,
+            _ => continue,
+        };
+        let value = text::join_tokens(toks.get(a..b).unwrap_or_default());
+        if seen[slot] {
+            out.push(std::mem::take(&mut cur));
+            seen = [false; 3];
+        }
+        seen[slot] = true;
+        match slot {
+            0 => cur.year = parse_year(&value),
+            1 => cur.month = parse_month(&value),
+            _ => cur.day = parse_day(&value),
+        }
+        if !cur.raw.is_empty() {
+            cur.raw.push(' ');
+        }
+        cur.raw.push_str(&value);
+    }
+    out.push(cur);
+    out.retain(|d| d.specificity() > 0);
+    share_parts(&mut out);
+    out
+}
+
+/// Ranges such as `June 17-21, 2007` decode as two partial dates (`June 17`, `21 2007`):
+/// a date without a year takes the year of the next date that has one, and a date with a day
+/// but no month takes the month of the previous date of the same year.
+fn share_parts(dates: &mut [Date]) {
+    for i in 0..dates.len() {
+        if dates[i].year.is_none() {
+            if let Some(y) = dates[i + 1..].iter().find_map(|d| d.year) {
+                dates[i].year = Some(y);
+            }
+        }
+    }
+    for i in 1..dates.len() {
+        let (prev, cur) = (&dates[i - 1], &dates[i]);
+        if cur.month.is_none() && cur.day.is_some() && prev.year == cur.year {
+            dates[i].month = dates[i - 1].month;
+        }
+    }
+}
+
+/// The date of a string as a citation or header uses it: the first of the most specified.
+pub fn best(dates: &[Date]) -> Option<&Date> {
+    let max = dates.iter().map(Date::specificity).max()?;
+    dates.iter().find(|d| d.specificity() == max)
+}
+
+/// Feature rows (reference §3.8): the one function used for training and tagging.
+pub fn rows(toks: &[Tok], _lex: &LexView<'_>) -> Vec<Vec<String>> {
+    toks.iter()
+        .enumerate()
+        .map(|(i, t)| {
+            let s = t.text.as_str();
+            let mut row = Vec::with_capacity(17);
+            f::push_lexical(&mut row, s);
+            row.push(f::line_status(toks, i).to_string());
+            row.push(f::capitalisation(s).to_string());
+            row.push(f::digit(s).to_string());
+            row.push(f::single_char(s).to_string());
+            row.push(f::flag(f::is_year(s)).to_string());
+            row.push(f::flag(f::is_month(s)).to_string());
+            row.push(f::punct_type(s).to_string());
+            row
+        })
+        .collect()
+}
+
+/// Tokens of a raw date string (tabs and newlines count as spaces).
+pub fn toks(text: &str) -> Vec<Tok> {
+    let mut t = f::toks_from_text(text, false);
+    for tok in &mut t {
+        tok.newline_before = false;
+    }
+    t
+}
+
+/// Corpus rules: each `<date>` is a sequence of `<year>`, `<month>`, `<day>` fields.
+pub struct DateRules;
+
+impl Rules for DateRules {
+    fn is_sequence(&self, name: &str) -> bool {
+        name == "date"
+    }
+    fn label(&self, name: &str, _attrs: &[(String, String)]) -> Option<&'static str> {
+        match name {
+            "year" => Some("<year>"),
+            "month" => Some("<month>"),
+            "day" => Some("<day>"),
+            _ => None,
+        }
+    }
+}
+
+pub struct Spec;
+
+pub static SPEC: Spec = Spec;
+
+impl ModelSpec for Spec {
+    fn name(&self) -> ModelName {
+        ModelName::Date
+    }
+    fn feature_version(&self) -> u32 {
+        1
+    }
+    fn template(&self) -> &'static str {
+        static T: OnceLock<String> = OnceLock::new();
+        T.get_or_init(|| {
+            text::template(
+                &[
+                    (0, &[-3, -2, -1, 0, 1, 2, 3]),
+                    (1, &[-2, -1, 0, 1, 2]),
+                    (2, &[0]),
+                    (3, &[0]),
+                    (4, &[0]),
+                    (5, &[0]),
+                    (6, &[0]),
+                    (7, &[0]),
+                    (8, &[0]),
+                    (9, &[0]),
+                    (10, &[-1, 0, 1]),
+                    (11, &[-1, 0, 1]),
+                    (12, &[-1, 0, 1]),
+                    (13, &[-1, 0, 1]),
+                    (14, &[-1, 0, 1]),
+                    (15, &[-1, 0, 1]),
+                    (16, &[-2, -1, 0, 1, 2]),
+                ],
+                &[
+                    ((-1, 0), (0, 0)),
+                    ((0, 0), (1, 0)),
+                    ((1, 0), (2, 0)),
+                    ((-2, 0), (-1, 0)),
+                    ((0, 11), (1, 11)),
+                    ((-1, 11), (0, 11)),
+                ],
+            )
+        })
+    }
+    fn default_params(&self) -> TrainParams {
+        TrainParams {
+            c1: 0.5,
+            c2: 0.0001,
+            epsilon: 1e-5,
+            window: 20,
+            max_iter: 2000,
+            threads: 2,
+        }
+    }
+    fn read(&self, dataset: &Path, part: Part) -> Result<(Vec<Sequence>, ReadStats)> {
+        text::read_sequences(dataset, "date", part, &DateRules, rows)
+    }
+    fn rows_from_text(&self, text: &str) -> Option<Vec<Vec<String>>> {
+        let lex = crate::lexicon::default_shared();
+        Some(rows(&toks(text), &LexView::new(&lex)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lexicon::Lexicons;
+
+    fn labelled(text: &str, labels: &[Label]) -> Vec<Date> {
+        let t = toks(text);
+        assert_eq!(t.len(), labels.len(), "{t:?}");
+        decode(&t, labels)
+    }
+
+    #[test]
+    fn rows_have_the_date_columns() {
+        let lex = Lexicons::default();
+        let r = rows(&toks("June 17, 2007"), &LexView::new(&lex));
+        assert_eq!(r.len(), 4);
+        assert_eq!(
+            r[0],
+            vec![
+                "June",
+                "june",
+                "J",
+                "Ju",
+                "Jun",
+                "June",
+                "e",
+                "ne",
+                "une",
+                "June",
+                "LINESTART",
+                "INITCAP",
+                "NODIGIT",
+                "0",
+                "0",
+                "1",
+                "NOPUNCT"
+            ]
+        );
+        assert_eq!(
+            r[2][11..].to_vec(),
+            vec!["ALLCAP", "NODIGIT", "1", "0", "0", "COMMA"]
+        );
+        assert_eq!(
+            r[3][10..].to_vec(),
+            vec!["LINEEND", "NOCAPS", "ALLDIGIT", "0", "1", "0", "NOPUNCT"]
+        );
+    }
+
+    #[test]
+    fn decodes_and_normalises() {
+        use Label::*;
+        let d = labelled("Received 5 Sept. 2001", &[Other, Day, Month, Month, Year]);
+        assert_eq!(d.len(), 1);
+        assert_eq!(d[0].when().as_deref(), Some("2001-09-05"));
+        let d = labelled("March 2019 and 2020", &[Month, Year, Other, Year]);
+        assert_eq!(d.len(), 2);
+        assert_eq!(d[0].when().as_deref(), Some("2019-03"));
+        assert_eq!(d[1].when().as_deref(), Some("2020"));
+        assert_eq!(best(&d).and_then(Date::when).as_deref(), Some("2019-03"));
+        let d = labelled("12/03/99", &[Day, Other, Month, Other, Year]);
+        assert_eq!(d[0].when().as_deref(), Some("1999-03-12"));
+        assert!(labelled("nothing here", &[Other, Other]).is_empty());
+        let d = labelled("June 17-21, 2007", &[Month, Day, Other, Day, Other, Year]);
+        let when: Vec<_> = d.iter().filter_map(Date::when).collect();
+        assert_eq!(when, vec!["2007-06-17", "2007-06-21"]);
+    }
+
+    #[test]
+    fn labels_parse_with_or_without_prefix() {
+        assert_eq!("I-<year>".parse::<Label>().unwrap(), Label::Year);
+        assert_eq!("<other>".parse::<Label>().unwrap(), Label::Other);
+        assert!("<title>".parse::<Label>().is_err());
+    }
+}

@@ -1,0 +1,418 @@
+//! Name models (`name-header`, `name-citation`): label the tokens of an author string
+//! (`<forename>`, `<middlename>`, `<surname>`, `<title>`, `<suffix>`, `<marker>`) and decode
+//! them into persons. Both share the columns of reference §3.6; templates differ in window.
+
+use std::path::Path;
+use std::sync::OnceLock;
+
+use crate::corpus::Rules;
+use crate::crf::{Sequence, TrainParams};
+use crate::features::{self as f, Tok};
+use crate::lexicon::{Kind, LexView};
+use crate::models::text::{self, spans};
+use crate::models::{ModelName, ModelSpec, Part, ReadStats};
+use crate::Result;
+
+/// GROBID's name labels (`<marker>` only occurs in header names).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Label {
+    Marker,
+    Title,
+    Forename,
+    Middlename,
+    Surname,
+    Suffix,
+    Other,
+}
+
+impl Label {
+    pub const ALL: [Label; 7] = [
+        Label::Marker,
+        Label::Title,
+        Label::Forename,
+        Label::Middlename,
+        Label::Surname,
+        Label::Suffix,
+        Label::Other,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Label::Marker => "<marker>",
+            Label::Title => "<title>",
+            Label::Forename => "<forename>",
+            Label::Middlename => "<middlename>",
+            Label::Surname => "<surname>",
+            Label::Suffix => "<suffix>",
+            Label::Other => "<other>",
+        }
+    }
+}
+
+impl AsRef<str> for Label {
+    fn as_ref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl std::str::FromStr for Label {
+    type Err = String;
+    fn from_str(s: &str) -> std::result::Result<Label, String> {
+        let p = text::plain(s);
+        Label::ALL
+            .into_iter()
+            .find(|l| l.as_str() == p)
+            .ok_or_else(|| format!("unknown name label `{s}`"))
+    }
+}
+
+/// A decoded person name.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Person {
+    pub title: Option<String>,
+    pub forename: Option<String>,
+    pub middlename: Option<String>,
+    pub surname: Option<String>,
+    pub suffix: Option<String>,
+    /// Affiliation markers found next to the name (`1`, `*`, `a`, …).
+    pub markers: Vec<String>,
+}
+
+impl Person {
+    fn is_empty(&self) -> bool {
+        self.forename.is_none() && self.middlename.is_none() && self.surname.is_none()
+    }
+}
+
+/// Clean a name part: drop the dots of initials and stray edge punctuation; `J.-P.` → `J-P`.
+pub fn clean_part(s: &str) -> String {
+    let joined: String = s
+        .split_whitespace()
+        .map(|w| {
+            let t = w.trim_matches(|c: char| matches!(c, ',' | ';' | ':' | '(' | ')' | '*'));
+            if t.chars().filter(|c| c.is_alphabetic()).count() <= 2 && t.contains('.') {
+                t.replace('.', "")
+            } else {
+                t.trim_end_matches('.').to_string()
+            }
+        })
+        .filter(|w| !w.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ");
+    joined
+        .replace(" - ", "-")
+        .replace("- ", "-")
+        .replace(" -", "-")
+}
+
+fn set(slot: &mut Option<String>, value: String) {
+    if value.is_empty() {
+        return;
+    }
+    match slot {
+        Some(s) => {
+            s.push(' ');
+            s.push_str(&value);
+        }
+        None => *slot = Some(value),
+    }
+}
+
+/// Persons from labelled tokens. A new person starts when a name part begins that the person
+/// being built already has (a second forename, a second surname, …), or a title begins
+/// after a name part. Persons without any name part are left out.
+pub fn decode<L: AsRef<str>>(toks: &[Tok], labels: &[L]) -> Vec<Person> {
+    let mut out = Vec::new();
+    let mut cur = Person::default();
+    for (label, a, b) in spans(labels) {
+        let value = text::join_tokens(toks.get(a..b).unwrap_or_default());
+        let starts_new = match label.as_str() {
+            "<forename>" => cur.forename.is_some(),
+            "<title>" => !cur.is_empty(),
+            "<middlename>" => cur.middlename.is_some() && cur.surname.is_some(),
+            "<surname>" => cur.surname.is_some(),
+            _ => false,
+        };
+        if starts_new {
+            let done = std::mem::take(&mut cur);
+            if !done.is_empty() {
+                out.push(done);
+            }
+        }
+        let v = clean_part(&value);
+        match label.as_str() {
+            "<forename>" => set(&mut cur.forename, v),
+            "<middlename>" => set(&mut cur.middlename, v),
+            "<surname>" => set(&mut cur.surname, v),
+            "<title>" => set(&mut cur.title, v),
+            "<suffix>" => set(&mut cur.suffix, v),
+            "<marker>" => {
+                let m: Vec<String> = value
+                    .split([',', ' '])
+                    .map(str::trim)
+                    .filter(|s| !s.is_empty())
+                    .map(str::to_string)
+                    .collect();
+                if cur.is_empty() {
+                    // A marker before the name belongs to the previous person if any.
+                    match out.last_mut() {
+                        Some(p) if cur.title.is_none() => p.markers.extend(m),
+                        _ => cur.markers.extend(m),
+                    }
+                } else {
+                    cur.markers.extend(m);
+                }
+            }
+            _ => {}
+        }
+    }
+    if !cur.is_empty() {
+        out.push(cur);
+    }
+    // A forename made of several initials keeps the first as forename, the rest as middle.
+    for p in &mut out {
+        if p.middlename.is_none() {
+            if let Some(fore) = &p.forename {
+                let parts: Vec<&str> = fore.split(' ').collect();
+                if parts.len() > 1 && parts[1..].iter().all(|w| w.chars().count() <= 2) {
+                    p.middlename = Some(parts[1..].join(" "));
+                    p.forename = Some(parts[0].to_string());
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Feature rows (reference §3.6), shared by both name models, for training and tagging.
+pub fn rows(toks: &[Tok], lex: &LexView<'_>) -> Vec<Vec<String>> {
+    let titles = lex.flags(Kind::PersonTitle, toks);
+    let suffixes = lex.flags(Kind::PersonSuffix, toks);
+    toks.iter()
+        .enumerate()
+        .map(|(i, t)| {
+            let s = t.text.as_str();
+            let mut row = Vec::with_capacity(20);
+            f::push_lexical(&mut row, s);
+            row.push(f::line_status(toks, i).to_string());
+            row.push(f::capitalisation(s).to_string());
+            row.push(f::digit(s).to_string());
+            row.push(f::single_char(s).to_string());
+            row.push(f::flag(lex.has_word(Kind::CommonWord, s)).to_string());
+            row.push(f::flag(lex.has_word(Kind::FirstName, s)).to_string());
+            row.push(f::flag(lex.has_word(Kind::LastName, s)).to_string());
+            row.push(f::flag(titles[i]).to_string());
+            row.push(f::flag(suffixes[i]).to_string());
+            row.push(f::punct_type(s).to_string());
+            row
+        })
+        .collect()
+}
+
+/// Tokens of a raw name string. Header names keep line breaks; "et al." is removed from
+/// citation names.
+pub fn toks(text: &str, citation: bool) -> Vec<Tok> {
+    let cleaned;
+    let text = if citation {
+        cleaned = remove_et_al(text);
+        cleaned.as_str()
+    } else {
+        text
+    };
+    f::toks_from_text(text, false)
+}
+
+fn remove_et_al(text: &str) -> String {
+    let lower = text.to_lowercase();
+    match lower.find("et al") {
+        Some(i) => {
+            let mut s = text[..i].to_string();
+            s.push_str(text[i + 5..].trim_start_matches('.'));
+            s
+        }
+        None => text.to_string(),
+    }
+}
+
+/// Corpus rules: each `<author>` block is a sequence (several `persName`s in a header block).
+pub struct NameRules;
+
+impl Rules for NameRules {
+    fn is_sequence(&self, name: &str) -> bool {
+        name == "author"
+    }
+    fn label(&self, name: &str, _attrs: &[(String, String)]) -> Option<&'static str> {
+        match name {
+            "forename" | "firstname" | "forenname" => Some("<forename>"),
+            "middlename" => Some("<middlename>"),
+            "surname" | "lastname" | "surename" => Some("<surname>"),
+            "rolename" | "title" => Some("<title>"),
+            "suffix" => Some("<suffix>"),
+            "marker" => Some("<marker>"),
+            _ => None,
+        }
+    }
+}
+
+/// The two name models differ in their data and token window.
+pub struct Spec {
+    citation: bool,
+}
+
+pub static HEADER_SPEC: Spec = Spec { citation: false };
+pub static CITATION_SPEC: Spec = Spec { citation: true };
+
+fn build_template(citation: bool) -> String {
+    let tok: &[i32] = if citation {
+        &[-4, -3, -2, -1, 0, 1, 2, 3, 4]
+    } else {
+        &[-3, -2, -1, 0, 1, 2, 3]
+    };
+    let low: &[i32] = if citation {
+        &[-3, -2, -1, 0, 1, 2, 3]
+    } else {
+        &[-2, -1, 0, 1, 2]
+    };
+    text::template(
+        &[
+            (0, tok),
+            (1, low),
+            (2, &[0]),
+            (3, &[0]),
+            (4, &[0]),
+            (5, &[0]),
+            (6, &[0]),
+            (7, &[0]),
+            (8, &[0]),
+            (9, &[0]),
+            (10, &[-1, 0, 1]),
+            (11, &[-1, 0, 1]),
+            (12, &[-1, 0, 1]),
+            (13, &[-1, 0, 1]),
+            (14, &[-2, -1, 0, 1, 2]),
+            (15, &[-2, -1, 0, 1, 2]),
+            (16, &[-2, -1, 0, 1, 2]),
+            (17, &[-2, -1, 0, 1, 2]),
+            (18, &[-1, 0, 1]),
+            (19, &[-2, -1, 0, 1, 2]),
+        ],
+        &[
+            ((-1, 0), (0, 0)),
+            ((0, 0), (1, 0)),
+            ((1, 0), (2, 0)),
+            ((-2, 0), (-1, 0)),
+            ((0, 11), (1, 11)),
+            ((-1, 11), (0, 11)),
+        ],
+    )
+}
+
+impl ModelSpec for Spec {
+    fn name(&self) -> ModelName {
+        if self.citation {
+            ModelName::NameCitation
+        } else {
+            ModelName::NameHeader
+        }
+    }
+    fn feature_version(&self) -> u32 {
+        1
+    }
+    fn template(&self) -> &'static str {
+        static H: OnceLock<String> = OnceLock::new();
+        static C: OnceLock<String> = OnceLock::new();
+        if self.citation {
+            C.get_or_init(|| build_template(true))
+        } else {
+            H.get_or_init(|| build_template(false))
+        }
+    }
+    fn default_params(&self) -> TrainParams {
+        TrainParams {
+            c1: 0.5,
+            c2: 0.0001,
+            epsilon: 1e-5,
+            window: 20,
+            max_iter: 2000,
+            threads: 2,
+        }
+    }
+    fn read(&self, dataset: &Path, part: Part) -> Result<(Vec<Sequence>, ReadStats)> {
+        let sub = if self.citation {
+            "name/citation"
+        } else {
+            "name/header"
+        };
+        text::read_sequences(dataset, sub, part, &NameRules, rows)
+    }
+    fn rows_from_text(&self, text: &str) -> Option<Vec<Vec<String>>> {
+        let lex = crate::lexicon::default_shared();
+        Some(rows(&toks(text, self.citation), &LexView::new(&lex)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lexicon::Lexicons;
+    use Label::*;
+
+    fn people(text: &str, citation: bool, labels: &[Label]) -> Vec<Person> {
+        let t = toks(text, citation);
+        assert_eq!(t.len(), labels.len(), "{t:?}");
+        decode(&t, labels)
+    }
+
+    #[test]
+    fn citation_names_split_into_persons() {
+        let p = people(
+            "Smith, J. A. and van der Berg, K.",
+            true,
+            &[
+                Surname, Other, Forename, Forename, Middlename, Middlename, Other, Surname,
+                Surname, Surname, Other, Forename, Forename,
+            ],
+        );
+        assert_eq!(p.len(), 2);
+        assert_eq!(p[0].surname.as_deref(), Some("Smith"));
+        assert_eq!(p[0].forename.as_deref(), Some("J"));
+        assert_eq!(p[0].middlename.as_deref(), Some("A"));
+        assert_eq!(p[1].surname.as_deref(), Some("van der Berg"));
+        assert_eq!(p[1].forename.as_deref(), Some("K"));
+    }
+
+    #[test]
+    fn header_names_keep_titles_suffixes_and_markers() {
+        let p = people(
+            "Dr. Ana Lopes 1,2 and John Smith Jr. *",
+            false,
+            &[
+                Title, Title, Forename, Surname, Marker, Marker, Marker, Other, Forename, Surname,
+                Suffix, Suffix, Marker,
+            ],
+        );
+        assert_eq!(p.len(), 2);
+        assert_eq!(p[0].title.as_deref(), Some("Dr"));
+        assert_eq!(p[0].markers, vec!["1", "2"]);
+        assert_eq!(p[1].suffix.as_deref(), Some("Jr"));
+        assert_eq!(p[1].markers, vec!["*"]);
+    }
+
+    #[test]
+    fn et_al_is_dropped_from_citation_names() {
+        let t = toks("Smith J, et al.", true);
+        let texts: Vec<&str> = t.iter().map(|t| t.text.as_str()).collect();
+        assert_eq!(texts, vec!["Smith", "J", ","]);
+    }
+
+    #[test]
+    fn rows_have_the_name_columns() {
+        let lex = Lexicons::default();
+        let r = rows(&toks("Smith, J.", true), &LexView::new(&lex));
+        assert_eq!(r.len(), 4);
+        assert_eq!(r[0].len(), 20);
+        assert_eq!(r[1][19], "COMMA");
+        assert_eq!(r[2][11], "ALLCAP");
+        assert_eq!(r[2][13], "1");
+    }
+}

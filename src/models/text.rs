@@ -1,0 +1,301 @@
+/*!
+What the four text-only models (date, name, affiliation-address, citation) share: reading a
+corpus folder into CRF sequences through the model's one row function (with each training
+file's own lexicon entries hidden), building feature templates from a compact column list,
+and cutting a label sequence into fields (GROBID's clustering: a field starts at an `I-`
+label or where the plain label changes).
+*/
+
+use std::fmt::Write;
+use std::path::Path;
+
+use crate::corpus::{self, Labelled, Rules};
+use crate::crf::Sequence;
+use crate::features::Tok;
+use crate::lexicon::{self, LexView};
+use crate::models::{Part, ReadStats};
+use crate::Result;
+
+/// A model's row function: tokens in, one feature row per token out.
+pub type RowsFn = fn(&[Tok], &LexView<'_>) -> Vec<Vec<String>>;
+
+/// Read `<dataset>/<sub>/{corpus,evaluation}` into CRF sequences. Corpus files are
+/// featurised without the lexicon entries only they contribute; evaluation files see the full
+/// lexicons, as run time does. Reading has no side effect: the training driver writes the
+/// lexicons beside the model (`ModelSpec::write_resources`), so the served lexicons are the ones
+/// the model was trained with.
+pub fn read_sequences(
+    dataset: &Path,
+    sub: &str,
+    part: Part,
+    rules: &dyn Rules,
+    rows: RowsFn,
+) -> Result<(Vec<Sequence>, ReadStats)> {
+    let dir = dataset.join(sub).join(match part {
+        Part::Corpus => "corpus",
+        Part::Evaluation => "evaluation",
+    });
+    let (files, stats) = corpus::read_dir(&dir, rules)?;
+    let built = lexicon::built_for(dataset);
+    let mut out = Vec::new();
+    for f in &files {
+        let view = LexView {
+            lex: &built.lexicons,
+            exclusion: match part {
+                Part::Corpus => built.exclusion(&f.path),
+                Part::Evaluation => None,
+            },
+        };
+        for s in &f.seqs {
+            out.push(to_sequence(s, &view, rows));
+        }
+    }
+    Ok((out, stats))
+}
+
+pub fn to_sequence(s: &Labelled, view: &LexView<'_>, rows: RowsFn) -> Sequence {
+    Sequence {
+        rows: rows(&s.toks, view),
+        labels: s.labels.clone(),
+    }
+}
+
+/// Two `(row offset, column)` observations joined into one feature.
+pub type Conjunction = ((i32, usize), (i32, usize));
+
+/// Build a CRF++ template: unigram windows per column, token-pair conjunctions, and `B`.
+/// Every pattern gets its own id (`U<col>_<n>` / `UC<n>`), so no two patterns collide.
+pub fn template(windows: &[(usize, &[i32])], conjunctions: &[Conjunction]) -> String {
+    let mut t = String::new();
+    for (col, offsets) in windows {
+        for (n, r) in offsets.iter().enumerate() {
+            let _ = writeln!(t, "U{col:02}_{n}:%x[{r},{col}]");
+        }
+    }
+    for (n, ((r1, c1), (r2, c2))) in conjunctions.iter().enumerate() {
+        let _ = writeln!(t, "UC{n}:%x[{r1},{c1}]/%x[{r2},{c2}]");
+    }
+    t.push_str("B\n");
+    t
+}
+
+/// The plain label (`<title>` of `I-<title>`).
+pub fn plain(label: &str) -> &str {
+    label.strip_prefix("I-").unwrap_or(label)
+}
+
+/// Fields of a labelled sequence: `(plain label, first token, one past the last token)`.
+pub fn spans<S: AsRef<str>>(labels: &[S]) -> Vec<(String, usize, usize)> {
+    let mut out: Vec<(String, usize, usize)> = Vec::new();
+    for (i, l) in labels.iter().enumerate() {
+        let l = l.as_ref();
+        let p = plain(l);
+        match out.last_mut() {
+            Some(last) if !l.starts_with("I-") && last.0 == p => last.2 = i + 1,
+            _ => out.push((p.to_string(), i, i + 1)),
+        }
+    }
+    out
+}
+
+/// Join tokens back into text: no space before closing punctuation or after opening
+/// brackets, none around hyphens, slashes and apostrophes inside words, one elsewhere.
+pub fn join_tokens(toks: &[Tok]) -> String {
+    let mut s = String::new();
+    for (i, t) in toks.iter().enumerate() {
+        if i > 0 {
+            let prev = toks[i - 1].text.as_str();
+            let cur = t.text.as_str();
+            let no_space = matches!(
+                cur,
+                "," | "." | ";" | ":" | ")" | "]" | "?" | "!" | "-" | "/" | "'"
+            ) || matches!(prev, "(" | "[" | "-" | "/" | "'");
+            if !no_space {
+                s.push(' ');
+            }
+        }
+        s.push_str(&t.text);
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spans_follow_i_prefixes_and_label_changes() {
+        let labels = ["I-<a>", "<a>", "I-<a>", "<b>", "<b>", "I-<b>"];
+        assert_eq!(
+            spans(&labels),
+            vec![
+                ("<a>".to_string(), 0, 2),
+                ("<a>".to_string(), 2, 3),
+                ("<b>".to_string(), 3, 5),
+                ("<b>".to_string(), 5, 6)
+            ]
+        );
+    }
+
+    #[test]
+    fn template_gives_distinct_ids() {
+        let t = template(&[(0, &[-1, 0, 1]), (3, &[0])], &[((0, 0), (1, 0))]);
+        assert_eq!(
+            t,
+            "U00_0:%x[-1,0]\nU00_1:%x[0,0]\nU00_2:%x[1,0]\nU03_0:%x[0,3]\nUC0:%x[0,0]/%x[1,0]\nB\n"
+        );
+    }
+
+    #[test]
+    fn joining_tokens_restores_usual_spacing() {
+        let toks: Vec<Tok> = ["Smith", ",", "J", ".", "(", "2019", ")", "45", "-", "67"]
+            .iter()
+            .map(|t| Tok::new(*t))
+            .collect();
+        assert_eq!(join_tokens(&toks), "Smith, J. (2019) 45-67");
+    }
+}
+
+/// Gated on the unpacked dataset: every corpus and evaluation file of the five text models
+/// reads without error, and the sequences line up with their labels.
+#[cfg(test)]
+mod corpus_tests {
+    use crate::models::{spec, ModelName, Part};
+
+    #[test]
+    fn every_text_corpus_file_reads() {
+        let dataset = crate::config::dataset_dir();
+        if !dataset.join("date/corpus").is_dir() {
+            eprintln!("skipped: dataset not unpacked at {}", dataset.display());
+            return;
+        }
+        let tmp = std::env::temp_dir().join(format!("quire-lexicon-test-{}", std::process::id()));
+        std::env::set_var("QUIRE_MODELS_DIR", &tmp);
+        for m in [
+            ModelName::Date,
+            ModelName::NameHeader,
+            ModelName::NameCitation,
+            ModelName::AffiliationAddress,
+            ModelName::Citation,
+        ] {
+            let s = spec(m, None).expect("text model has a spec");
+            for part in [Part::Corpus, Part::Evaluation] {
+                let (seqs, stats) = s.read(&dataset, part).expect("corpus reads");
+                let malformed: Vec<_> = stats
+                    .files_dropped
+                    .iter()
+                    .filter(|(_, why)| !why.contains(".exclude"))
+                    .collect();
+                assert!(malformed.is_empty(), "{m} {part:?}: {malformed:?}");
+                assert!(!seqs.is_empty(), "{m} {part:?}");
+                for q in &seqs {
+                    assert_eq!(q.rows.len(), q.labels.len());
+                }
+                eprintln!(
+                    "{m} {part:?}: {} files read, {} dropped, {} sequences, {} tokens",
+                    stats.files_read,
+                    stats.files_dropped.len(),
+                    stats.sequences,
+                    stats.tokens
+                );
+            }
+        }
+        let _ = std::fs::remove_dir_all(&tmp);
+    }
+}
+
+/// Any label sequence over any tokens decodes without panicking, in every text model.
+#[cfg(test)]
+mod decode_props {
+    use proptest::prelude::*;
+
+    use crate::features::Tok;
+    use crate::lexicon::Lexicons;
+    use crate::models::{affiliation, citation, date, name};
+
+    fn labelled(all: &'static [&'static str]) -> impl Strategy<Value = (Vec<Tok>, Vec<String>)> {
+        prop::collection::vec(("\\PC{1,6}", 0..all.len(), any::<bool>()), 0..40).prop_map(
+            move |v| {
+                let toks = v.iter().map(|(t, _, _)| Tok::new(t.clone())).collect();
+                let labels = v
+                    .iter()
+                    .map(|(_, i, begin)| {
+                        if *begin {
+                            format!("I-{}", all[*i])
+                        } else {
+                            all[*i].to_string()
+                        }
+                    })
+                    .collect();
+                (toks, labels)
+            },
+        )
+    }
+
+    const DATE: &[&str] = &["<year>", "<month>", "<day>", "<other>"];
+    const NAME: &[&str] = &[
+        "<marker>",
+        "<title>",
+        "<forename>",
+        "<middlename>",
+        "<surname>",
+        "<suffix>",
+        "<other>",
+    ];
+    const AFF: &[&str] = &[
+        "<marker>",
+        "<institution>",
+        "<department>",
+        "<laboratory>",
+        "<addrLine>",
+        "<settlement>",
+        "<region>",
+        "<postCode>",
+        "<postBox>",
+        "<country>",
+        "<other>",
+    ];
+    const CIT: &[&str] = &[
+        "<author>",
+        "<title>",
+        "<journal>",
+        "<booktitle>",
+        "<editor>",
+        "<date>",
+        "<volume>",
+        "<issue>",
+        "<pages>",
+        "<pubnum>",
+        "<web>",
+        "<publisher>",
+        "<location>",
+        "<other>",
+    ];
+
+    proptest! {
+        #[test]
+        fn decoders_never_panic(
+            d in labelled(DATE),
+            n in labelled(NAME),
+            a in labelled(AFF),
+            c in labelled(CIT),
+        ) {
+            let lex = Lexicons::default();
+            for x in date::decode(&d.0, &d.1) {
+                if let Some(w) = x.when() {
+                    prop_assert!(w.len() >= 4);
+                }
+            }
+            for p in name::decode(&n.0, &n.1) {
+                prop_assert!(p.forename.is_some() || p.middlename.is_some() || p.surname.is_some());
+            }
+            for x in affiliation::decode(&a.0, &a.1, &lex) {
+                prop_assert!(!x.is_empty());
+            }
+            let cit = citation::decode("raw", &c.0, &c.1);
+            let _ = (cit.page_range(), cit.doi(), cit.arxiv());
+            let xml = crate::tei::bibl_struct(&cit, crate::tei::BiblOptions::default());
+            prop_assert!(xml.starts_with("<biblStruct"));
+        }
+    }
+}

@@ -1,0 +1,273 @@
+//! The test harness: [`Server`] runs `quire serve` from `CARGO_BIN_EXE_quire` in a temporary
+//! directory with a generated config, waits until it answers, and kills it on drop.
+
+use std::collections::BTreeMap;
+use std::io::Read;
+use std::net::TcpListener;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use reqwest::blocking::Client;
+
+/// Builds a server configuration section by section.
+pub struct ServerBuilder {
+    sections: BTreeMap<String, Vec<String>>,
+    args: Vec<String>,
+    env: Vec<(String, String)>,
+    wait_alive: bool,
+    dir: tempfile::TempDir,
+}
+
+pub struct Server {
+    child: Child,
+    pub port: u16,
+    pub admin_port: u16,
+    /// Kept so the temporary directory lives as long as the server.
+    _dir: tempfile::TempDir,
+    log: PathBuf,
+    pub client: Client,
+}
+
+fn free_port() -> u16 {
+    TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("a free port")
+}
+
+/// The repository root (the web crate's parent).
+pub fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .map(Path::to_path_buf)
+        .unwrap_or_else(|| PathBuf::from(".."))
+}
+
+impl ServerBuilder {
+    /// Sets `key = value` (given as one line) in `[section]`, replacing an earlier value.
+    pub fn set(mut self, section: &str, line: &str) -> Self {
+        let key = line.split('=').next().unwrap_or("").trim().to_string();
+        let lines = self.sections.entry(section.to_string()).or_default();
+        lines.retain(|l| l.split('=').next().unwrap_or("").trim() != key);
+        lines.push(line.to_string());
+        self
+    }
+
+    pub fn test_routes(self) -> Self {
+        self.set("debug", "test_routes = true")
+    }
+
+    pub fn arg(mut self, arg: &str) -> Self {
+        self.args.push(arg.to_string());
+        self
+    }
+
+    pub fn env(mut self, key: &str, value: &str) -> Self {
+        self.env.push((key.to_string(), value.to_string()));
+        self
+    }
+
+    /// Don't wait for `/api/isalive` to say 200, only for the server to answer at all.
+    pub fn no_wait_alive(mut self) -> Self {
+        self.wait_alive = false;
+        self
+    }
+
+    /// The temporary directory the server runs in (`models/` lives there).
+    pub fn dir(&self) -> &Path {
+        self.dir.path()
+    }
+
+    fn config_text(&self) -> String {
+        let mut out = String::new();
+        for (section, lines) in &self.sections {
+            out.push_str(&format!("[{section}]\n"));
+            for l in lines {
+                out.push_str(l);
+                out.push('\n');
+            }
+        }
+        out
+    }
+
+    /// Writes the config and runs the binary; returns the child and the log path.
+    fn spawn(&self, port: u16, admin_port: u16) -> (Child, PathBuf) {
+        let config = self.dir.path().join("config.toml");
+        std::fs::write(&config, self.config_text()).expect("write config");
+        let log = self.dir.path().join("server.log");
+        let log_file = std::fs::File::create(&log).expect("log file");
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_quire"));
+        cmd.arg("serve")
+            .arg("--config")
+            .arg(&config)
+            .arg("--port")
+            .arg(port.to_string())
+            .arg("--admin-port")
+            .arg(admin_port.to_string())
+            .args(&self.args)
+            .current_dir(self.dir.path())
+            .stdout(Stdio::null())
+            .stderr(log_file);
+        for (k, _) in std::env::vars() {
+            if k.starts_with("QUIRE_") && k != "QUIRE_DATASET" {
+                cmd.env_remove(k);
+            }
+        }
+        cmd.env_remove("RUST_LOG");
+        for (k, v) in &self.env {
+            cmd.env(k, v);
+        }
+        (cmd.spawn().expect("start quire"), log)
+    }
+
+    /// Runs the binary expecting it to exit; returns (success, stderr).
+    pub fn run_to_exit(self) -> (bool, String) {
+        let (mut child, log) = self.spawn(free_port(), free_port());
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            if let Ok(Some(status)) = child.try_wait() {
+                let text = std::fs::read_to_string(&log).unwrap_or_default();
+                return (status.success(), text);
+            }
+            if Instant::now() > deadline {
+                let _ = child.kill();
+                let _ = child.wait();
+                panic!(
+                    "quire did not exit; log:\n{}",
+                    std::fs::read_to_string(&log).unwrap_or_default()
+                );
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    pub fn start(self) -> Server {
+        let port = free_port();
+        let admin_port = free_port();
+        let (child, log) = self.spawn(port, admin_port);
+        let client = Client::builder()
+            .timeout(Duration::from_secs(60))
+            .build()
+            .expect("http client");
+        let server = Server {
+            child,
+            port,
+            admin_port,
+            _dir: self.dir,
+            log,
+            client,
+        };
+        server.wait_until_up(self.wait_alive);
+        server
+    }
+}
+
+impl Server {
+    /// A server with an empty models directory, the vendored libpdfium (or a stand-in file when
+    /// it is not installed) and the given extra settings.
+    pub fn builder() -> ServerBuilder {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let models = dir.path().join("models");
+        std::fs::create_dir_all(&models).expect("models dir");
+        let vendored = repo_root().join("vendor/pdfium/libpdfium.so");
+        let pdfium = if vendored.is_file() {
+            vendored
+        } else {
+            // Only the health check looks at it in these tests: it checks the file exists.
+            let stand_in = dir.path().join("libpdfium.so");
+            std::fs::write(&stand_in, b"stand-in").expect("stand-in lib");
+            stand_in
+        };
+        ServerBuilder {
+            sections: BTreeMap::new(),
+            args: Vec::new(),
+            env: Vec::new(),
+            wait_alive: true,
+            dir,
+        }
+        .set("server", "host = \"127.0.0.1\"")
+        .set("server", "workers = 2")
+        .set(
+            "models",
+            &format!("dir = {:?}", models.display().to_string()),
+        )
+        .set(
+            "models",
+            &format!("pdfium_lib = {:?}", pdfium.display().to_string()),
+        )
+    }
+
+    pub fn start() -> Server {
+        Server::builder().start()
+    }
+
+    pub fn url(&self, path: &str) -> String {
+        format!("http://127.0.0.1:{}{path}", self.port)
+    }
+
+    pub fn admin_url(&self, path: &str) -> String {
+        format!("http://127.0.0.1:{}{path}", self.admin_port)
+    }
+
+    pub fn get(&self, path: &str) -> reqwest::blocking::Response {
+        self.client.get(self.url(path)).send().expect("GET")
+    }
+
+    pub fn admin_get(&self, path: &str) -> reqwest::blocking::Response {
+        self.client
+            .get(self.admin_url(path))
+            .send()
+            .expect("admin GET")
+    }
+
+    /// POST a form.
+    pub fn post_form(&self, path: &str, form: &[(&str, &str)]) -> reqwest::blocking::Response {
+        self.client
+            .post(self.url(path))
+            .form(form)
+            .send()
+            .expect("POST")
+    }
+
+    pub fn log(&self) -> String {
+        let mut s = String::new();
+        if let Ok(mut f) = std::fs::File::open(&self.log) {
+            let _ = f.read_to_string(&mut s);
+        }
+        s
+    }
+
+    fn wait_until_up(&self, alive: bool) {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        let probe = Client::builder()
+            .timeout(Duration::from_secs(2))
+            .build()
+            .expect("probe client");
+        while Instant::now() < deadline {
+            if let Ok(res) = probe.get(self.url("/api/isalive")).send() {
+                if !alive || res.status() == 200 {
+                    return;
+                }
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        panic!("quire did not come up; log:\n{}", self.log());
+    }
+
+    /// Current value of a Prometheus sample (the first line starting with `prefix`).
+    pub fn prometheus_value(&self, prefix: &str) -> Option<f64> {
+        let text = self.admin_get("/metrics/prometheus").text().ok()?;
+        text.lines()
+            .find(|l| l.starts_with(prefix))
+            .and_then(|l| l.rsplit(' ').next())
+            .and_then(|v| v.parse().ok())
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}

@@ -1,0 +1,236 @@
+//! Service checks (version, isalive, health), the console, unknown routes, CORS, and start-up
+//! configuration handling.
+
+use crate::common::Server;
+
+#[test]
+fn version_reports_the_package_version_and_a_git_revision() {
+    let s = Server::start();
+    let res = s.get("/api/version");
+    assert_eq!(res.status(), 200);
+    assert!(res.headers()["content-type"]
+        .to_str()
+        .unwrap_or("")
+        .starts_with("application/json"));
+    let v: serde_json::Value = res.json().expect("json");
+    assert_eq!(v["version"], env!("CARGO_PKG_VERSION"));
+    let rev = v["revision"].as_str().expect("revision string");
+    let well_formed = rev == "unknown" || {
+        // <tag>-<N>-g<hash>: split from the right, the tag itself may contain dashes.
+        let mut parts = rev.rsplitn(3, '-');
+        let hash = parts.next().unwrap_or("");
+        let n = parts.next().unwrap_or("");
+        let tag = parts.next().unwrap_or("");
+        !tag.is_empty()
+            && n.chars().all(|c| c.is_ascii_digit())
+            && !n.is_empty()
+            && hash.len() >= 8
+            && hash.starts_with('g')
+            && hash[1..].chars().all(|c| c.is_ascii_hexdigit())
+    };
+    assert!(well_formed, "revision `{rev}`");
+}
+
+#[test]
+fn isalive_is_true_once_initialized() {
+    let s = Server::start();
+    let res = s.get("/api/isalive");
+    assert_eq!(res.status(), 200);
+    assert!(res.headers()["content-type"]
+        .to_str()
+        .unwrap_or("")
+        .starts_with("text/plain"));
+    assert_eq!(res.text().unwrap_or_default(), "true");
+}
+
+#[test]
+fn health_reports_init_pool_models_and_checks() {
+    let s = Server::builder().set("pool", "concurrency = 3").start();
+    let res = s.get("/api/health");
+    assert_eq!(res.status(), 200);
+    let h: serde_json::Value = res.json().expect("json");
+    assert_eq!(h["status"], "ready", "{h}");
+    assert_eq!(h["init"], "ready");
+    assert_eq!(h["pool"]["max"], 3);
+    assert_eq!(h["pool"]["idle"], 3);
+    assert_eq!(h["pool"]["active"], 0);
+    let models = h["models"].as_object().expect("models object");
+    for key in [
+        "segmentation",
+        "header",
+        "citation",
+        "name-header",
+        "date",
+        "patent-citation",
+    ] {
+        assert_eq!(models[key]["state"], "absent", "{key}: {h}");
+    }
+    assert!(models["header"]["reason"]
+        .as_str()
+        .unwrap_or("")
+        .contains("header"));
+    for check in ["models_dir", "pdfium", "model_actors", "pdf_workers"] {
+        assert_eq!(h["checks"][check]["ok"], true, "{check}: {h}");
+    }
+}
+
+#[test]
+fn health_is_503_when_pdfium_or_the_models_dir_is_missing() {
+    let s = Server::builder()
+        .set("models", "pdfium_lib = \"/nonexistent/libpdfium.so\"")
+        .start();
+    // Alive (initialized) but not ready.
+    assert_eq!(s.get("/api/isalive").status(), 200);
+    let res = s.get("/api/health");
+    assert_eq!(res.status(), 503);
+    let h: serde_json::Value = res.json().expect("json");
+    assert_eq!(h["status"], "not_ready");
+    assert_eq!(h["checks"]["pdfium"]["ok"], false);
+    assert!(h["checks"]["pdfium"]["detail"]
+        .as_str()
+        .unwrap_or("")
+        .contains("/nonexistent/libpdfium.so"));
+
+    let s = Server::builder()
+        .set("models", "dir = \"/nonexistent/models\"")
+        .start();
+    let res = s.get("/api/health");
+    assert_eq!(res.status(), 503);
+    let h: serde_json::Value = res.json().expect("json");
+    assert_eq!(h["checks"]["models_dir"]["ok"], false, "{h}");
+}
+
+#[test]
+fn unknown_routes_and_disabled_debug_routes_are_404_wrong_methods_405() {
+    let s = Server::start();
+    let res = s.get("/api/noSuchEndpoint");
+    assert_eq!(res.status(), 404);
+    assert!(res.text().unwrap_or_default().starts_with("[NOT_FOUND] "));
+    assert_eq!(s.post_form("/debug/sleep", &[("ms", "1")]).status(), 404);
+    let wrong_method = s
+        .client
+        .delete(s.url("/api/version"))
+        .send()
+        .expect("DELETE");
+    assert_eq!(wrong_method.status(), 405);
+    assert!(wrong_method
+        .text()
+        .unwrap_or_default()
+        .starts_with("[METHOD_NOT_ALLOWED] DELETE"));
+    assert_eq!(s.post_form("/debug/panic?model=date", &[]).status(), 404);
+}
+
+#[test]
+fn the_console_is_served_at_the_root() {
+    let s = Server::start();
+    let res = s.get("/");
+    assert_eq!(res.status(), 200);
+    assert!(res.headers()["content-type"]
+        .to_str()
+        .unwrap_or("")
+        .starts_with("text/html"));
+    let html = res.text().unwrap_or_default();
+    for needle in [
+        "/api/processDate",
+        "/api/processCitation",
+        "<form",
+        "console.js",
+    ] {
+        assert!(html.contains(needle), "console lacks {needle}");
+    }
+    let js = s.get("/console/console.js");
+    assert_eq!(js.status(), 200);
+    assert!(js.text().unwrap_or_default().contains("fetch("));
+}
+
+#[test]
+fn cors_preflight_follows_the_config() {
+    let open = Server::start();
+    let res = open
+        .client
+        .request(reqwest::Method::OPTIONS, open.url("/api/processDate"))
+        .header("Origin", "https://somewhere.example")
+        .header("Access-Control-Request-Method", "POST")
+        .send()
+        .expect("preflight");
+    assert_eq!(res.status(), 200);
+    assert_eq!(res.headers()["access-control-allow-origin"], "*");
+    let methods = res.headers()["access-control-allow-methods"]
+        .to_str()
+        .unwrap_or("")
+        .to_string();
+    assert!(
+        methods.contains("POST") && methods.contains("PUT"),
+        "{methods}"
+    );
+
+    let closed = Server::builder()
+        .set("cors", "allowed_origins = \"https://allowed.example\"")
+        .start();
+    let preflight = |origin: &str| {
+        closed
+            .client
+            .request(reqwest::Method::OPTIONS, closed.url("/api/processDate"))
+            .header("Origin", origin)
+            .header("Access-Control-Request-Method", "POST")
+            .send()
+            .expect("preflight")
+    };
+    let ok = preflight("https://allowed.example");
+    assert_eq!(ok.status(), 200);
+    assert_eq!(
+        ok.headers()["access-control-allow-origin"],
+        "https://allowed.example"
+    );
+    let refused = preflight("https://other.example");
+    assert!(refused
+        .headers()
+        .get("access-control-allow-origin")
+        .is_none());
+    assert_ne!(refused.status(), 200);
+}
+
+#[test]
+fn a_bad_config_stops_start_up_naming_the_key() {
+    let (ok, log) = Server::builder()
+        .set("pool", "concurrency = 0")
+        .run_to_exit();
+    assert!(!ok);
+    assert!(log.contains("pool.concurrency"), "{log}");
+    let (ok, log) = Server::builder().set("server", "colour = 1").run_to_exit();
+    assert!(!ok);
+    assert!(log.contains("colour"), "{log}");
+    let (ok, log) = Server::builder()
+        .env("QUIRE_LIMITS_TOKENS_MAX", "0")
+        .run_to_exit();
+    assert!(!ok);
+    assert!(log.contains("limits.tokens_max"), "{log}");
+}
+
+#[test]
+fn environment_variables_override_the_file() {
+    let s = Server::builder()
+        .set("pool", "concurrency = 3")
+        .env("QUIRE_POOL_CONCURRENCY", "5")
+        .start();
+    let h: serde_json::Value = s.get("/api/health").json().expect("json");
+    assert_eq!(h["pool"]["max"], 5);
+}
+
+#[test]
+fn json_logs_are_json_lines_with_a_span_per_request() {
+    let s = Server::builder().arg("--json-logs").start();
+    assert_eq!(s.get("/api/noSuchEndpoint").status(), 404);
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    let log = s.log();
+    let lines: Vec<serde_json::Value> = log
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON ({e}): {l}")))
+        .collect();
+    assert!(!lines.is_empty());
+    let request_line = lines
+        .iter()
+        .find(|v| v["span"]["name"] == "request" && v["span"]["path"] == "/api/noSuchEndpoint");
+    assert!(request_line.is_some(), "{log}");
+}

@@ -1,0 +1,273 @@
+/*!
+What every request shares: [`AppState`] (configuration, model actors, pool, coordinator,
+trainer registry, health checks), the request middleware [`observe`] (one tracing span per
+request, metrics, JSON errors for clients that prefer JSON, `Retry-After` on every 503) and
+the CORS policy built from the configuration.
+*/
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Instant;
+
+use actix::Addr;
+use actix_cors::Cors;
+use actix_web::body::MessageBody;
+use actix_web::dev::{ServiceRequest, ServiceResponse};
+use actix_web::http::header::{self, HeaderValue};
+use actix_web::middleware::Next;
+use actix_web::{web, HttpResponse};
+use futures::FutureExt;
+use quire_actors::trainer::TrainerRegistry;
+use quire_actors::workers::WorkerPool;
+use quire_actors::{metrics::metrics, Models, Pipeline, Pool};
+use tracing::Instrument;
+
+use crate::config::{split_list, Config};
+use crate::error::{prefers_json, ApiError};
+
+/// One configuration or subsystem check reported by `/api/health`.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Check {
+    pub ok: bool,
+    pub detail: String,
+    /// A failing required check makes the service not ready (503).
+    pub required: bool,
+}
+
+/// A check contributed by a subsystem started in `serve` (e.g. the PDF worker pool).
+pub type HealthHook = Arc<dyn Fn() -> Check + Send + Sync>;
+
+/// Shared by every handler as `web::Data<AppState>`.
+pub struct AppState {
+    pub config: Arc<Config>,
+    pub engine: Arc<quire::EngineConfig>,
+    pub models: Models,
+    pub pool: Pool,
+    pub pipeline: Pipeline,
+    pub trainer: Addr<TrainerRegistry>,
+    /// The PDF layout worker processes (also in every `CascadeCtx`), for health and metrics.
+    pub pdf_workers: Option<WorkerPool>,
+    /// Extra health checks, by name; subsystems push theirs when they start.
+    pub health_hooks: Vec<(&'static str, HealthHook)>,
+}
+
+impl AppState {
+    /// Copies the worker pool's counters into the metrics gauges (called before exporting).
+    pub fn refresh_gauges(&self) {
+        if let Some(w) = &self.pdf_workers {
+            let stats = w.stats();
+            let m = metrics();
+            m.pdf_workers_started.set(stats.spawned as i64);
+            m.pdf_workers_lost.set(stats.lost as i64);
+            m.pdf_workers_idle.set(stats.idle as i64);
+        }
+    }
+}
+
+static REQUEST_IDS: AtomicU64 = AtomicU64::new(1);
+
+/// Request middleware: span, metrics, error content negotiation, `Retry-After`.
+pub async fn observe(
+    req: ServiceRequest,
+    next: Next<impl MessageBody + 'static>,
+) -> Result<ServiceResponse<impl MessageBody>, actix_web::Error> {
+    let started = Instant::now();
+    let id = REQUEST_IDS.fetch_add(1, Ordering::Relaxed);
+    let method = req.method().to_string();
+    let path = req.path().to_string();
+    let wants_json = req
+        .headers()
+        .get(header::ACCEPT)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(prefers_json);
+    let span = tracing::info_span!(
+        "request",
+        id,
+        method = %method,
+        path = %path,
+        status = tracing::field::Empty,
+        code = tracing::field::Empty,
+    );
+    async move {
+        // A panicking handler would otherwise drop the connection without a response: answer
+        // 500 instead (the panic hook has already counted and logged it).
+        let called = std::panic::AssertUnwindSafe(next.call(req))
+            .catch_unwind()
+            .await;
+        let mut res = match called {
+            Ok(res) => res?.map_into_boxed_body(),
+            Err(payload) => {
+                let reason = payload
+                    .downcast_ref::<&str>()
+                    .map(|s| s.to_string())
+                    .or_else(|| payload.downcast_ref::<String>().cloned())
+                    .unwrap_or_default();
+                tracing::Span::current().record("status", 500);
+                tracing::error!("handler panicked: {reason}");
+                metrics().observe_request("panicked", &method, 500, started.elapsed());
+                return Err(ApiError::Processing {
+                    code: quire::ErrorCode::General,
+                    message: format!("internal error (handler panicked: {reason})"),
+                }
+                .into());
+            }
+        };
+        let endpoint = res
+            .request()
+            .match_pattern()
+            .unwrap_or_else(|| "unmatched".to_string());
+        let api_error = res
+            .response()
+            .error()
+            .and_then(|e| e.as_error::<ApiError>())
+            .map(|e| {
+                (
+                    e.code_str(),
+                    e.to_string(),
+                    wants_json.then(|| e.json_response()),
+                    matches!(e, ApiError::Busy { .. }),
+                )
+            });
+        if let Some((code, message, json, busy)) = api_error {
+            tracing::Span::current().record("code", code);
+            if let Some(json) = json {
+                res = res.into_response(json.map_into_boxed_body());
+            }
+            let status = res.status();
+            if status.is_server_error() && !busy {
+                tracing::error!(%status, "{message}");
+            } else {
+                tracing::info!(%status, "{message}");
+            }
+            if busy {
+                let wait = quire_actors::pool::retry_after_s(&path);
+                res.headers_mut()
+                    .insert(header::RETRY_AFTER, HeaderValue::from(wait));
+            }
+        }
+        let status = res.status();
+        if status == actix_web::http::StatusCode::SERVICE_UNAVAILABLE
+            && !res.headers().contains_key(header::RETRY_AFTER)
+        {
+            let wait = quire_actors::pool::retry_after_s(&path);
+            res.headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from(wait));
+        }
+        tracing::Span::current().record("status", status.as_u16());
+        let elapsed = started.elapsed();
+        metrics().observe_request(&endpoint, &method, status.as_u16(), elapsed);
+        tracing::debug!(ms = elapsed.as_secs_f64() * 1000.0, "done");
+        Ok(res)
+    }
+    .instrument(span)
+    .await
+}
+
+/// The CORS policy from `[cors]` (validated at load, so every value here parses).
+pub fn cors(config: &Config) -> Cors {
+    let c = &config.cors;
+    let mut cors = Cors::default().max_age(3600);
+    let origins = split_list(&c.allowed_origins);
+    if origins.contains(&"*") {
+        cors = cors.allow_any_origin().send_wildcard();
+    } else {
+        for o in origins {
+            cors = cors.allowed_origin(o);
+        }
+    }
+    let methods = split_list(&c.allowed_methods);
+    if methods.contains(&"*") {
+        cors = cors.allow_any_method();
+    } else {
+        let parsed: Vec<actix_web::http::Method> = methods
+            .iter()
+            .filter_map(|m| actix_web::http::Method::from_bytes(m.as_bytes()).ok())
+            .collect();
+        cors = cors.allowed_methods(parsed);
+    }
+    let headers = split_list(&c.allowed_headers);
+    if headers.contains(&"*") {
+        cors = cors.allow_any_header();
+    } else {
+        let parsed: Vec<header::HeaderName> = headers
+            .iter()
+            .filter_map(|h| header::HeaderName::from_bytes(h.as_bytes()).ok())
+            .collect();
+        cors = cors.allowed_headers(parsed);
+    }
+    cors
+}
+
+/// Fallback for unknown routes: 405 when the path exists with other methods, else 404, both
+/// through the common error path.
+pub async fn not_found(req: actix_web::HttpRequest) -> Result<HttpResponse, ApiError> {
+    if req.match_pattern().is_some() {
+        return Err(ApiError::MethodNotAllowed(format!(
+            "{} is not accepted on {}",
+            req.method(),
+            req.path()
+        )));
+    }
+    Err(ApiError::NotFound(format!(
+        "no endpoint {} {}; the API is listed at /",
+        req.method(),
+        req.path()
+    )))
+}
+
+/// The main application's shared state handle.
+pub type State = web::Data<AppState>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use actix_web::{middleware, test, App};
+
+    async fn boom() -> HttpResponse {
+        panic!("handler bug")
+    }
+
+    async fn busy() -> Result<HttpResponse, ApiError> {
+        Err(ApiError::Busy {
+            message: "all slots busy".into(),
+            retry_after_s: 1,
+        })
+    }
+
+    #[actix_web::test]
+    async fn panics_become_500_and_busy_gets_the_endpoint_retry_after() {
+        let app = test::init_service(
+            App::new()
+                .wrap(middleware::from_fn(observe))
+                .route("/boom", web::get().to(boom))
+                .route("/api/processHeaderDocument", web::post().to(busy)),
+        )
+        .await;
+        // The server answers a service error with the error's response, as here.
+        let err = test::try_call_service(&app, test::TestRequest::get().uri("/boom").to_request())
+            .await
+            .err()
+            .map(|e| e.error_response());
+        let res = err.expect("a panicking handler becomes an error response");
+        assert_eq!(res.status(), 500);
+        let body = actix_web::body::to_bytes(res.into_body())
+            .await
+            .unwrap_or_default();
+        assert!(body.starts_with(b"[GENERAL] internal error (handler panicked: handler bug)"));
+
+        let req = test::TestRequest::post()
+            .uri("/api/processHeaderDocument")
+            .insert_header((header::ACCEPT, "application/json"))
+            .to_request();
+        let res = test::call_service(&app, req).await;
+        assert_eq!(res.status(), 503);
+        assert_eq!(
+            res.headers()
+                .get(header::RETRY_AFTER)
+                .and_then(|v| v.to_str().ok()),
+            Some("2")
+        );
+        let json: serde_json::Value = test::read_body_json(res).await;
+        assert_eq!(json["code"], "SERVICE_UNAVAILABLE");
+    }
+}

@@ -1,0 +1,162 @@
+/*!
+`quire serve`: loads the configuration (file, environment, flags), sets up logging and the
+panic counter, starts the actors (model actors, coordinator, trainer registry), then the API
+server and the admin server in one actix `System`. Model preloading runs in the background;
+`/api/isalive` answers 503 until it is done.
+*/
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use actix_web::{middleware, web, App, HttpServer};
+use anyhow::Context as _;
+use quire_actors::trainer::TrainerRegistry;
+use quire_actors::workers::{WorkerPool, WorkerPoolConfig};
+use quire_actors::{CascadeCtx, Models, Pipeline, Pool};
+
+use crate::app::{self, AppState, Check, HealthHook};
+use crate::config::Config;
+use crate::params::ParamLimits;
+use crate::{admin, logging, routes};
+
+#[derive(Debug, clap::Args)]
+pub struct ServeArgs {
+    /// Configuration file (default: `config.toml` in the working directory, if present).
+    #[arg(long, value_name = "PATH")]
+    pub config: Option<PathBuf>,
+    /// API port (overrides `server.port`).
+    #[arg(long)]
+    pub port: Option<u16>,
+    /// Admin port (overrides `server.admin_port`).
+    #[arg(long)]
+    pub admin_port: Option<u16>,
+    /// Log JSON lines instead of human-readable text.
+    #[arg(long)]
+    pub json_logs: bool,
+}
+
+/// File < environment < flags.
+pub fn load_config(args: &ServeArgs) -> anyhow::Result<Config> {
+    let path = args.config.clone().or_else(|| {
+        let default = PathBuf::from("config.toml");
+        default.is_file().then_some(default)
+    });
+    let mut config = Config::load(path.as_deref(), std::env::vars())?;
+    if let Some(port) = args.port {
+        config.server.port = port;
+    }
+    if let Some(port) = args.admin_port {
+        config.server.admin_port = port;
+    }
+    if args.json_logs {
+        config.logging.json = true;
+    }
+    config.validate()?;
+    Ok(config)
+}
+
+pub fn run(args: ServeArgs) -> anyhow::Result<()> {
+    let config = load_config(&args)?;
+    logging::init(&config.logging.level, config.logging.json);
+    quire_actors::metrics::install_panic_hook();
+    actix_web::rt::System::new().block_on(serve(config))
+}
+
+async fn serve(config: Config) -> anyhow::Result<()> {
+    let config = Arc::new(config);
+    let engine = Arc::new(config.engine());
+    let models = Models::start(&config.model_settings());
+    let pool = Pool::new(config.pool.concurrency, config.max_wait());
+    // PDF layout runs in `quire worker` child processes, started on first use.
+    let workers = WorkerPool::new(
+        WorkerPoolConfig::from_engine(&engine, config.pool.pdf_workers)
+            .context("cannot locate the quire executable for the PDF workers")?,
+    );
+    let pipeline = Pipeline::start(
+        CascadeCtx::new(models.clone(), engine.clone()).with_pdf(workers.clone()),
+        config.pool.concurrency * 2,
+        Duration::from_secs(config.pool.request_timeout_s),
+    );
+    // Subsystems started here push their `/api/health` check.
+    let health_hooks: Vec<(&'static str, HealthHook)> =
+        vec![("pdf_workers", pdf_workers_check(workers.clone()))];
+    let state = web::Data::new(AppState {
+        config: config.clone(),
+        engine,
+        models,
+        pool,
+        pipeline,
+        trainer: TrainerRegistry::launch(),
+        pdf_workers: Some(workers),
+        health_hooks,
+    });
+    let limits = ParamLimits::from_config(&config);
+    let host = config.server.host.clone();
+
+    let api_state = state.clone();
+    let api_config = config.clone();
+    let mut api = HttpServer::new(move || {
+        App::new()
+            .app_data(api_state.clone())
+            .app_data(limits)
+            .wrap(middleware::from_fn(app::observe))
+            .wrap(app::cors(&api_config))
+            .configure(routes::configure)
+            .default_service(web::to(app::not_found))
+    })
+    .bind((host.as_str(), config.server.port))
+    .with_context(|| {
+        format!(
+            "cannot listen on {host}:{} (server.port)",
+            config.server.port
+        )
+    })?;
+    if config.server.workers > 0 {
+        api = api.workers(config.server.workers);
+    }
+
+    let admin_state = state.clone();
+    let admin = HttpServer::new(move || {
+        App::new()
+            .app_data(admin_state.clone())
+            .configure(admin::routes)
+            .default_service(web::to(app::not_found))
+    })
+    .workers(1)
+    .bind((host.as_str(), config.server.admin_port))
+    .with_context(|| {
+        format!(
+            "cannot listen on {host}:{} (server.admin_port)",
+            config.server.admin_port
+        )
+    })?;
+
+    tracing::info!(
+        port = config.server.port,
+        admin_port = config.server.admin_port,
+        models_dir = %config.models.dir.display(),
+        preload = config.models.preload,
+        concurrency = config.pool.concurrency,
+        "quire {} ({}) listening",
+        env!("CARGO_PKG_VERSION"),
+        routes::service::REVISION,
+    );
+    futures::try_join!(api.run(), admin.run())?;
+    Ok(())
+}
+
+/// `/api/health`'s check of the layout workers: up unless starting a worker process failed.
+fn pdf_workers_check(workers: WorkerPool) -> HealthHook {
+    Arc::new(move || {
+        let stats = workers.stats();
+        Check {
+            ok: workers.is_up(),
+            detail: format!(
+                "{} worker process(es) started, {} idle, {} lost; workers start on first use",
+                stats.spawned, stats.idle, stats.lost
+            ),
+            required: true,
+        }
+    })
+}

@@ -1,0 +1,264 @@
+//! `quire train`, `quire eval` and `quire tag`: the command-line face of the CRF core. Each
+//! command resolves a model's spec, then calls the engine (`crf::training`, `crf::Model`) and
+//! prints progress and GROBID-style evaluation tables.
+
+use std::io::{BufRead, Write};
+use std::path::PathBuf;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+
+use anyhow::{bail, Context};
+use quire::crf::training::{self, Event, TrainingKind, DEFAULT_SEED};
+use quire::crf::Model;
+use quire::models::{self, ModelName, ModelSpec};
+
+/// How `quire train` splits the data.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum KindArg {
+    /// Train on corpus/ and evaluation/ together; write the model.
+    Full,
+    /// Train on corpus/, evaluate on evaluation/; write the model.
+    Holdout,
+    /// Random split of corpus/ (--ratio, --seed); nothing written.
+    Split,
+    /// n-fold cross-validation on corpus/ (--folds, --seed); nothing written.
+    Nfold,
+}
+
+/// Model selection shared by the three commands.
+#[derive(Debug, Clone, clap::Args)]
+pub struct ModelArgs {
+    /// Model name as GROBID spells it: date, citation, name-header, affiliation-address, ...
+    pub model: String,
+    /// Model flavour (e.g. article/light).
+    #[arg(long)]
+    pub flavor: Option<String>,
+    /// Folder holding the trained models.
+    #[arg(long, default_value = "models")]
+    pub models_dir: PathBuf,
+    /// Dataset folder (default: $QUIRE_DATASET or the unpacked corpora).
+    #[arg(long)]
+    pub dataset: Option<PathBuf>,
+}
+
+impl ModelArgs {
+    fn spec(&self) -> anyhow::Result<&'static dyn ModelSpec> {
+        let name: ModelName = self.model.parse().map_err(anyhow::Error::msg)?;
+        models::spec(name, self.flavor.as_deref())
+            .with_context(|| format!("model `{}` has no trainable spec in this build", self.model))
+    }
+    fn dataset(&self) -> PathBuf {
+        self.dataset
+            .clone()
+            .unwrap_or_else(quire::config::dataset_dir)
+    }
+}
+
+#[derive(Debug, Clone, clap::Args)]
+pub struct TrainArgs {
+    #[command(flatten)]
+    pub model: ModelArgs,
+    /// full | holdout | split | nfold
+    #[arg(long = "type", value_enum, default_value = "holdout")]
+    pub kind: KindArg,
+    /// Training share for --type split.
+    #[arg(long, default_value_t = 0.9)]
+    pub ratio: f64,
+    /// Folds for --type nfold.
+    #[arg(long, default_value_t = 10)]
+    pub folds: usize,
+    /// Shuffling seed for split and nfold (default: GROBID's 839374947498).
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Override the model's maximum number of L-BFGS iterations.
+    #[arg(long)]
+    pub max_iter: Option<usize>,
+    /// Training threads (0 = all cores).
+    #[arg(long)]
+    pub threads: Option<usize>,
+    /// Override the L1 penalty (Wapiti's rho1).
+    #[arg(long)]
+    pub c1: Option<f64>,
+    /// Override the L2 penalty (Wapiti's rho2).
+    #[arg(long)]
+    pub c2: Option<f64>,
+    /// Override the stopping epsilon.
+    #[arg(long)]
+    pub epsilon: Option<f64>,
+    /// Write the full report as JSON to this file.
+    #[arg(long)]
+    pub report: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone, clap::Args)]
+pub struct EvalArgs {
+    #[command(flatten)]
+    pub model: ModelArgs,
+}
+
+#[derive(Debug, Clone, clap::Args)]
+pub struct TagArgs {
+    #[command(flatten)]
+    pub model: ModelArgs,
+}
+
+fn print_event(e: &Event) {
+    let mut err = std::io::stderr().lock();
+    let _ = match e {
+        Event::Read {
+            part,
+            files,
+            files_dropped,
+            sequences,
+            tokens,
+        } => writeln!(
+            err,
+            "read {part}: {files} files ({files_dropped} dropped), {sequences} sequences, {tokens} tokens"
+        ),
+        Event::TrainingStarted {
+            fold,
+            folds,
+            sequences,
+            tokens,
+        } => writeln!(
+            err,
+            "training [{fold}/{folds}] on {sequences} sequences, {tokens} tokens"
+        ),
+        Event::Iteration {
+            fold,
+            folds,
+            progress: p,
+        } => writeln!(
+            err,
+            "[{fold}/{folds}] iter {:>4}  loss {:>14.3}  err {:>6.2}%  active {:>9}  {:>8.1} s",
+            p.iteration, p.loss, p.train_error, p.active_features, p.elapsed_s
+        ),
+        Event::Evaluated {
+            fold,
+            folds,
+            field_micro_f1,
+        } => writeln!(
+            err,
+            "[{fold}/{folds}] field-level micro F1 {field_micro_f1:.2}"
+        ),
+        Event::Written { dir, model_bytes } => {
+            writeln!(err, "wrote {} ({model_bytes} bytes)", dir.display())
+        }
+    };
+}
+
+/// `quire train MODEL [--type …]`.
+pub fn train(args: TrainArgs) -> anyhow::Result<()> {
+    let spec = args.model.spec()?;
+    let seed = args.seed.unwrap_or(DEFAULT_SEED);
+    let kind = match args.kind {
+        KindArg::Full => TrainingKind::Full,
+        KindArg::Holdout => TrainingKind::Holdout,
+        KindArg::Split => TrainingKind::Split {
+            ratio: args.ratio,
+            seed,
+        },
+        KindArg::Nfold => TrainingKind::NFold {
+            k: args.folds,
+            seed,
+        },
+    };
+    let mut params = spec.default_params();
+    if let Some(v) = args.max_iter {
+        params.max_iter = v;
+    }
+    if let Some(v) = args.threads {
+        params.threads = v;
+    }
+    if let Some(v) = args.c1 {
+        params.c1 = v;
+    }
+    if let Some(v) = args.c2 {
+        params.c2 = v;
+    }
+    if let Some(v) = args.epsilon {
+        params.epsilon = v;
+    }
+    let cancel = Arc::new(AtomicBool::new(false));
+    let report = training::run(
+        spec,
+        &args.model.dataset(),
+        &args.model.models_dir,
+        kind,
+        &params,
+        &mut print_event,
+        cancel,
+    )?;
+    let mut out = std::io::stdout().lock();
+    if let Some(e) = &report.evaluation {
+        writeln!(out, "{}", e.table())?;
+    }
+    if !report.fold_field_f1.is_empty() && report.fold_field_f1.len() > 1 {
+        let n = report.fold_field_f1.len() as f64;
+        let mean = report.fold_field_f1.iter().sum::<f64>() / n;
+        writeln!(
+            out,
+            "field-level micro F1 per fold: {:?}; mean {mean:.2}",
+            report
+                .fold_field_f1
+                .iter()
+                .map(|f| (f * 100.0).round() / 100.0)
+                .collect::<Vec<_>>()
+        )?;
+    }
+    writeln!(
+        out,
+        "{}: {} iterations, {:.1} s training",
+        report.model, report.iterations, report.training_s
+    )?;
+    if let Some(path) = &args.report {
+        std::fs::write(path, serde_json::to_string_pretty(&report)?)
+            .with_context(|| format!("writing {}", path.display()))?;
+    }
+    Ok(())
+}
+
+/// `quire eval MODEL`: the committed model on the evaluation part.
+pub fn eval(args: EvalArgs) -> anyhow::Result<()> {
+    let spec = args.model.spec()?;
+    let (e, stats) = training::evaluate_saved(spec, &args.model.dataset(), &args.model.models_dir)?;
+    print_event(&Event::Read {
+        part: "evaluation",
+        files: stats.files_read,
+        files_dropped: stats.files_dropped.len(),
+        sequences: stats.sequences,
+        tokens: stats.tokens,
+    });
+    writeln!(std::io::stdout().lock(), "{}", e.table())?;
+    Ok(())
+}
+
+/// `quire tag MODEL`: label each stdin line; print `token<TAB>label` rows, a blank line after
+/// each input line.
+pub fn tag(args: TagArgs) -> anyhow::Result<()> {
+    let spec = args.model.spec()?;
+    let dir = spec.name().dir(&args.model.models_dir, spec.flavor());
+    let model = Model::load(&dir, spec.feature_version())?;
+    let stdin = std::io::stdin();
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    for line in stdin.lock().lines() {
+        let line = line?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let Some(rows) = spec.rows_from_text(&line) else {
+            bail!(
+                "model `{}` labels layout tokens, not text lines",
+                args.model.model
+            );
+        };
+        let labels = model.label(&rows)?;
+        for (row, label) in rows.iter().zip(&labels) {
+            let token = row.first().map(String::as_str).unwrap_or("");
+            writeln!(out, "{token}\t{label}")?;
+        }
+        writeln!(out)?;
+    }
+    out.flush()?;
+    Ok(())
+}

@@ -1,0 +1,18 @@
+/*!
+Quire's HTTP service (GROBID's interface) as a library, so that the `quire` binary stays a thin
+command line: `config` (the service configuration), `app` (shared state, request middleware,
+CORS), `params` (form and multipart parameters), `error` (`ApiError`, the only error
+response), `routes/` (one module per endpoint family), `admin` (the admin server), `cmd/` (the
+subcommands) and `logging`.
+*/
+
+#![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
+
+pub mod admin;
+pub mod app;
+pub mod cmd;
+pub mod config;
+pub mod error;
+pub mod logging;
+pub mod params;
+pub mod routes;

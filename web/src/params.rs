@@ -1,0 +1,450 @@
+/*!
+One reader for request parameters. GROBID clients send the same parameters as
+`application/x-www-form-urlencoded` or as `multipart/form-data` (and `GET` ones in the query
+string), so every handler takes [`Params`] and asks for fields by name with typed accessors:
+`text`, `required_text`, `texts` (repeated fields), `file`, `bool01`, `int_range`. Sizes are
+enforced while reading: the whole body against `limits.max_upload_mb`, each text field against
+`limits.max_field_kb`; both answer 413 naming what was too large.
+*/
+
+use actix_web::dev::Payload;
+use actix_web::http::header;
+use actix_web::web::{Bytes, BytesMut};
+use actix_web::{FromRequest, HttpRequest};
+use futures::future::LocalBoxFuture;
+use futures::{StreamExt, TryStreamExt};
+
+use crate::error::ApiError;
+
+/// Size caps for [`Params`]; registered as app data (defaults apply when absent).
+#[derive(Debug, Clone, Copy)]
+pub struct ParamLimits {
+    pub max_body_bytes: usize,
+    pub max_field_bytes: usize,
+}
+
+impl Default for ParamLimits {
+    fn default() -> Self {
+        ParamLimits {
+            max_body_bytes: 100 * 1024 * 1024,
+            max_field_bytes: 1024 * 1024,
+        }
+    }
+}
+
+impl ParamLimits {
+    pub fn from_config(c: &crate::config::Config) -> ParamLimits {
+        ParamLimits {
+            max_body_bytes: (c.limits.max_upload_mb * 1024 * 1024) as usize,
+            max_field_bytes: (c.limits.max_field_kb * 1024) as usize,
+        }
+    }
+}
+
+/// Bytes read past an over-limit body so the client sees the 413 instead of a reset.
+const DRAIN_CAP: usize = 64 * 1024 * 1024;
+
+/// One received field.
+#[derive(Debug, Clone)]
+pub struct Field {
+    pub name: String,
+    pub data: Bytes,
+    /// Set for multipart file parts.
+    pub filename: Option<String>,
+    pub content_type: Option<String>,
+}
+
+/// The parameters of one request, in the order received (query string first).
+#[derive(Debug, Clone, Default)]
+pub struct Params {
+    fields: Vec<Field>,
+}
+
+impl Params {
+    /// Builds parameters from name/value pairs (tests, internal calls).
+    pub fn from_pairs<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> Params {
+        Params {
+            fields: pairs
+                .into_iter()
+                .map(|(n, v)| Field {
+                    name: n.to_string(),
+                    data: Bytes::copy_from_slice(v.as_bytes()),
+                    filename: None,
+                    content_type: None,
+                })
+                .collect(),
+        }
+    }
+
+    pub fn fields(&self) -> &[Field] {
+        &self.fields
+    }
+
+    fn first(&self, name: &str) -> Option<&Field> {
+        self.fields.iter().find(|f| f.name == name)
+    }
+
+    pub fn has(&self, name: &str) -> bool {
+        self.first(name).is_some()
+    }
+
+    /// The first value of `name` as text; invalid UTF-8 is a 400 naming the field.
+    pub fn text(&self, name: &str) -> Result<Option<&str>, ApiError> {
+        self.first(name)
+            .map(|f| {
+                std::str::from_utf8(&f.data).map_err(|_| ApiError::invalid(name, "not UTF-8 text"))
+            })
+            .transpose()
+    }
+
+    /// The first value of `name`; missing or blank is a 400 naming it.
+    pub fn required_text(&self, name: &str) -> Result<&str, ApiError> {
+        match self.text(name)? {
+            Some(v) if !v.trim().is_empty() => Ok(v),
+            _ => Err(ApiError::missing(name)),
+        }
+    }
+
+    /// Every value of a repeated field, in order.
+    pub fn texts(&self, name: &str) -> Result<Vec<&str>, ApiError> {
+        self.fields
+            .iter()
+            .filter(|f| f.name == name)
+            .map(|f| {
+                std::str::from_utf8(&f.data).map_err(|_| ApiError::invalid(name, "not UTF-8 text"))
+            })
+            .collect()
+    }
+
+    /// The bytes of `name` (a file part, or a plain field).
+    pub fn file(&self, name: &str) -> Option<&Field> {
+        self.first(name)
+    }
+
+    /// The bytes of `name`; missing or empty is a 400 naming it.
+    pub fn required_file(&self, name: &str) -> Result<&Field, ApiError> {
+        self.first(name)
+            .filter(|f| !f.data.is_empty())
+            .ok_or_else(|| ApiError::missing(name))
+    }
+
+    /// GROBID's booleans: true only for `1` or `true`; absent is false.
+    pub fn bool01(&self, name: &str) -> Result<bool, ApiError> {
+        Ok(matches!(
+            self.text(name)?.map(str::trim),
+            Some("1") | Some("true")
+        ))
+    }
+
+    /// An integer in `[min, max]`, `default` when absent or empty; otherwise a 400 naming it.
+    pub fn int_range(&self, name: &str, default: i64, min: i64, max: i64) -> Result<i64, ApiError> {
+        let Some(raw) = self.text(name)?.map(str::trim).filter(|v| !v.is_empty()) else {
+            return Ok(default);
+        };
+        let value: i64 = raw
+            .parse()
+            .map_err(|_| ApiError::invalid(name, format!("`{raw}` is not an integer")))?;
+        if value < min || value > max {
+            return Err(ApiError::invalid(
+                name,
+                format!("{value} is outside {min}..={max}"),
+            ));
+        }
+        Ok(value)
+    }
+
+    /// Reads the query string and the body of `req`.
+    pub async fn read(req: &HttpRequest, mut payload: Payload) -> Result<Params, ApiError> {
+        let limits = req.app_data::<ParamLimits>().copied().unwrap_or_default();
+        let mut params = Params::default();
+        params.push_urlencoded(req.query_string().as_bytes(), &limits)?;
+
+        let declared = req
+            .headers()
+            .get(header::CONTENT_LENGTH)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.parse::<usize>().ok());
+        if declared.is_some_and(|n| n > limits.max_body_bytes) {
+            drain(&mut payload).await;
+            return Err(body_too_large(&limits));
+        }
+        let content_type = req
+            .headers()
+            .get(header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("")
+            .to_ascii_lowercase();
+        if content_type.starts_with("multipart/form-data") {
+            params.read_multipart(req, payload, &limits).await?;
+        } else {
+            let body = read_body(&mut payload, limits.max_body_bytes).await?;
+            if content_type.starts_with("application/x-www-form-urlencoded")
+                || (content_type.is_empty() && !body.is_empty())
+            {
+                params.push_urlencoded(&body, &limits)?;
+            } else if !body.is_empty() {
+                return Err(ApiError::BadRequest(format!(
+                    "unsupported content type `{content_type}`; send multipart/form-data or application/x-www-form-urlencoded"
+                )));
+            }
+        }
+        Ok(params)
+    }
+
+    fn push_urlencoded(&mut self, bytes: &[u8], limits: &ParamLimits) -> Result<(), ApiError> {
+        for (name, value) in form_urlencoded::parse(bytes) {
+            if value.len() > limits.max_field_bytes {
+                return Err(field_too_large(&name, limits));
+            }
+            self.fields.push(Field {
+                name: name.into_owned(),
+                data: Bytes::from(value.into_owned()),
+                filename: None,
+                content_type: None,
+            });
+        }
+        Ok(())
+    }
+
+    async fn read_multipart(
+        &mut self,
+        req: &HttpRequest,
+        payload: Payload,
+        limits: &ParamLimits,
+    ) -> Result<(), ApiError> {
+        let mut multipart = actix_multipart::Multipart::new(req.headers(), payload);
+        let mut total = 0usize;
+        loop {
+            let next = multipart.try_next().await;
+            let mut part = match next {
+                Ok(Some(part)) => part,
+                Ok(None) => break,
+                Err(e) => {
+                    return Err(ApiError::BadRequest(format!(
+                        "malformed multipart body: {e}"
+                    )))
+                }
+            };
+            let name = part
+                .content_disposition()
+                .and_then(|cd| cd.get_name())
+                .map(str::to_string)
+                .ok_or_else(|| ApiError::BadRequest("a multipart part has no name".into()))?;
+            let filename = part
+                .content_disposition()
+                .and_then(|cd| cd.get_filename())
+                .map(str::to_string);
+            let content_type = part.content_type().map(|m| m.to_string());
+            let field_cap = if filename.is_some() {
+                usize::MAX
+            } else {
+                limits.max_field_bytes
+            };
+            let mut data = BytesMut::new();
+            while let Some(chunk) = part.next().await {
+                let chunk = chunk
+                    .map_err(|e| ApiError::BadRequest(format!("reading part `{name}`: {e}")))?;
+                total += chunk.len();
+                if total > limits.max_body_bytes {
+                    drop(part);
+                    drain_multipart(&mut multipart).await;
+                    return Err(body_too_large(limits));
+                }
+                if data.len() + chunk.len() > field_cap {
+                    drop(part);
+                    drain_multipart(&mut multipart).await;
+                    return Err(field_too_large(&name, limits));
+                }
+                data.extend_from_slice(&chunk);
+            }
+            self.fields.push(Field {
+                name,
+                data: data.freeze(),
+                filename,
+                content_type,
+            });
+        }
+        Ok(())
+    }
+}
+
+fn body_too_large(limits: &ParamLimits) -> ApiError {
+    ApiError::TooLarge(format!(
+        "the request body is larger than {} bytes; raise `limits.max_upload_mb`",
+        limits.max_body_bytes
+    ))
+}
+
+fn field_too_large(name: &str, limits: &ParamLimits) -> ApiError {
+    ApiError::TooLarge(format!(
+        "field `{name}` is larger than {} bytes; raise `limits.max_field_kb`",
+        limits.max_field_bytes
+    ))
+}
+
+async fn read_body(payload: &mut Payload, cap: usize) -> Result<Bytes, ApiError> {
+    let mut body = BytesMut::new();
+    while let Some(chunk) = payload.next().await {
+        let chunk = chunk.map_err(|e| ApiError::BadRequest(format!("reading the body: {e}")))?;
+        if body.len() + chunk.len() > cap {
+            drain(payload).await;
+            return Err(ApiError::TooLarge(format!(
+                "the request body is larger than {cap} bytes; raise `limits.max_upload_mb`"
+            )));
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok(body.freeze())
+}
+
+/// Reads and discards what is left of the body (up to [`DRAIN_CAP`]).
+async fn drain(payload: &mut Payload) {
+    let mut seen = 0usize;
+    while let Some(Ok(chunk)) = payload.next().await {
+        seen += chunk.len();
+        if seen > DRAIN_CAP {
+            break;
+        }
+    }
+}
+
+async fn drain_multipart(multipart: &mut actix_multipart::Multipart) {
+    let mut seen = 0usize;
+    while let Ok(Some(mut part)) = multipart.try_next().await {
+        while let Some(Ok(chunk)) = part.next().await {
+            seen += chunk.len();
+            if seen > DRAIN_CAP {
+                return;
+            }
+        }
+    }
+}
+
+impl FromRequest for Params {
+    type Error = ApiError;
+    type Future = LocalBoxFuture<'static, Result<Params, ApiError>>;
+
+    fn from_request(req: &HttpRequest, payload: &mut Payload) -> Self::Future {
+        let req = req.clone();
+        let payload = payload.take();
+        Box::pin(async move { Params::read(&req, payload).await })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use actix_web::test::TestRequest;
+
+    async fn read(req: TestRequest) -> Result<Params, ApiError> {
+        let (req, payload) = req.to_http_parts();
+        Params::read(&req, payload).await
+    }
+
+    #[actix_web::test]
+    async fn form_and_query_fields_with_typed_access() {
+        let p = read(
+            TestRequest::post()
+                .uri("/x?consolidateCitations=2")
+                .insert_header((header::CONTENT_TYPE, "application/x-www-form-urlencoded"))
+                .set_payload("citations=A%20b&citations=C&includeRawCitations=1&start=x"),
+        )
+        .await
+        .expect("parsed");
+        assert_eq!(p.texts("citations").ok(), Some(vec!["A b", "C"]));
+        assert_eq!(p.int_range("consolidateCitations", 0, 0, 2).ok(), Some(2));
+        assert_eq!(p.bool01("includeRawCitations").ok(), Some(true));
+        assert_eq!(p.bool01("includeRawAffiliations").ok(), Some(false));
+        assert_eq!(p.int_range("end", -1, -1, 10_000).ok(), Some(-1));
+        let bad = p.int_range("start", -1, -1, 10_000).unwrap_err();
+        assert!(bad.to_string().contains("`start`"), "{bad}");
+        let missing = p.required_text("date").unwrap_err();
+        assert!(matches!(missing, ApiError::MissingParam(ref n) if n == "date"));
+    }
+
+    #[actix_web::test]
+    async fn multipart_text_and_file_parts() {
+        let body = "--XX\r\nContent-Disposition: form-data; name=\"input\"; filename=\"a.pdf\"\r\nContent-Type: application/pdf\r\n\r\n%PDF-1.4 bytes\r\n--XX\r\nContent-Disposition: form-data; name=\"consolidateHeader\"\r\n\r\n0\r\n--XX\r\nContent-Disposition: form-data; name=\"teiCoordinates\"\r\n\r\npersName\r\n--XX\r\nContent-Disposition: form-data; name=\"teiCoordinates\"\r\n\r\nfigure\r\n--XX--\r\n";
+        let p = read(
+            TestRequest::post()
+                .insert_header((header::CONTENT_TYPE, "multipart/form-data; boundary=XX"))
+                .set_payload(body),
+        )
+        .await
+        .expect("parsed");
+        let input = p.required_file("input").expect("file");
+        assert_eq!(&input.data[..], b"%PDF-1.4 bytes");
+        assert_eq!(input.filename.as_deref(), Some("a.pdf"));
+        assert_eq!(p.int_range("consolidateHeader", 1, 0, 3).ok(), Some(0));
+        assert_eq!(
+            p.texts("teiCoordinates").ok(),
+            Some(vec!["persName", "figure"])
+        );
+    }
+
+    #[actix_web::test]
+    async fn oversized_bodies_and_fields_are_413_naming_them() {
+        let limits = ParamLimits {
+            max_body_bytes: 100,
+            max_field_bytes: 10,
+        };
+        let field = read(
+            TestRequest::post()
+                .app_data(limits)
+                .insert_header((header::CONTENT_TYPE, "application/x-www-form-urlencoded"))
+                .set_payload("date=12345678901234"),
+        )
+        .await
+        .unwrap_err();
+        assert!(
+            matches!(&field, ApiError::TooLarge(m) if m.contains("`date`")),
+            "{field}"
+        );
+        let body = read(
+            TestRequest::post()
+                .app_data(limits)
+                .insert_header((header::CONTENT_TYPE, "application/x-www-form-urlencoded"))
+                .set_payload("a=1&".repeat(40)),
+        )
+        .await
+        .unwrap_err();
+        assert!(
+            matches!(&body, ApiError::TooLarge(m) if m.contains("max_upload_mb")),
+            "{body}"
+        );
+        let part = read(
+            TestRequest::post()
+                .app_data(limits)
+                .insert_header((header::CONTENT_TYPE, "multipart/form-data; boundary=XX"))
+                .set_payload("--XX\r\nContent-Disposition: form-data; name=\"names\"\r\n\r\nJohn Smith and more\r\n--XX--\r\n"),
+        )
+        .await
+        .unwrap_err();
+        assert!(
+            matches!(&part, ApiError::TooLarge(m) if m.contains("`names`")),
+            "{part}"
+        );
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn any_form_round_trips(pairs in proptest::collection::vec(("[a-zA-Z]{1,8}", "\\PC{0,40}"), 0..8)) {
+            let mut ser = form_urlencoded::Serializer::new(String::new());
+            for (n, v) in &pairs {
+                ser.append_pair(n, v);
+            }
+            let body = ser.finish();
+            let parsed = actix_web::rt::System::new().block_on(read(
+                TestRequest::post()
+                    .insert_header((header::CONTENT_TYPE, "application/x-www-form-urlencoded"))
+                    .set_payload(body),
+            ));
+            let params = parsed.map_err(|e| proptest::test_runner::TestCaseError::fail(e.to_string()))?;
+            for (n, _) in &pairs {
+                let expected: Vec<&str> = pairs.iter().filter(|(m, _)| m == n).map(|(_, v)| v.as_str()).collect();
+                proptest::prop_assert_eq!(params.texts(n).ok(), Some(expected));
+            }
+            proptest::prop_assert_eq!(params.fields().len(), pairs.len());
+        }
+    }
+}

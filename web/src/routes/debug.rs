@@ -1,0 +1,180 @@
+/*!
+Test-only routes, off by default. With `debug.test_routes = true`:
+- `/debug/sleep?ms=N` holds a processing slot for N ms (to fill the pool and observe 503s);
+- `/debug/label` labels feature rows (`rows`: one token per line, tab-separated features, a
+  blank line between sequences; or `text`: one sequence per line, turned into rows by the
+  model's own feature extractor) with `model` through the pool, the coordinator and the model
+  actor, and answers `token<TAB>label` lines;
+- `/debug/ping?model=M` asks a model actor to answer (proves it is alive after a restart);
+- `/debug/layout` lays out the multipart `input` PDF (`start`/`end` as GROBID) in a worker
+  process through the pool and the coordinator, and answers page, block and token counts.
+
+With `debug.allow_panic_route = true`, `/debug/panic?model=M` makes the model's actor panic
+(the restart test). When disabled, every route answers 404 as an unknown route would.
+*/
+
+use std::time::Duration;
+
+use actix_web::{web, HttpResponse};
+use futures::future::BoxFuture;
+use quire::layout::PageRange;
+use quire::models::ModelName;
+use quire_actors::{Cascade, CascadeCtx};
+
+use crate::app::State;
+use crate::error::ApiError;
+use crate::params::Params;
+
+pub fn routes(cfg: &mut web::ServiceConfig) {
+    cfg.route("/debug/sleep", web::route().to(sleep))
+        .route("/debug/label", web::route().to(label))
+        .route("/debug/ping", web::route().to(ping))
+        .route("/debug/layout", web::route().to(layout))
+        .route("/debug/panic", web::route().to(panic));
+}
+
+fn enabled(on: bool) -> Result<(), ApiError> {
+    if on {
+        Ok(())
+    } else {
+        Err(ApiError::NotFound(
+            "debug routes are disabled (config `debug.test_routes`)".to_string(),
+        ))
+    }
+}
+
+fn model_param(params: &Params) -> Result<ModelName, ApiError> {
+    let raw = params.required_text("model")?;
+    raw.trim()
+        .parse::<ModelName>()
+        .map_err(|e| ApiError::invalid("model", e))
+}
+
+async fn sleep(state: State, params: Params) -> Result<HttpResponse, ApiError> {
+    enabled(state.config.debug.test_routes)?;
+    let ms = params.int_range("ms", 100, 0, 60_000)?;
+    let _slot = state.pool.acquire("debug/sleep").await?;
+    tokio::time::sleep(Duration::from_millis(ms as u64)).await;
+    Ok(HttpResponse::Ok().body(format!("slept {ms} ms")))
+}
+
+/// Labels given rows with one model: the smallest cascade.
+struct LabelRows {
+    model: ModelName,
+    seqs: Vec<Vec<Vec<String>>>,
+}
+
+impl Cascade for LabelRows {
+    type Output = Vec<Vec<String>>;
+    fn run(self, ctx: CascadeCtx) -> BoxFuture<'static, Result<Self::Output, quire_actors::Error>> {
+        Box::pin(async move { ctx.models.label(self.model, None, self.seqs).await })
+    }
+}
+
+async fn label(state: State, params: Params) -> Result<HttpResponse, ApiError> {
+    enabled(state.config.debug.test_routes)?;
+    let model = model_param(&params)?;
+    let seqs = match params.text("text")? {
+        Some(text) => rows_from_text(model, text)?,
+        None => rows_from_param(params.required_text("rows")?),
+    };
+    let _slot = state.pool.acquire("debug/label").await?;
+    let labels = state
+        .pipeline
+        .run(LabelRows {
+            model,
+            seqs: seqs.clone(),
+        })
+        .await?;
+    let body: Vec<String> = seqs
+        .iter()
+        .zip(&labels)
+        .map(|(rows, labels)| {
+            rows.iter()
+                .zip(labels)
+                .map(|(row, label)| format!("{}\t{label}", row.first().map_or("", String::as_str)))
+                .collect::<Vec<_>>()
+                .join("\n")
+        })
+        .collect();
+    Ok(HttpResponse::Ok().body(body.join("\n\n")))
+}
+
+fn rows_from_param(rows: &str) -> Vec<Vec<Vec<String>>> {
+    rows.split("\n\n")
+        .map(|seq| {
+            seq.lines()
+                .filter(|l| !l.trim().is_empty())
+                .map(|l| l.split('\t').map(str::to_string).collect())
+                .collect::<Vec<Vec<String>>>()
+        })
+        .filter(|s| !s.is_empty())
+        .collect()
+}
+
+fn rows_from_text(model: ModelName, text: &str) -> Result<Vec<Vec<Vec<String>>>, ApiError> {
+    let spec = quire::models::spec(model, None).ok_or_else(|| {
+        ApiError::invalid("model", format!("Quire has no definition of `{model}` yet"))
+    })?;
+    text.lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|line| {
+            spec.rows_from_text(line).ok_or_else(|| {
+                ApiError::invalid(
+                    "text",
+                    format!("`{model}` is not a text model; send `rows`"),
+                )
+            })
+        })
+        .collect()
+}
+
+async fn ping(state: State, params: Params) -> Result<HttpResponse, ApiError> {
+    enabled(state.config.debug.test_routes)?;
+    let model = model_param(&params)?;
+    let starts = state.models.ping(model).await?;
+    Ok(HttpResponse::Ok().body(format!(
+        "{model} actor answered; started {starts} time(s), restarted {}",
+        state.models.restarts(model)
+    )))
+}
+
+async fn panic(state: State, params: Params) -> Result<HttpResponse, ApiError> {
+    enabled(state.config.debug.allow_panic_route)?;
+    let model = model_param(&params)?;
+    state.models.panic_for_test(model).await?;
+    Ok(HttpResponse::Ok().body("no panic happened"))
+}
+
+/// Lays out a PDF in a worker process: the PDF path of the pipeline, without any model.
+struct LayoutPdf {
+    pdf: Vec<u8>,
+    range: PageRange,
+}
+
+impl Cascade for LayoutPdf {
+    type Output = quire::layout::Document;
+    fn run(self, ctx: CascadeCtx) -> BoxFuture<'static, Result<Self::Output, quire_actors::Error>> {
+        Box::pin(async move { Ok(ctx.pdf()?.layout(self.pdf, self.range).await?) })
+    }
+}
+
+async fn layout(state: State, params: Params) -> Result<HttpResponse, ApiError> {
+    enabled(state.config.debug.test_routes)?;
+    let pdf = params.required_file("input")?.data.to_vec();
+    let start = params.int_range("start", -1, -1, 100_000)?;
+    let end = params.int_range("end", -1, -1, 100_000)?;
+    let _slot = state.pool.acquire("debug/layout").await?;
+    let doc = state
+        .pipeline
+        .run(LayoutPdf {
+            pdf,
+            range: PageRange::from_grobid(start, end),
+        })
+        .await?;
+    Ok(HttpResponse::Ok().json(serde_json::json!({
+        "pages": doc.pages.len(),
+        "blocks": doc.block_count(),
+        "tokens": doc.token_count(),
+    })))
+}

@@ -1,0 +1,16 @@
+/*!
+Every route of the main server. Each endpoint family has its own module with a
+`routes(cfg)` function, registered here with one `cfg.configure(...)` line.
+*/
+
+pub mod debug;
+pub mod service;
+pub mod text;
+
+use actix_web::web;
+
+pub fn configure(cfg: &mut web::ServiceConfig) {
+    cfg.configure(service::routes);
+    cfg.configure(debug::routes);
+    cfg.configure(text::routes);
+}

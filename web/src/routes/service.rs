@@ -1,0 +1,175 @@
+/*!
+Service checks: `/api/version` (version and git revision, fixed at build time by `build.rs`),
+`/api/isalive` (liveness: `true` once initialization completed, else `false` with 503) and
+`/api/health` (readiness: initialization state, pool metrics, per-model state and the
+configuration checks; 200 when ready, else 503). The console page is served at `/`.
+*/
+
+use actix_web::http::header::ContentType;
+use actix_web::{web, HttpResponse};
+use quire_actors::InitState;
+
+use crate::app::{AppState, Check, State};
+
+pub fn routes(cfg: &mut web::ServiceConfig) {
+    cfg.route("/api/version", web::get().to(version))
+        .route("/api/isalive", web::get().to(isalive))
+        .route("/api/health", web::get().to(health))
+        .route("/", web::get().to(console_index))
+        .route("/console/{file}", web::get().to(console_file));
+}
+
+/// `<tag>-<N>-g<hash>` from `git describe` at build time (`build.rs`), or `unknown` outside
+/// git or when the build script's output is unavailable.
+pub const REVISION: &str = match option_env!("QUIRE_REVISION") {
+    Some(r) => r,
+    None => "unknown",
+};
+
+async fn version() -> HttpResponse {
+    HttpResponse::Ok().json(serde_json::json!({
+        "version": env!("CARGO_PKG_VERSION"),
+        "revision": REVISION,
+    }))
+}
+
+async fn isalive(state: State) -> HttpResponse {
+    if state.models.init_state() == InitState::Ready {
+        HttpResponse::Ok()
+            .content_type(ContentType::plaintext())
+            .body("true")
+    } else {
+        HttpResponse::ServiceUnavailable()
+            .content_type(ContentType::plaintext())
+            .body("false")
+    }
+}
+
+async fn health(state: State) -> HttpResponse {
+    let (ready, body) = health_report(&state);
+    let mut res = if ready {
+        HttpResponse::Ok()
+    } else {
+        HttpResponse::ServiceUnavailable()
+    };
+    res.json(body)
+}
+
+/// Whether the service is ready, and the JSON report behind `/api/health` and the admin
+/// `/healthcheck`.
+pub fn health_report(state: &AppState) -> (bool, serde_json::Value) {
+    let init = state.models.init_state();
+    let mut checks: Vec<(&str, Check)> = vec![
+        ("models_dir", models_dir_check(&state.config.models.dir)),
+        ("pdfium", pdfium_check(state.engine.pdfium_lib.as_deref())),
+        (
+            "model_actors",
+            Check {
+                ok: state.models.all_connected(),
+                detail: "every model actor accepts messages".to_string(),
+                required: true,
+            },
+        ),
+    ];
+    for (name, hook) in &state.health_hooks {
+        checks.push((name, hook()));
+    }
+    let checks_ok = checks.iter().all(|(_, c)| c.ok || !c.required);
+    let ready = init == InitState::Ready && checks_ok;
+    let models: serde_json::Map<String, serde_json::Value> = state
+        .models
+        .states()
+        .into_iter()
+        .map(|(k, s)| (k, serde_json::to_value(s).unwrap_or_default()))
+        .collect();
+    let checks: serde_json::Map<String, serde_json::Value> = checks
+        .into_iter()
+        .map(|(k, c)| (k.to_string(), serde_json::to_value(c).unwrap_or_default()))
+        .collect();
+    let body = serde_json::json!({
+        "status": if ready { "ready" } else { "not_ready" },
+        "init": init,
+        "pool": state.pool.stats(),
+        "models": models,
+        "checks": checks,
+        "version": env!("CARGO_PKG_VERSION"),
+        "uptime_s": quire_actors::metrics::metrics().uptime().as_secs_f64(),
+    });
+    (ready, body)
+}
+
+fn models_dir_check(dir: &std::path::Path) -> Check {
+    match std::fs::read_dir(dir) {
+        Ok(entries) => Check {
+            ok: true,
+            detail: format!("{} readable ({} entries)", dir.display(), entries.count()),
+            required: true,
+        },
+        Err(e) => Check {
+            ok: false,
+            detail: format!("{} is not readable: {e}; set `models.dir`", dir.display()),
+            required: true,
+        },
+    }
+}
+
+fn pdfium_check(lib: Option<&std::path::Path>) -> Check {
+    match lib {
+        Some(p) if p.is_file() => Check {
+            ok: true,
+            detail: format!("{} found", p.display()),
+            required: true,
+        },
+        Some(p) => Check {
+            ok: false,
+            detail: format!(
+                "{} not found; run `make run` (installs it) or set `models.pdfium_lib` / QUIRE_PDFIUM_LIB",
+                p.display()
+            ),
+            required: true,
+        },
+        None => Check {
+            ok: false,
+            detail: "no libpdfium configured".to_string(),
+            required: true,
+        },
+    }
+}
+
+/// The console's files, compiled into the binary.
+const CONSOLE: &[(&str, &str, &str)] = &[
+    (
+        "index.html",
+        "text/html; charset=utf-8",
+        include_str!("../../console/index.html"),
+    ),
+    (
+        "console.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../../console/console.js"),
+    ),
+    (
+        "console.css",
+        "text/css; charset=utf-8",
+        include_str!("../../console/console.css"),
+    ),
+];
+
+fn console_asset(name: &str) -> HttpResponse {
+    match CONSOLE.iter().find(|(n, _, _)| *n == name) {
+        Some((_, mime, body)) => HttpResponse::Ok()
+            .insert_header(("Content-Type", *mime))
+            .body(*body),
+        None => HttpResponse::NotFound()
+            .content_type(ContentType::plaintext())
+            .body(format!("[NOT_FOUND] no console file `{name}`")),
+    }
+}
+
+async fn console_index() -> HttpResponse {
+    console_asset("index.html")
+}
+
+async fn console_file(path: web::Path<String>) -> HttpResponse {
+    console_asset(&path)
+}

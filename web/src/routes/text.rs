@@ -1,0 +1,185 @@
+/*!
+The raw-string endpoints (interface "Raw text to TEI"; grobid-service.md §4.3, §4.4, §5.7):
+processDate, processHeaderNames, processCitationNames, processAffiliations, processCitation
+(POST and PUT) and processCitationList (POST; PUT accepted too). Bodies may be form-encoded or
+multipart. Each request takes a pool slot, runs its string cascade on the coordinator and
+answers `application/xml` (GROBID sends `text/plain` for four of them), or BibTeX when the
+`Accept` header asks for `application/x-bibtex`; 204 when nothing could be parsed.
+*/
+
+use actix_web::http::header;
+use actix_web::{web, HttpRequest, HttpResponse};
+use quire::models::citation::Citation;
+use quire_actors::cascade::strings::{
+    AffiliationsCascade, CitationsCascade, DateCascade, NamesCascade,
+};
+
+use crate::app::State;
+use crate::error::ApiError;
+use crate::params::Params;
+
+pub fn routes(cfg: &mut web::ServiceConfig) {
+    cfg.route("/api/processDate", web::post().to(process_date))
+        .route("/api/processDate", web::put().to(process_date))
+        .route(
+            "/api/processHeaderNames",
+            web::post().to(process_header_names),
+        )
+        .route(
+            "/api/processHeaderNames",
+            web::put().to(process_header_names),
+        )
+        .route(
+            "/api/processCitationNames",
+            web::post().to(process_citation_names),
+        )
+        .route(
+            "/api/processCitationNames",
+            web::put().to(process_citation_names),
+        )
+        .route(
+            "/api/processAffiliations",
+            web::post().to(process_affiliations),
+        )
+        .route(
+            "/api/processAffiliations",
+            web::put().to(process_affiliations),
+        )
+        .route("/api/processCitation", web::post().to(process_citation))
+        .route("/api/processCitation", web::put().to(process_citation))
+        .route(
+            "/api/processCitationList",
+            web::post().to(process_citation_list),
+        )
+        .route(
+            "/api/processCitationList",
+            web::put().to(process_citation_list),
+        );
+}
+
+const XML: &str = "application/xml; charset=UTF-8";
+const BIBTEX: &str = "application/x-bibtex; charset=UTF-8";
+
+fn xml(body: String) -> Result<HttpResponse, ApiError> {
+    if body.trim().is_empty() {
+        return Err(ApiError::NoContent);
+    }
+    Ok(HttpResponse::Ok().content_type(XML).body(body))
+}
+
+fn wants_bibtex(req: &HttpRequest) -> bool {
+    req.headers()
+        .get(header::ACCEPT)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|a| a.to_ascii_lowercase().contains("application/x-bibtex"))
+}
+
+/// Newlines and tabs count as spaces for dates and names (GROBID does the same).
+fn one_line(s: &str) -> String {
+    s.replace(['\n', '\r', '\t'], " ")
+}
+
+async fn process_date(state: State, params: Params) -> Result<HttpResponse, ApiError> {
+    let text = one_line(params.required_text("date")?);
+    let _slot = state.pool.acquire("processDate").await?;
+    let dates = state.pipeline.run(DateCascade { text }).await?;
+    xml(quire::tei::dates(&dates))
+}
+
+async fn names(state: State, params: Params, citation: bool) -> Result<HttpResponse, ApiError> {
+    let text = one_line(params.required_text("names")?);
+    let endpoint = if citation {
+        "processCitationNames"
+    } else {
+        "processHeaderNames"
+    };
+    let _slot = state.pool.acquire(endpoint).await?;
+    let persons = state.pipeline.run(NamesCascade { text, citation }).await?;
+    xml(quire::tei::pers_names(&persons))
+}
+
+async fn process_header_names(state: State, params: Params) -> Result<HttpResponse, ApiError> {
+    names(state, params, false).await
+}
+
+async fn process_citation_names(state: State, params: Params) -> Result<HttpResponse, ApiError> {
+    names(state, params, true).await
+}
+
+async fn process_affiliations(state: State, params: Params) -> Result<HttpResponse, ApiError> {
+    let text = params.required_text("affiliations")?.replace('\t', " ");
+    let _slot = state.pool.acquire("processAffiliations").await?;
+    let affs = state.pipeline.run(AffiliationsCascade { text }).await?;
+    xml(quire::tei::affiliations(&affs))
+}
+
+/// `consolidateCitations` (0-2, validated; the lookup itself is not implemented, so 1 and 2
+/// behave as 0) and `includeRawCitations`.
+fn citation_options(params: &Params) -> Result<bool, ApiError> {
+    params.int_range("consolidateCitations", 0, 0, 2)?;
+    let raw = params.text("includeRawCitations")?.map(str::trim);
+    match raw {
+        None | Some("") | Some("0") | Some("false") => Ok(false),
+        Some("1") | Some("true") => Ok(true),
+        Some(other) => Err(ApiError::invalid(
+            "includeRawCitations",
+            format!("`{other}` is not 0 or 1"),
+        )),
+    }
+}
+
+async fn process_citation(
+    req: HttpRequest,
+    state: State,
+    params: Params,
+) -> Result<HttpResponse, ApiError> {
+    let text = params.required_text("citations")?.to_string();
+    let include_raw = citation_options(&params)?;
+    let _slot = state.pool.acquire("processCitation").await?;
+    let mut cits = state
+        .pipeline
+        .run(CitationsCascade { texts: vec![text] })
+        .await?;
+    let c = cits.pop().unwrap_or_default();
+    if c.is_empty() {
+        return Err(ApiError::NoContent);
+    }
+    if wants_bibtex(&req) {
+        return Ok(HttpResponse::Ok()
+            .content_type(BIBTEX)
+            .body(quire::bibtex::entry(&c, "-1", include_raw)));
+    }
+    let opt = quire::tei::BiblOptions {
+        id: None,
+        include_raw,
+        depth: 0,
+    };
+    xml(quire::tei::bibl_struct(&c, opt))
+}
+
+async fn process_citation_list(
+    req: HttpRequest,
+    state: State,
+    params: Params,
+) -> Result<HttpResponse, ApiError> {
+    if !params.has("citations") {
+        return Err(ApiError::missing("citations"));
+    }
+    let texts: Vec<String> = params
+        .texts("citations")?
+        .into_iter()
+        .map(str::to_string)
+        .collect();
+    let include_raw = citation_options(&params)?;
+    let _slot = state.pool.acquire("processCitationList").await?;
+    let cits: Vec<Citation> = state.pipeline.run(CitationsCascade { texts }).await?;
+    if cits.iter().all(Citation::is_empty) {
+        return Err(ApiError::NoContent);
+    }
+    if wants_bibtex(&req) {
+        return Ok(HttpResponse::Ok()
+            .content_type(BIBTEX)
+            .body(quire::bibtex::entries(&cits, include_raw)));
+    }
+    xml(quire::tei::list_bibl(&cits, include_raw))
+}
