@@ -52,11 +52,3 @@ pub fn template() -> String {
         .collect::<String>()
         + "B\n"
 }
-
-/// The attribute strings of a token, as the template expands them.
-pub fn attrs(row: &[String]) -> Vec<String> {
-    row.iter()
-        .enumerate()
-        .map(|(c, v)| format!("U{c}:{v}"))
-        .collect()
-}

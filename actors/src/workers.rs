@@ -224,9 +224,9 @@ impl WorkerPool {
                 .map_err(|e| Error::PdfConversion(format!("cannot start a layout worker: {e}")))?,
         };
         let pid = worker.child.id().unwrap_or(0);
-        if let Ok(mut v) = self.inner.busy_pids.lock() {
-            v.push(pid);
-        }
+        // Removes the pid however this future ends (a caller may drop it mid-job: the worker,
+        // owned here, is then killed on drop and replaced by the next job).
+        let _busy = BusyGuard::new(&self.inner, pid);
         let job = Job {
             pdf,
             range,
@@ -238,9 +238,7 @@ impl WorkerPool {
             Ok(Err(e)) => Err(JobFailure::Lost(e)),
             Err(_) => Err(JobFailure::Timeout),
         };
-        if let Ok(mut v) = self.inner.busy_pids.lock() {
-            v.retain(|p| *p != pid);
-        }
+        drop(_busy);
         match outcome {
             Ok(reply) => {
                 self.idle().push(worker);
@@ -263,6 +261,28 @@ impl WorkerPool {
                     ))),
                 }
             }
+        }
+    }
+}
+
+struct BusyGuard<'a> {
+    inner: &'a Inner,
+    pid: u32,
+}
+
+impl<'a> BusyGuard<'a> {
+    fn new(inner: &'a Inner, pid: u32) -> Self {
+        if let Ok(mut v) = inner.busy_pids.lock() {
+            v.push(pid);
+        }
+        BusyGuard { inner, pid }
+    }
+}
+
+impl Drop for BusyGuard<'_> {
+    fn drop(&mut self) {
+        if let Ok(mut v) = self.inner.busy_pids.lock() {
+            v.retain(|p| *p != self.pid);
         }
     }
 }
@@ -415,6 +435,25 @@ mod tests {
         let err = pool.layout(b"%PDF".to_vec(), PageRange::default()).await;
         assert_eq!(err.unwrap_err().code(), quire::ErrorCode::Timeout);
         assert!(started.elapsed() < Duration::from_secs(5));
+    }
+
+    #[tokio::test]
+    async fn a_job_dropped_by_its_caller_frees_its_slot() {
+        let pool = pool_of("/bin/sleep", &["30"], 60_000);
+        let job = pool.layout(b"%PDF".to_vec(), PageRange::default());
+        // Give up on the job after 100 ms, as an HTTP handler would when its client leaves.
+        assert!(tokio::time::timeout(Duration::from_millis(100), job)
+            .await
+            .is_err());
+        assert!(pool.busy_pids().is_empty());
+        // The only slot is free again: the next job starts (and times out on its own terms).
+        let again = tokio::time::timeout(
+            Duration::from_millis(100),
+            pool.layout(b"%PDF".to_vec(), PageRange::default()),
+        )
+        .await;
+        assert!(again.is_err(), "the job ran on a fresh worker");
+        assert_eq!(pool.stats().spawned, 2);
     }
 
     #[tokio::test]

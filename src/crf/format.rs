@@ -13,7 +13,10 @@ attributes that keep at least one, so L1 pruning shrinks the file.
 
 use std::io::{Cursor, Write};
 
-use super::fxhash::FxHashMap;
+use super::fxhash::{poly, FxHashMap};
+
+/// Marks a hash shared by several attributes in [`Tables::by_hash`].
+pub(crate) const AMBIGUOUS: u32 = u32::MAX;
 use super::train::{Corpus, Features};
 use crate::{Error, Result};
 
@@ -181,6 +184,12 @@ fn write_refs(out: &mut Vec<u8>, magic: &[u8; 4], lists: &[Vec<u32>], extra: usi
 pub(crate) struct Tables {
     pub labels: Vec<String>,
     pub attr_ids: FxHashMap<String, u32>,
+    /// Attribute id by polynomial hash (`fxhash::poly`) of its text; [`AMBIGUOUS`] where two attributes share a
+    /// hash (then `attr_ids` decides).
+    pub by_hash: FxHashMap<u64, u32>,
+    /// Attribute texts, concatenated; attribute `a` is `text[text_off[a]..text_off[a + 1]]`.
+    pub text: Vec<u8>,
+    pub text_off: Vec<u32>,
     pub attr_off: Vec<u32>,
     pub st_label: Vec<u32>,
     pub st_weight: Vec<f64>,
@@ -223,11 +232,22 @@ pub(crate) fn read(buf: &[u8]) -> Result<Tables> {
     let attr_db = cqdb_at(off_attrs)?;
     let mut attr_ids = FxHashMap::default();
     attr_ids.reserve(num_attrs);
+    let mut by_hash: FxHashMap<u64, u32> = FxHashMap::default();
+    by_hash.reserve(num_attrs);
+    let mut text = Vec::new();
+    let mut text_off = vec![0u32];
     for i in 0..num_attrs {
         let s = attr_db
             .to_str(i as u32)
             .ok_or_else(|| bad(&format!("attribute {i} missing")))?;
-        attr_ids.insert(String::from_utf8_lossy(s).into_owned(), i as u32);
+        let name = String::from_utf8_lossy(s).into_owned();
+        by_hash
+            .entry(poly(name.as_bytes()).0)
+            .and_modify(|v| *v = AMBIGUOUS)
+            .or_insert(i as u32);
+        text.extend_from_slice(name.as_bytes());
+        text_off.push(to_u32(text.len(), "attribute text")?);
+        attr_ids.insert(name, i as u32);
     }
     let l = num_labels;
     let mut trans = vec![0.0; l * l];
@@ -254,6 +274,14 @@ pub(crate) fn read(buf: &[u8]) -> Result<Tables> {
         }
     }
     state.sort_by_key(|&(a, y, _)| (a, y));
+    // One entry per (attribute, label), so a run of L entries covers every label once.
+    state.dedup_by(|next, kept| {
+        let same = next.0 == kept.0 && next.1 == kept.1;
+        if same {
+            kept.2 += next.2;
+        }
+        same
+    });
     let mut attr_off = vec![0u32; num_attrs + 1];
     for &(a, _, _) in &state {
         attr_off[a as usize + 1] += 1;
@@ -264,6 +292,9 @@ pub(crate) fn read(buf: &[u8]) -> Result<Tables> {
     Ok(Tables {
         labels,
         attr_ids,
+        by_hash,
+        text,
+        text_off,
         attr_off,
         st_label: state.iter().map(|s| s.1).collect(),
         st_weight: state.iter().map(|s| s.2).collect(),

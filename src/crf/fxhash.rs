@@ -61,3 +61,44 @@ impl Hasher for FxHasher {
 pub type FxBuild = BuildHasherDefault<FxHasher>;
 pub type FxHashMap<K, V> = HashMap<K, V, FxBuild>;
 pub type FxHashSet<K> = HashSet<K, FxBuild>;
+
+/// Polynomial string hash mod 2⁶⁴: `H(s) = Σ (sᵢ+1)·B^(n-1-i)`, returned with `B^n` so that
+/// `H(a ++ b) = H(a)·B^|b| + H(b)`. The tagger combines per-cell hashes into attribute hashes
+/// with this, without building the attribute strings; hits are checked against the text.
+pub const POLY_B: u64 = 0x9e37_79b9_7f4a_7c15;
+
+#[inline]
+pub fn poly(bytes: &[u8]) -> (u64, u64) {
+    let mut h = 0u64;
+    let mut p = 1u64;
+    for &b in bytes {
+        h = h.wrapping_mul(POLY_B).wrapping_add(b as u64 + 1);
+        p = p.wrapping_mul(POLY_B);
+    }
+    (h, p)
+}
+
+/// `H(a ++ b)` from `(H(a), _)` and `(H(b), B^|b|)`.
+#[inline]
+pub fn poly_concat(a: u64, b: (u64, u64)) -> u64 {
+    a.wrapping_mul(b.1).wrapping_add(b.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn poly_hash_composes_over_concatenation() {
+        let text = b"U12:_x-1/Proceedings-of-the";
+        let whole = poly(text).0;
+        for cut1 in 0..text.len() {
+            for cut2 in cut1..text.len() {
+                let h = poly_concat(poly(&text[..cut1]).0, poly(&text[cut1..cut2]));
+                assert_eq!(poly_concat(h, poly(&text[cut2..])), whole);
+            }
+        }
+        assert_ne!(poly(b"a").0, poly(b"a\0").0);
+        assert_ne!(poly(b"U00:a").0, poly(b"U01:a").0);
+    }
+}

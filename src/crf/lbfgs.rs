@@ -5,9 +5,11 @@ penalty form as Wapiti's `rho1`/`rho2`. Written here (about 200 lines) rather th
 `liblbfgs`, because the trainer needs a per-iteration callback that can cancel, Wapiti's
 window-based stopping rule, and no copies of the (multi-million) weight vector per call.
 
-Stopping: after iteration `k ≥ window`, stop when the objective improved by less than
-`epsilon` (relative) over the last `window` iterations; or at `max_iter`; or when the
-backtracking line search cannot decrease the objective (converged to machine precision).
+Stopping, as Wapiti's `lbfgs.c`: when the pseudo-gradient norm falls below `1e-5·max(‖x‖, 1)`;
+when the objective changed by less than `epsilon` (relative) over the last `objective_window`
+(Wapiti: 5) iterations; at `max_iter`; when the line search cannot decrease the objective
+(machine precision); or when the per-iteration callback says so (the trainer's error-rate
+window, and cancellation).
 */
 
 /// Optimiser settings.
@@ -16,7 +18,8 @@ pub struct OwlqnParams {
     pub c1: f64,
     pub c2: f64,
     pub epsilon: f64,
-    pub window: usize,
+    /// Iterations over which the objective's relative change is compared with `epsilon`.
+    pub objective_window: usize,
     pub max_iter: usize,
     /// Number of correction pairs kept (Wapiti's default history size is 5).
     pub history: usize,
@@ -29,7 +32,7 @@ impl Default for OwlqnParams {
             c1: 0.5,
             c2: 1e-4,
             epsilon: 1e-5,
-            window: 20,
+            objective_window: 5,
             max_iter: 2000,
             history: 5,
             max_linesearch: 40,
@@ -37,10 +40,20 @@ impl Default for OwlqnParams {
     }
 }
 
+/// What the per-iteration callback asks for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Control {
+    Continue,
+    /// Stop and keep the current point (a caller-side convergence test).
+    Stop,
+    Cancel,
+}
+
 /// Why the optimiser stopped.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Outcome {
     Converged { iteration: usize },
+    Stopped { iteration: usize },
     MaxIterations { iteration: usize },
     LineSearchFailed { iteration: usize },
     Cancelled { iteration: usize },
@@ -97,12 +110,12 @@ fn l1(x: &[f64], c1: f64) -> f64 {
 }
 
 /// Minimise `eval` (returns f, writes the gradient) from `x`, in place. `progress(iteration,
-/// objective, x)` is called after every iteration; returning `false` cancels.
+/// objective, x)` is called after every iteration and may stop or cancel.
 pub fn minimize(
     x: &mut [f64],
     mut eval: impl FnMut(&[f64], &mut [f64]) -> f64,
     p: &OwlqnParams,
-    mut progress: impl FnMut(usize, f64, &[f64]) -> bool,
+    mut progress: impl FnMut(usize, f64, &[f64]) -> Control,
 ) -> Outcome {
     let n = x.len();
     let m = p.history.max(1);
@@ -218,13 +231,19 @@ pub fn minimize(
         pseudo_gradient(&mut pg, x, &g, p.c1);
         k += 1;
         history_f.push(fx);
-        if !progress(k, fx, x) {
-            return Outcome::Cancelled { iteration: k };
+        match progress(k, fx, x) {
+            Control::Continue => {}
+            Control::Stop => return Outcome::Stopped { iteration: k },
+            Control::Cancel => return Outcome::Cancelled { iteration: k },
         }
-        if p.window > 0 && k >= p.window {
-            let old = history_f[k - p.window];
-            let rel = (old - fx) / fx.abs().max(f64::MIN_POSITIVE);
-            if rel < p.epsilon {
+        let xnorm = dot(x, x).sqrt();
+        if dot(&pg, &pg).sqrt() / xnorm.max(1.0) <= 1e-5 {
+            return Outcome::Converged { iteration: k };
+        }
+        let w = p.objective_window;
+        if w > 0 && k >= w {
+            let old = history_f[k - w];
+            if (old - fx).abs() / old.abs().max(f64::MIN_POSITIVE) < p.epsilon {
                 return Outcome::Converged { iteration: k };
             }
         }
@@ -257,11 +276,12 @@ mod tests {
             c1: 0.0,
             c2: 0.0,
             epsilon: 1e-12,
-            window: 3,
             max_iter: 100,
             ..OwlqnParams::default()
         };
-        let out = minimize(&mut x, quad(&[1.0, -2.0, 3.0]), &p, |_, _, _| true);
+        let out = minimize(&mut x, quad(&[1.0, -2.0, 3.0]), &p, |_, _, _| {
+            Control::Continue
+        });
         assert!(!matches!(out, Outcome::Cancelled { .. }));
         for (a, b) in x.iter().zip([1.0, -2.0, 3.0]) {
             assert!((a - b).abs() < 1e-4, "{x:?}");
@@ -276,18 +296,19 @@ mod tests {
             c1: 1.0,
             c2: 0.0,
             epsilon: 1e-12,
-            window: 3,
             max_iter: 200,
             ..OwlqnParams::default()
         };
-        minimize(&mut x, quad(&[2.0, 0.3, -1.0]), &p, |_, _, _| true);
+        minimize(&mut x, quad(&[2.0, 0.3, -1.0]), &p, |_, _, _| {
+            Control::Continue
+        });
         assert!((x[0] - 1.5).abs() < 1e-4, "{x:?}");
         assert_eq!(x[1], 0.0, "{x:?}");
         assert!((x[2] + 0.5).abs() < 1e-4, "{x:?}");
     }
 
     #[test]
-    fn progress_returning_false_cancels() {
+    fn the_callback_stops_or_cancels() {
         let mut x = vec![0.0; 2];
         let p = OwlqnParams {
             c1: 0.0,
@@ -295,7 +316,11 @@ mod tests {
             max_iter: 1000,
             ..OwlqnParams::default()
         };
-        let out = minimize(&mut x, quad(&[5.0, 5.0]), &p, |it, _, _| it < 2);
+        let ctl = |stop| move |it, _, _: &[f64]| if it < 2 { Control::Continue } else { stop };
+        let out = minimize(&mut x, quad(&[5.0, 5.0]), &p, ctl(Control::Cancel));
         assert_eq!(out, Outcome::Cancelled { iteration: 2 });
+        let mut x = vec![0.0; 2];
+        let out = minimize(&mut x, quad(&[5.0, 5.0]), &p, ctl(Control::Stop));
+        assert_eq!(out, Outcome::Stopped { iteration: 2 });
     }
 }

@@ -37,9 +37,10 @@ pub struct Sequence {
 
 /// Training settings. The penalty is Wapiti's elastic net: `c1·‖w‖₁ + c2/2·‖w‖²` added to the
 /// negative log-likelihood summed over sequences (CRFsuite's `c2` is half of this `c2`).
-/// Stopping follows Wapiti's `-e`/`-w`/`-i`: stop when the objective improved by less than
-/// `epsilon` (relative) over the last `window` iterations, or after `max_iter` iterations.
-/// `threads = 0` uses every core.
+/// Stopping follows Wapiti's `-e`/`-w`/`-i`: stop when the token error rate on the training
+/// data (in percent) varied by less than `epsilon` over the last `window` iterations, when the
+/// objective changed by less than `epsilon` (relative) over 5 iterations, when the gradient
+/// vanishes, or after `max_iter` iterations. `threads = 0` uses every core.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct TrainParams {
     pub c1: f64,
@@ -84,6 +85,8 @@ pub struct Progress {
     pub loss: f64,
     pub elapsed_s: f64,
     pub active_features: usize,
+    /// Token error rate on the training data, in percent (Wapiti's `err=`).
+    pub train_error: f64,
 }
 
 /// Contents of `meta.json` beside every trained model.

@@ -7,7 +7,8 @@ weights and runs Viterbi in log space. A `Model` is immutable and shared between
 
 use std::path::Path;
 
-use super::format::{self, Tables};
+use super::format::{self, Tables, AMBIGUOUS};
+use super::fxhash::poly;
 use super::template::Template;
 use super::ModelMeta;
 use crate::{Error, Result};
@@ -120,43 +121,109 @@ impl Model {
                 reason: "the model has no labels".to_string(),
             });
         }
-        let mut ids: Vec<Vec<u32>> = vec![Vec::new(); rows.len()];
-        let mut buf = String::with_capacity(64);
-        let attr_ids = &self.tables.attr_ids;
-        self.template.expand_with(rows, &mut buf, |t, attr| {
-            if let Some(&a) = attr_ids.get(attr) {
-                ids[t].push(a);
+        SCRATCH.with(|cell| {
+            let mut guard = cell.borrow_mut();
+            let sc = &mut *guard;
+            // Attribute ids of all tokens in one flat buffer. Each cell value is hashed once;
+            // attribute hashes are combined from those (polynomial hash) and hits are checked
+            // against the model's attribute text, so no attribute string is built unless two
+            // model attributes share a hash.
+            sc.ids.clear();
+            sc.bounds.clear();
+            sc.cells.clear();
+            let cols = self.template.hash_cols();
+            for row in rows {
+                for &c in cols {
+                    sc.cells
+                        .push(row.get(c).map_or((0, 1), |v| poly(v.as_bytes())));
+                }
             }
-        });
-        let mut state = vec![0.0; rows.len() * l];
-        for (t, list) in ids.iter_mut().enumerate() {
-            list.sort_unstable();
-            list.dedup();
-            let row = &mut state[t * l..(t + 1) * l];
-            for &a in list.iter() {
-                self.add_state(row, a);
+            let tb = &self.tables;
+            for t in 0..rows.len() {
+                sc.bounds.push(sc.ids.len());
+                for p in 0..self.template.len() {
+                    let h = self.template.hash_at(rows.len(), t, p, &sc.cells);
+                    match tb.by_hash.get(&h) {
+                        None => {}
+                        Some(&AMBIGUOUS) => {
+                            sc.buf.clear();
+                            self.template.pieces(rows, t, p, |b| {
+                                sc.buf.push_str(&String::from_utf8_lossy(b))
+                            });
+                            if let Some(&a) = tb.attr_ids.get(sc.buf.as_str()) {
+                                sc.ids.push(a);
+                            }
+                        }
+                        Some(&a) if self.text_matches(rows, t, p, a) => sc.ids.push(a),
+                        Some(_) => {}
+                    }
+                }
             }
-        }
-        Ok(self.viterbi(&state, rows.len()))
+            sc.bounds.push(sc.ids.len());
+            sc.state.clear();
+            sc.state.resize(rows.len() * l, 0.0);
+            for (t, row) in sc.state.chunks_exact_mut(l).enumerate() {
+                let list = &mut sc.ids[sc.bounds[t]..sc.bounds[t + 1]];
+                list.sort_unstable();
+                let mut prev = None;
+                for &a in list.iter() {
+                    if prev != Some(a) {
+                        self.add_state(row, a);
+                    }
+                    prev = Some(a);
+                }
+            }
+            let state = std::mem::take(&mut sc.state);
+            let out = self.viterbi(&state, rows.len(), sc);
+            sc.state = state;
+            Ok(out)
+        })
     }
 
     /// Label a sequence given as attribute ids per token (already deduplicated); the fastest
     /// path, used by benchmarks and by callers that intern attributes themselves.
     pub fn label_attr_ids(&self, tokens: &[Vec<u32>]) -> Vec<u32> {
         let l = self.tables.labels.len();
-        let mut state = vec![0.0; tokens.len() * l];
-        for (t, list) in tokens.iter().enumerate() {
-            let row = &mut state[t * l..(t + 1) * l];
-            for &a in list {
-                self.add_state(row, a);
+        SCRATCH.with(|cell| {
+            let mut guard = cell.borrow_mut();
+            let sc = &mut *guard;
+            let mut state = std::mem::take(&mut sc.state);
+            state.clear();
+            state.resize(tokens.len() * l, 0.0);
+            for (list, row) in tokens.iter().zip(state.chunks_exact_mut(l.max(1))) {
+                for &a in list {
+                    self.add_state(row, a);
+                }
             }
-        }
-        self.viterbi(&state, tokens.len())
+            let out = self.viterbi(&state, tokens.len(), sc);
+            sc.state = state;
+            out
+        })
     }
 
     /// The model's id for an attribute string, if it kept it.
     pub fn attr_id(&self, attr: &str) -> Option<u32> {
         self.tables.attr_ids.get(attr).copied()
+    }
+
+    /// Whether pattern `p` at token `t` spells exactly attribute `a`'s text.
+    #[inline]
+    fn text_matches(&self, rows: &[Vec<String>], t: usize, p: usize, a: u32) -> bool {
+        let tb = &self.tables;
+        let (Some(&s), Some(&e)) = (tb.text_off.get(a as usize), tb.text_off.get(a as usize + 1))
+        else {
+            return false;
+        };
+        let mut rest = &tb.text[s as usize..e as usize];
+        let mut ok = true;
+        self.template.pieces(rows, t, p, |b| {
+            if ok && rest.len() >= b.len() && &rest[..b.len()] == b {
+                rest = &rest[b.len()..];
+            } else {
+                ok = false;
+            }
+        });
+        ok && rest.is_empty()
     }
 
     #[inline]
@@ -167,47 +234,191 @@ impl Model {
             return;
         };
         let r = s as usize..e as usize;
-        for (&y, &w) in tb.st_label[r.clone()].iter().zip(&tb.st_weight[r]) {
-            row[y as usize] += w;
+        if r.len() == row.len() {
+            // Weights for every label, in label order.
+            for (rv, &w) in row.iter_mut().zip(&tb.st_weight[r]) {
+                *rv += w;
+            }
+        } else {
+            for (&y, &w) in tb.st_label[r.clone()].iter().zip(&tb.st_weight[r]) {
+                if let Some(rv) = row.get_mut(y as usize) {
+                    *rv += w;
+                }
+            }
         }
     }
 
-    fn viterbi(&self, state: &[f64], n: usize) -> Vec<u32> {
+    /// Max-sum Viterbi over `state` (`n × L` scores); ties go to the lowest label id, as in
+    /// crfs/CRFsuite.
+    fn viterbi(&self, state: &[f64], n: usize, sc: &mut Scratch) -> Vec<u32> {
+        #[cfg(target_arch = "x86_64")]
+        {
+            if std::arch::is_x86_feature_detected!("avx2") {
+                // SAFETY: the CPU supports AVX2, checked just above.
+                return unsafe { self.viterbi_avx2(state, n, sc) };
+            }
+        }
+        self.viterbi_body(state, n, sc)
+    }
+
+    /// The same Viterbi compiled with AVX2 (identical results: max and select only).
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    unsafe fn viterbi_avx2(&self, state: &[f64], n: usize, sc: &mut Scratch) -> Vec<u32> {
+        self.viterbi_body(state, n, sc)
+    }
+
+    #[inline(always)]
+    fn viterbi_body(&self, state: &[f64], n: usize, sc: &mut Scratch) -> Vec<u32> {
         let l = self.tables.labels.len();
-        if n == 0 {
+        if n == 0 || l == 0 {
             return Vec::new();
         }
         let trans = &self.tables.trans;
-        let mut score = state[..l].to_vec();
-        let mut next = vec![0.0; l];
-        let mut back = vec![0u32; n * l];
+        sc.score.clear();
+        sc.score.extend_from_slice(&state[..l]);
+        sc.next.resize(l, 0.0);
+        sc.back.resize(n * l, 0);
         for t in 1..n {
-            for j in 0..l {
-                let mut best = f64::NEG_INFINITY;
-                let mut arg = 0u32;
-                for (i, &si) in score.iter().enumerate() {
-                    let v = si + trans[i * l + j];
-                    if v > best {
-                        best = v;
-                        arg = i as u32;
-                    }
+            let back = &mut sc.back[t * l..(t + 1) * l];
+            sc.next.iter_mut().for_each(|v| *v = f64::NEG_INFINITY);
+            for (i, &si) in sc.score.iter().enumerate() {
+                let tr = &trans[i * l..(i + 1) * l];
+                let i = i as u32;
+                for ((best, arg), &tv) in sc.next.iter_mut().zip(back.iter_mut()).zip(tr) {
+                    // Branch-free so the compiler can use vector compare-and-blend.
+                    let v = si + tv;
+                    let better = v > *best;
+                    *best = if better { v } else { *best };
+                    *arg = if better { i } else { *arg };
                 }
-                next[j] = best + state[t * l + j];
-                back[t * l + j] = arg;
             }
-            std::mem::swap(&mut score, &mut next);
+            for (nv, &sv) in sc.next.iter_mut().zip(&state[t * l..(t + 1) * l]) {
+                *nv += sv;
+            }
+            std::mem::swap(&mut sc.score, &mut sc.next);
         }
         let mut best = 0usize;
         for j in 1..l {
-            if score[j] > score[best] {
+            if sc.score[j] > sc.score[best] {
                 best = j;
             }
         }
         let mut out = vec![0u32; n];
         out[n - 1] = best as u32;
         for t in (1..n).rev() {
-            out[t - 1] = back[t * l + out[t] as usize];
+            out[t - 1] = sc.back[t * l + out[t] as usize];
         }
         out
+    }
+}
+
+/// Per-thread buffers reused by every tagging call (no allocation per call but the output).
+#[derive(Default)]
+struct Scratch {
+    buf: String,
+    cells: Vec<(u64, u64)>,
+    ids: Vec<u32>,
+    bounds: Vec<usize>,
+    state: Vec<f64>,
+    score: Vec<f64>,
+    next: Vec<f64>,
+    back: Vec<u32>,
+}
+
+thread_local! {
+    static SCRATCH: std::cell::RefCell<Scratch> = std::cell::RefCell::new(Scratch::default());
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::crf::{train, Sequence, TrainParams};
+
+    fn data() -> Vec<Sequence> {
+        let words = [
+            ("the", "D"),
+            ("cat", "N"),
+            ("sat", "V"),
+            ("dog", "N"),
+            ("ran", "V"),
+        ];
+        (0..12)
+            .map(|k| {
+                let toks = [words[0], words[1 + k % 2 * 2], words[2 + k % 2 * 2]];
+                Sequence {
+                    rows: toks.iter().map(|(w, _)| vec![w.to_string()]).collect(),
+                    labels: toks.iter().map(|(_, l)| l.to_string()).collect(),
+                }
+            })
+            .collect()
+    }
+
+    fn model() -> Model {
+        let t = Template::parse("U0:%x[0,0]\nU1:%x[-1,0]\nU2:%x[1,0]/%x[0,0]\nB").unwrap();
+        let p = TrainParams {
+            c1: 0.0,
+            c2: 0.1,
+            ..TrainParams::default()
+        };
+        let bytes = train(&t, &data(), &p, &mut |_| true).unwrap();
+        let meta = ModelMeta {
+            model: "toy".into(),
+            labels: vec![],
+            feature_version: 0,
+            data_digest: String::new(),
+            params: p,
+            evaluation: serde_json::Value::Null,
+        };
+        Model::from_parts(&bytes, t, meta).unwrap()
+    }
+
+    /// The hashed lookup gives the same labels as the string lookup it replaces, also when
+    /// every hash is marked ambiguous (the string fallback) or points at the wrong attribute
+    /// (the text check refuses it).
+    #[test]
+    fn hashed_lookup_agrees_with_the_string_fallback() {
+        let m = model();
+        let expected: Vec<Vec<String>> = data().iter().map(|s| s.labels.clone()).collect();
+        let got: Vec<_> = data().iter().map(|s| m.label(&s.rows).unwrap()).collect();
+        assert_eq!(got, expected);
+        let mut amb = m.clone();
+        amb.tables.by_hash.values_mut().for_each(|v| *v = AMBIGUOUS);
+        let got: Vec<_> = data().iter().map(|s| amb.label(&s.rows).unwrap()).collect();
+        assert_eq!(got, expected);
+        let mut wrong = m.clone();
+        let n = wrong.tables.attr_ids.len() as u32;
+        wrong
+            .tables
+            .by_hash
+            .values_mut()
+            .for_each(|v| *v = (*v + 1) % n);
+        let s = &data()[0];
+        let ids: Vec<u32> = {
+            let mut ids = Vec::new();
+            let cells: Vec<(u64, u64)> = s
+                .rows
+                .iter()
+                .flat_map(|r| {
+                    wrong
+                        .template
+                        .hash_cols()
+                        .iter()
+                        .map(|&c| poly(r[c].as_bytes()))
+                })
+                .collect();
+            for t in 0..s.rows.len() {
+                for p in 0..wrong.template.len() {
+                    let h = wrong.template.hash_at(s.rows.len(), t, p, &cells);
+                    if let Some(&a) = wrong.tables.by_hash.get(&h) {
+                        if wrong.text_matches(&s.rows, t, p, a) {
+                            ids.push(a);
+                        }
+                    }
+                }
+            }
+            ids
+        };
+        assert!(ids.is_empty(), "{ids:?}");
     }
 }

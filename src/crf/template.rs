@@ -9,6 +9,7 @@ Wapiti. Expansion writes into a reused buffer ([`Template::expand_with`]) so the
 tagger intern or look up attributes without allocating a `String` per attribute.
 */
 
+use super::fxhash::{poly, poly_concat};
 use crate::{Error, Result};
 
 /// One piece of a unigram pattern: literal text or a `%x[row,col]` reference.
@@ -18,10 +19,21 @@ enum Piece {
     Cell { row: isize, col: usize },
 }
 
+/// A pattern piece for hashing: a literal's polynomial hash, or a cell as (row offset, index
+/// into [`Template::hash_cols`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum HashPiece {
+    Literal((u64, u64)),
+    Cell { row: isize, slot: usize },
+}
+
 /// A parsed template: unigram patterns, and whether label bigrams are on.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Template {
     patterns: Vec<Vec<Piece>>,
+    hashed: Vec<Vec<HashPiece>>,
+    /// The distinct columns the patterns read, in increasing order.
+    cols: Vec<usize>,
     bigram: bool,
     max_col: Option<usize>,
     text: String,
@@ -64,8 +76,34 @@ impl Template {
                 _ => return Err(bad("a line must start with `U` or `B`")),
             }
         }
+        let mut cols: Vec<usize> = patterns
+            .iter()
+            .flatten()
+            .filter_map(|p| match p {
+                Piece::Cell { col, .. } => Some(*col),
+                Piece::Literal(_) => None,
+            })
+            .collect();
+        cols.sort_unstable();
+        cols.dedup();
+        let hashed = patterns
+            .iter()
+            .map(|pat| {
+                pat.iter()
+                    .map(|p| match p {
+                        Piece::Literal(s) => HashPiece::Literal(poly(s.as_bytes())),
+                        Piece::Cell { row, col } => HashPiece::Cell {
+                            row: *row,
+                            slot: cols.binary_search(col).unwrap_or(0),
+                        },
+                    })
+                    .collect()
+            })
+            .collect();
         Ok(Template {
             patterns,
+            hashed,
+            cols,
             bigram,
             max_col,
             text: text.to_string(),
@@ -152,11 +190,110 @@ impl Template {
     }
 }
 
+impl Template {
+    /// The distinct columns the patterns read (the layout of `cells` in [`Template::hash_at`]).
+    pub(crate) fn hash_cols(&self) -> &[usize] {
+        &self.cols
+    }
+
+    /// Polynomial hash (see `fxhash::poly`) of pattern `p` expanded at token `t` of a sequence
+    /// of `n` rows, from `cells[row * hash_cols().len() + slot]` = `poly(value)`.
+    #[inline]
+    pub(crate) fn hash_at(&self, n: usize, t: usize, p: usize, cells: &[(u64, u64)]) -> u64 {
+        let k = self.cols.len();
+        let mut h = 0u64;
+        let Some(pat) = self.hashed.get(p) else {
+            return h;
+        };
+        for piece in pat {
+            let part = match piece {
+                HashPiece::Literal(lp) => *lp,
+                HashPiece::Cell { row, slot } => {
+                    let at = t as isize + row;
+                    if at < 0 || at >= n as isize {
+                        let mut pad = [0u8; 24];
+                        let len = pad_bytes(&mut pad, at, n as isize);
+                        poly(&pad[..len])
+                    } else {
+                        cells.get(at as usize * k + slot).copied().unwrap_or((0, 1))
+                    }
+                }
+            };
+            h = poly_concat(h, part);
+        }
+        h
+    }
+
+    /// Feed the bytes of pattern `p` expanded at token `t` to `f`, piece by piece (literal
+    /// text, cell values, padding symbols), without building the string.
+    #[inline]
+    pub(crate) fn pieces(
+        &self,
+        rows: &[Vec<String>],
+        t: usize,
+        p: usize,
+        mut f: impl FnMut(&[u8]),
+    ) {
+        let n = rows.len() as isize;
+        let Some(pat) = self.patterns.get(p) else {
+            return;
+        };
+        for piece in pat {
+            match piece {
+                Piece::Literal(s) => f(s.as_bytes()),
+                Piece::Cell { row, col } => {
+                    let at = t as isize + row;
+                    if at < 0 || at >= n {
+                        let mut pad = [0u8; 24];
+                        let len = pad_bytes(&mut pad, at, n);
+                        f(&pad[..len]);
+                    } else if let Some(v) = rows.get(at as usize).and_then(|r| r.get(*col)) {
+                        f(v.as_bytes());
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Wapiti's padding symbol for row `at` of a sequence of `n` rows (`_x-1`, `_x+2`, …) into
+/// `out`; returns its length.
+fn pad_bytes(out: &mut [u8; 24], at: isize, n: isize) -> usize {
+    let (sign, k) = if at < 0 {
+        (b'-', -at)
+    } else {
+        (b'+', at - n + 1)
+    };
+    out[..3].copy_from_slice(&[b'_', b'x', sign]);
+    let mut digits = [0u8; 20];
+    let mut d = 0;
+    let mut k = k.unsigned_abs();
+    loop {
+        digits[d] = b'0' + (k % 10) as u8;
+        d += 1;
+        k /= 10;
+        if k == 0 {
+            break;
+        }
+    }
+    for i in 0..d {
+        out[3 + i] = digits[d - 1 - i];
+    }
+    3 + d
+}
+
 fn push_pad(buf: &mut String, sign: char, k: isize) {
-    use std::fmt::Write;
+    const DIGITS: [&str; 10] = ["0", "1", "2", "3", "4", "5", "6", "7", "8", "9"];
     buf.push_str("_x");
     buf.push(sign);
-    let _ = write!(buf, "{k}");
+    match usize::try_from(k).ok().and_then(|k| DIGITS.get(k)) {
+        // Offsets in templates are small; avoid the formatting machinery for them.
+        Some(d) => buf.push_str(d),
+        None => {
+            use std::fmt::Write;
+            let _ = write!(buf, "{k}");
+        }
+    }
 }
 
 fn parse_pattern(line: &str) -> std::result::Result<Vec<Piece>, String> {
@@ -240,6 +377,42 @@ mod tests {
         assert!(Template::parse("B01:%x[0,0]").is_err());
         assert!(Template::parse("X00:%x[0,0]").is_err());
         assert!(Template::parse("U00:%x[0,0").is_err());
+    }
+
+    #[test]
+    fn pieces_spell_the_same_attributes_as_expand() {
+        let t =
+            Template::parse("U00:%x[-12,0]\nU01:%x[0,1]/%x[3,0]x\nU02:lit\nU03:%x[1,0]").unwrap();
+        let r = rows(&[&["a", "x"], &["b", "y"], &["c", "z"]]);
+        let mut buf = String::new();
+        let mut expanded = Vec::new();
+        t.expand_with(&r, &mut buf, |_, a| expanded.push(a.to_string()));
+        let mut pieced = Vec::new();
+        for tok in 0..r.len() {
+            for p in 0..t.len() {
+                let mut bytes = Vec::new();
+                t.pieces(&r, tok, p, |b| bytes.extend_from_slice(b));
+                pieced.push(String::from_utf8(bytes).unwrap());
+            }
+        }
+        assert_eq!(pieced, expanded);
+        // Hashes combined from cell hashes equal the hash of the expanded text.
+        let cells: Vec<(u64, u64)> = r
+            .iter()
+            .flat_map(|row| t.hash_cols().iter().map(|&c| poly(row[c].as_bytes())))
+            .collect();
+        let mut k = 0;
+        for tok in 0..r.len() {
+            for p in 0..t.len() {
+                assert_eq!(
+                    t.hash_at(r.len(), tok, p, &cells),
+                    poly(expanded[k].as_bytes()).0
+                );
+                k += 1;
+            }
+        }
+        assert_eq!(expanded[0], "U00:_x-12");
+        assert_eq!(expanded[1], "U01:x/_x+1x");
     }
 
     #[test]

@@ -235,3 +235,91 @@ fn malformed_training_data_is_refused() {
     assert!(train(&t, &short, &params(), &mut |_| true).is_err());
     assert!(train(&t, &[], &params(), &mut |_| true).is_err());
 }
+
+#[test]
+fn training_error_is_reported_and_its_window_stops_training() {
+    let t = Template::parse(TEMPLATE).unwrap();
+    let mut seen = Vec::new();
+    let p = TrainParams {
+        window: 3,
+        epsilon: 1e-9,
+        max_iter: 500,
+        ..params()
+    };
+    train(&t, &corpus(), &p, &mut |pr| {
+        seen.push(pr.train_error);
+        true
+    })
+    .unwrap();
+    // The final model tags its training data perfectly (see the test above), and the error
+    // rate was identical over the last 3 iterations, which ended training early.
+    let n = seen.len();
+    assert!(n < 500, "{n} iterations");
+    assert!(n >= 3);
+    assert!(seen[n - 3..].iter().all(|&e| e == 0.0), "{seen:?}");
+    assert!(seen.iter().all(|&e| (0.0..=100.0).contains(&e)));
+    // Without the window, training goes on until the objective settles.
+    let mut longer = 0;
+    train(&t, &corpus(), &TrainParams { window: 0, ..p }, &mut |pr| {
+        longer = pr.iteration;
+        true
+    })
+    .unwrap();
+    assert!(longer > n, "{longer} vs {n}");
+}
+
+#[test]
+fn model_is_shareable_between_threads() {
+    fn shared<T: Send + Sync + 'static>() {}
+    shared::<Model>();
+    shared::<Template>();
+    let (t, bytes) = trained();
+    let model = std::sync::Arc::new(Model::from_parts(&bytes, t, meta(1)).unwrap());
+    let handles: Vec<_> = (0..2)
+        .map(|_| {
+            let m = model.clone();
+            std::thread::spawn(move || {
+                corpus()
+                    .iter()
+                    .all(|s| m.label(&s.rows).unwrap() == s.labels)
+            })
+        })
+        .collect();
+    for h in handles {
+        assert!(h.join().unwrap());
+    }
+}
+
+/// Compatibility: every model committed under `models/` loads with the feature version its
+/// spec expects now (a feature change without retraining fails here), its file stays small,
+/// and it labels a corpus-free input without error.
+#[test]
+fn every_committed_model_loads_with_its_current_feature_version() {
+    use crate::models::{spec, ModelName};
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("models");
+    let mut checked = 0;
+    for name in ModelName::ALL {
+        for flavor in [None, Some("article/light")] {
+            let Some(sp) = spec(name, flavor) else {
+                continue;
+            };
+            let dir = name.dir(&root, flavor);
+            if !dir.join(MODEL_FILE).exists() {
+                continue;
+            }
+            let model = Model::load(&dir, sp.feature_version())
+                .unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+            let size = std::fs::metadata(dir.join(MODEL_FILE)).unwrap().len();
+            assert!(size < 10 << 20, "{}: {size} bytes", dir.display());
+            assert_eq!(model.meta().labels.len(), model.labels().len());
+            if let Some(rows) = sp.rows_from_text("Smith J. 2001. A title. Nature 12, 1-5.") {
+                let labels = model.label(&rows).unwrap();
+                assert_eq!(labels.len(), rows.len());
+            }
+            checked += 1;
+        }
+    }
+    if checked == 0 {
+        eprintln!("skipped: no committed model under {}", root.display());
+    }
+}

@@ -260,16 +260,26 @@ pub fn run(
     };
     let (train_sets, eval_sets, write): (Vec<Vec<Sequence>>, Vec<Vec<Sequence>>, bool) = match kind
     {
-        TrainingKind::Holdout | TrainingKind::Full => {
+        TrainingKind::Holdout => {
             let (eval_data, eval_stats) = spec.read(dataset, Part::Evaluation)?;
             progress(&read_event("evaluation", &eval_stats));
             report.evaluation_part = Some(eval_stats);
-            if kind == TrainingKind::Full {
-                corpus.extend(eval_data);
-                (vec![corpus], vec![], true)
-            } else {
-                (vec![corpus], vec![eval_data], true)
+            (vec![corpus], vec![eval_data], true)
+        }
+        TrainingKind::Full => {
+            // The evaluation part is extra training data here; a model without one trains
+            // on its corpus alone.
+            match spec.read(dataset, Part::Evaluation) {
+                Ok((eval_data, eval_stats)) => {
+                    progress(&read_event("evaluation", &eval_stats));
+                    report.evaluation_part = Some(eval_stats);
+                    corpus.extend(eval_data);
+                }
+                Err(e) => {
+                    tracing::warn!(error = %e, "no evaluation part; training on the corpus only")
+                }
             }
+            (vec![corpus], vec![], true)
         }
         TrainingKind::Split { ratio, seed } => {
             if !(ratio > 0.0 && ratio < 1.0) {
@@ -556,6 +566,26 @@ mod tests {
         assert!(r.cancelled);
         assert_eq!(seen, 2);
         assert!(!dir.exists());
+    }
+
+    #[test]
+    fn full_trains_on_both_parts_and_writes_a_model_without_figures() {
+        let dir = temp("full");
+        let r = run(
+            &Toy,
+            Path::new("unused"),
+            &dir,
+            TrainingKind::Full,
+            &Toy.default_params(),
+            &mut |_| {},
+            Arc::new(AtomicBool::new(false)),
+        )
+        .unwrap();
+        assert_eq!(r.train_sequences, 36);
+        assert!(r.evaluation.is_none());
+        let model = Model::load(&dir.join("name-citation"), 7).unwrap();
+        assert_eq!(model.meta().evaluation["kind"], "full");
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

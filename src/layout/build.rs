@@ -5,13 +5,18 @@ The rules follow what GROBID's models were trained on (pdfalto, itself built on 
 extraction), measured against pdfalto 0.6.3 with `bench/layout_parity`:
 
 - **Words** (pdfalto `String`s) are runs of characters in content-stream order, broken at a
-  space glyph, a gap wider than 0.1 × font size, a backwards jump, a baseline shift, or a change
-  of font or size. Every word boundary becomes a `" "` in GROBID's token stream, except after a
+  space glyph, a gap wider than 0.1 × font size, a jump back of 0.3 × size, or a baseline shift
+  over 1 pt; never at a change of font or size (a word takes its first character's style), and
+  never next to a spacing accent, which is composed with the letter it sits on. Glyphs without
+  Unicode keep their place but add no text; a word drawn twice at the same place (fake bold)
+  is kept once. Every word boundary becomes a `" "` in GROBID's token stream, except after a
   word ending in `-`.
-- **Lines** are runs of words (stream order) on one baseline, allowing super/subscripts
-  (baseline within half the font size) and gaps up to `MAX_WORD_GAP` × font size.
+- **Lines** are runs of words (stream order) whose baselines differ by at most half the font
+  size (super/subscripts), with gaps up to `MAX_WORD_GAP` × size; a jump back of 0.3 × size
+  starts a new line.
 - **Blocks** are runs of lines (stream order) going down the page with a regular line pitch
-  (≤ `MAX_LINE_PITCH` × size), overlapping horizontally, in the same font size (± 5 %).
+  (≤ `MAX_LINE_PITCH` × size), overlapping horizontally, in the same font size (± 5 %); lines
+  beside or over the previous one (table cells, stacked scripts, labels) stay in its block.
 - **Reading order** is content-stream order, as pdfalto's is (it does not reorder): producers
   draw columns, headers and footers in their logical order far more often than not.
 - **Rotated text** is handled in its own frame: words and lines are built along the text's
@@ -30,6 +35,9 @@ use crate::{Error, Result};
 const WORD_BREAK_GAP: f32 = 0.1;
 /// A glyph this far behind the previous one (fraction of size) starts a new word.
 const WORD_BACKWARD: f32 = 0.3;
+/// A word drawn this far (× font size) behind the previous one starts a new line, as in
+/// pdfalto (a subscript stacked under a superscript, labels placed right to left).
+const LINE_BACKWARD: f32 = 0.3;
 /// A word joins a line only if the gap is at most this many times the font size.
 const MAX_WORD_GAP: f32 = 1.5;
 /// Baselines of one line may differ by this fraction of the size (super/subscripts).
@@ -170,7 +178,7 @@ impl LineAcc {
         let last = self.words.last().expect("a line holds a word");
         let size = self.size.max(w.size).max(0.1);
         let gap = w.u0 - last.u1;
-        if gap < -0.5 * size || gap > MAX_WORD_GAP * size {
+        if gap < -LINE_BACKWARD * size || gap > MAX_WORD_GAP * size {
             return false;
         }
         (w.base - self.base).abs() <= MAX_INTRA_LINE_DELTA * size
@@ -394,72 +402,101 @@ fn build_lines(words: Vec<Word>) -> Vec<LineAcc> {
 }
 
 fn build_blocks(lines: Vec<LineAcc>) -> Vec<Vec<LineAcc>> {
-    let mut blocks: Vec<Vec<LineAcc>> = Vec::new();
+    let mut blocks: Vec<BlockAcc> = Vec::new();
     for l in lines {
-        let joins = match blocks.last() {
-            Some(b) => block_accepts(b, &l),
-            None => false,
-        };
-        if joins {
-            blocks.last_mut().expect("checked").push(l);
-        } else {
-            blocks.push(vec![l]);
+        match blocks.last_mut() {
+            Some(b) if b.accepts(&l) => b.push(l),
+            _ => blocks.push(BlockAcc::new(l)),
         }
     }
-    blocks
+    blocks.into_iter().map(|b| b.lines).collect()
 }
 
-fn block_accepts(block: &[LineAcc], l: &LineAcc) -> bool {
-    let last = block.last().expect("a block holds a line");
-    if l.rot != last.rot {
-        return false;
-    }
-    // The block's main text: its last line in the size of its first (not a script line).
-    let first = &block[0];
-    let main = block
-        .iter()
-        .rev()
-        .find(|x| (x.size - first.size).abs() <= BLOCK_SIZE_DELTA * first.size)
-        .unwrap_or(last);
-    let size = main.size.max(0.1);
-    // A line beside the previous one (table cells, a split line) or over it (stacked
-    // super/subscripts drawn after their base, figure labels) stays in the block, as pdfalto
-    // keeps them together.
-    let beside = |x: &LineAcc| {
-        let dist = (l.u0 - x.u1).max(x.u0 - l.u1);
-        (l.base - x.base).abs() <= MAX_INTRA_LINE_DELTA * size && dist <= BESIDE_GAP * size
-    };
-    if beside(last) || beside(main) {
-        return true;
-    }
-    if (l.size - main.size).abs() > BLOCK_SIZE_DELTA * size {
-        return false;
-    }
-    let pitch = l.base - main.base;
-    if pitch <= 0.0 || pitch > MAX_LINE_PITCH * size {
-        return false;
-    }
-    // The block's own line pitch, from its last pair of main lines on different baselines.
-    let mains: Vec<&LineAcc> = block
-        .iter()
-        .filter(|x| (x.size - first.size).abs() <= BLOCK_SIZE_DELTA * first.size)
-        .collect();
-    let prev = mains
-        .windows(2)
-        .rev()
-        .map(|w| w[1].base - w[0].base)
-        .find(|p| *p > MAX_INTRA_LINE_DELTA * size);
-    if let Some(prev) = prev {
-        if pitch > prev + 0.5 * size {
-            return false;
+/// Two font sizes a block may mix: within 5 % of the smaller (pdfalto measures from the
+/// block's first word, which is as often the smaller as the larger).
+fn same_size(a: f32, b: f32) -> bool {
+    (a - b).abs() < BLOCK_SIZE_DELTA * a.min(b)
+}
+
+/// A block being built, with what `accepts` needs kept up to date (constant time per line).
+struct BlockAcc {
+    lines: Vec<LineAcc>,
+    u0: f32,
+    u1: f32,
+    /// Index of the block's last main line: the last in the size of its first line (not a
+    /// script line).
+    main: usize,
+    /// Baseline distance between the last two main lines on different baselines.
+    pitch: Option<f32>,
+}
+
+impl BlockAcc {
+    fn new(l: LineAcc) -> BlockAcc {
+        BlockAcc {
+            u0: l.u0,
+            u1: l.u1,
+            main: 0,
+            pitch: None,
+            lines: vec![l],
         }
     }
-    let (b0, b1) = block
-        .iter()
-        .fold((f32::INFINITY, f32::NEG_INFINITY), |(a, b), x| {
-            (a.min(x.u0), b.max(x.u1))
-        });
-    l.u0 < b1 && l.u1 > b0
+
+    fn push(&mut self, l: LineAcc) {
+        self.u0 = self.u0.min(l.u0);
+        self.u1 = self.u1.max(l.u1);
+        let first = self.lines[0].size;
+        if same_size(l.size, first) {
+            let p = l.base - self.lines[self.main].base;
+            if p > MAX_INTRA_LINE_DELTA * first {
+                self.pitch = Some(p);
+            }
+            self.main = self.lines.len();
+        }
+        self.lines.push(l);
+    }
+
+    fn accepts(&self, l: &LineAcc) -> bool {
+        let last = self.lines.last().expect("a block holds a line");
+        if l.rot != last.rot {
+            return false;
+        }
+        let main = &self.lines[self.main];
+        let size = main.size.max(0.1);
+        // A line beside the previous one (table cells, a split line) or over it (stacked
+        // super/subscripts drawn after their base, figure labels) stays in the block, as
+        // pdfalto keeps them together.
+        let beside = |x: &LineAcc| {
+            let dist = (l.u0 - x.u1).max(x.u0 - l.u1);
+            let shift = (l.base - x.base).abs();
+            if dist > BESIDE_GAP * size {
+                return false;
+            }
+            if same_size(l.size, x.size) {
+                // On (nearly) the same baseline, or side by side and overlapping vertically
+                // (cells of a table row, centred differently).
+                return shift <= MAX_INTRA_LINE_DELTA * size
+                    || (shift < size && dist >= -0.1 * size);
+            }
+            // Of another size, only a script (smaller, off the other's baseline) joins.
+            let big = l.size.max(x.size);
+            shift > 0.1 * big && shift <= MAX_INTRA_LINE_DELTA * big
+        };
+        if beside(last) || beside(main) {
+            return true;
+        }
+        if !same_size(l.size, main.size) {
+            return false;
+        }
+        let pitch = l.base - main.base;
+        if pitch <= 0.0 || pitch > MAX_LINE_PITCH * size {
+            return false;
+        }
+        // A wider gap than the block's own line pitch is a paragraph or section break.
+        if self.pitch.is_some_and(|prev| pitch > prev + 0.5 * size) {
+            return false;
+        }
+        l.u0 < self.u1 && l.u1 > self.u0
+    }
 }
 
 fn char_box(ch: &RawChar) -> BBox {
@@ -552,7 +589,7 @@ fn push_word_tokens(raw: &RawPage, w: &Word, line_base: f32, line_size: f32, out
     let shift = w.base - line_base;
     let smaller = w.size < line_size * 0.95;
     let superscript = smaller && shift < -0.15 * size;
-    let subscript = smaller && shift > 0.15 * size;
+    let subscript = smaller && shift > 0.1 * size;
     let mut done = 0usize;
     for p in parts {
         if p.trim().is_empty() {

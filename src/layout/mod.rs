@@ -50,9 +50,10 @@ impl BBox {
 pub struct Token {
     pub text: String,
     pub bbox: BBox,
-    /// Full font name as the PDF declares it (`/BaseFont`), subset prefix (`ABCDEF+`) kept,
-    /// as pdfalto's `-fullFontName` gives it: GROBID compares whole names, so two subsets of
-    /// one font are two fonts. `pdfium::strip_subset` gives the bare name.
+    /// Font name from the font's `/BaseFont` (e.g. `NimbusRomNo9L-ReguItal`, `CMMI10`,
+    /// `Helvetica-Bold`). pdfium drops the subset prefix (`ABCDEF+`) that pdfalto keeps, and
+    /// pdfalto lower-cases; GROBID lower-cases on reading and only compares names for equality,
+    /// so features match except where one PDF embeds two subsets of one font.
     pub font: String,
     pub font_size: f32,
     pub bold: bool,
@@ -154,6 +155,51 @@ pub fn layout_pdf(
     let lib = pdfium::Pdfium::get(pdfium_lib)?;
     let raw = lib.extract(pdf, range)?;
     build::build_document(&raw, limits)
+}
+
+/// One item of GROBID's layout-token stream (grobid-models.md §1.2, §6.1): a token, or the
+/// `" "` after it, or the `"\n"` that ends a line or a block.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct StreamItem<'a> {
+    pub text: &'a str,
+    /// The layout token; `None` for the whitespace GROBID inserts (no font, size 0).
+    pub token: Option<&'a Token>,
+    /// Page number (from 1).
+    pub page: u32,
+    /// Index of the block in the whole document.
+    pub block: usize,
+}
+
+impl Document {
+    /// The document as GROBID's token list: for each block, each line's tokens with a `" "`
+    /// after every token whose `space_after` is set, a `"\n"` at the end of each line and
+    /// another `"\n"` at the end of the block.
+    pub fn grobid_stream(&self) -> Vec<StreamItem<'_>> {
+        let mut out = Vec::with_capacity(self.token_count() * 2);
+        let mut block = 0;
+        for page in &self.pages {
+            for b in &page.blocks {
+                let item = |text, token| StreamItem {
+                    text,
+                    token,
+                    page: page.number,
+                    block,
+                };
+                for line in &b.lines {
+                    for t in &line.tokens {
+                        out.push(item(t.text.as_str(), Some(t)));
+                        if t.space_after {
+                            out.push(item(" ", None));
+                        }
+                    }
+                    out.push(item("\n", None));
+                }
+                out.push(item("\n", None));
+                block += 1;
+            }
+        }
+        out
+    }
 }
 
 impl Line {

@@ -8,8 +8,8 @@ already corrected for pdfium's quirks:
 - a line-end hyphen reported as U+0002 (`is_hyphen`) becomes `-`;
 - font size is `Tf × √(c² + d²)` of the character's matrix (pdfium's own scaled size is 0 for
   text rotated 90°);
-- font names keep their subset prefix (pdfalto's `-fullFontName`), read from the font's
-  `/BaseFont` because pdfium's `FPDFText_GetFontInfo` strips the prefix only sometimes;
+- font names come from the font's `/BaseFont` (pdfium strips the subset prefix there
+  consistently, where `FPDFText_GetFontInfo` strips it only sometimes);
 - bold and italic follow pdfalto: the name, then the descriptor flags (never the weight);
 - y is converted to a top-left origin through the crop box and the page's `/Rotate`.
 
@@ -38,7 +38,9 @@ pub const PDFIUM_ENV: &str = "QUIRE_PDFIUM_LIB";
 const VENDOR_PATH: &str = "vendor/pdfium/libpdfium.so";
 
 /// Find `libpdfium.so`: the configured path, else `$QUIRE_PDFIUM_LIB`, else
-/// `vendor/pdfium/libpdfium.so` under the current directory or an ancestor of the executable.
+/// `vendor/pdfium/libpdfium.so` in the current directory or one of its ancestors, in the
+/// directory cargo runs a test or binary for (`$CARGO_MANIFEST_DIR`) or one of its ancestors,
+/// or in an ancestor of the running executable.
 pub fn resolve_library(configured: Option<&Path>) -> Option<PathBuf> {
     if let Some(p) = configured {
         return p.is_file().then(|| p.to_path_buf());
@@ -49,13 +51,22 @@ pub fn resolve_library(configured: Option<&Path>) -> Option<PathBuf> {
             return Some(p);
         }
     }
-    let cwd = PathBuf::from(VENDOR_PATH);
-    if cwd.is_file() {
-        return Some(cwd);
+    let mut roots: Vec<PathBuf> = Vec::new();
+    if let Ok(cwd) = std::env::current_dir() {
+        roots.push(cwd);
     }
-    let exe = std::env::current_exe().ok()?;
-    exe.ancestors()
-        .skip(1)
+    if let Some(dir) = std::env::var_os("CARGO_MANIFEST_DIR") {
+        roots.push(PathBuf::from(dir));
+    }
+    if let Some(dir) = std::env::current_exe()
+        .ok()
+        .and_then(|e| e.parent().map(Path::to_path_buf))
+    {
+        roots.push(dir);
+    }
+    roots
+        .iter()
+        .flat_map(|r| r.ancestors())
         .map(|dir| dir.join(VENDOR_PATH))
         .find(|p| p.is_file())
 }
@@ -140,8 +151,13 @@ impl Pdfium {
             .map_err(|e| Error::PdfConversion(e.clone()))
     }
 
-    /// Open `pdf` and read the pages of `range`.
+    /// Open `pdf` and read the pages of `range`. Calls from several threads run one at a time
+    /// (pdfium keeps global state; workers are single-threaded anyway, tests are not).
     pub fn extract(&self, pdf: &[u8], range: PageRange) -> Result<Vec<RawPage>> {
+        static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+        let _guard = ONE_AT_A_TIME
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
         if pdf.is_empty() {
             return Err(Error::BadInput("the PDF is empty (0 bytes)".into()));
         }
@@ -336,16 +352,22 @@ impl Pdfium {
                     .to_string();
             }
         }
+        // The text page's font name can keep what the base name lost (a style suffix such as
+        // `-Italic`); both feed the bold/italic rule.
         let mut flags = 0i32;
+        let mut info_name = String::new();
         let len = unsafe { b.FPDFText_GetFontInfo(tp, i, std::ptr::null_mut(), 0, &mut flags) };
-        if name.is_empty() && len > 1 && len < 4096 {
+        if len > 1 && len < 4096 {
             let mut buf = vec![0u8; len as usize];
             unsafe {
                 b.FPDFText_GetFontInfo(tp, i, buf.as_mut_ptr() as *mut c_void, len, &mut flags)
             };
-            name = String::from_utf8_lossy(&buf)
+            info_name = String::from_utf8_lossy(&buf)
                 .trim_end_matches('\0')
                 .to_string();
+        }
+        if name.is_empty() {
+            name = strip_subset(&info_name).to_string();
         }
         let mut italic_angle = 0i32;
         if !font.is_null() {
@@ -358,7 +380,7 @@ impl Pdfium {
         } else {
             flags
         };
-        let (bold, italic) = bold_italic(&name, flags);
+        let (bold, italic) = bold_italic(&format!("{name} {info_name}"), flags);
         FontFacts { name, bold, italic }
     }
 

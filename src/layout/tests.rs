@@ -302,3 +302,69 @@ fn limits_on_blocks_and_tokens_are_checked() {
     assert_eq!(tight(10, 3), Err(ErrorCode::TooManyTokens));
     assert_eq!(tight(2, 5), Ok(5));
 }
+
+#[test]
+fn a_rotated_page_is_reported_as_displayed() {
+    // MediaBox 612 x 792 shown turned by 90°: the displayed page is 792 wide, 612 high.
+    let pdf = PdfBuilder::new()
+        .page(612.0, 792.0)
+        .rotate_page(90)
+        .text(72.0, 700.0, "Helvetica", 12.0, "Sideways page")
+        .build();
+    let Some(doc) = all(&pdf) else { return };
+    let page = &doc.pages[0];
+    assert_eq!((page.width, page.height), (792.0, 612.0));
+    let t = token(&doc, "Sideways");
+    // Upright in user space, so it reads downwards once the page is turned clockwise.
+    assert_eq!(t.rotation, 270.0);
+    // User (72, 700) → displayed (700, 72): the word starts at x ≈ 700 - descent.
+    assert!((t.bbox.x - 700.0).abs() < 12.0, "{:?}", t.bbox);
+    assert!((t.bbox.y - 72.0).abs() < 1.0, "{:?}", t.bbox);
+    assert_eq!(lines(&doc), vec!["Sideways page"]);
+}
+
+#[test]
+fn the_grobid_stream_spells_spaces_and_newlines_like_grobid() {
+    let pdf = PdfBuilder::new()
+        .paragraph(
+            72.0,
+            700.0,
+            "Times-Roman",
+            10.0,
+            12.0,
+            &["Deep learn-", "ing, now."],
+        )
+        .text(72.0, 600.0, "Helvetica-Bold", 14.0, "Next")
+        .build();
+    let Some(doc) = all(&pdf) else { return };
+    let texts: Vec<&str> = doc.grobid_stream().iter().map(|i| i.text).collect();
+    assert_eq!(
+        texts,
+        vec![
+            "Deep", " ", "learn", "-", "\n", "ing", ",", " ", "now", ".", " ", "\n", "\n", "Next",
+            " ", "\n", "\n"
+        ]
+    );
+    let stream = doc.grobid_stream();
+    assert!(stream
+        .iter()
+        .filter(|i| i.token.is_none())
+        .all(|i| i.text.trim().is_empty()));
+    assert_eq!(stream.last().unwrap().block, 1);
+}
+
+#[test]
+fn a_dense_page_of_thousands_of_lines_is_one_block() {
+    let n = 2000;
+    let lines: Vec<String> = (0..n).map(|i| format!("row {i} value")).collect();
+    let refs: Vec<&str> = lines.iter().map(String::as_str).collect();
+    let height = 20.0 + n as f32 * 5.0;
+    let pdf = PdfBuilder::new()
+        .page(300.0, height)
+        .paragraph(20.0, height - 10.0, "Helvetica", 4.0, 5.0, &refs)
+        .build();
+    let Some(doc) = all(&pdf) else { return };
+    assert_eq!(doc.block_count(), 1);
+    assert_eq!(doc.pages[0].blocks[0].lines.len(), n);
+    assert_eq!(doc.token_count(), 3 * n);
+}

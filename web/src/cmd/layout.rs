@@ -31,24 +31,42 @@ pub struct LayoutArgs {
 }
 
 pub fn run(args: LayoutArgs) -> anyhow::Result<()> {
+    match print(args) {
+        // `quire layout x.pdf | head` is normal use, not an error.
+        Err(e)
+            if e.downcast_ref::<std::io::Error>()
+                .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe) =>
+        {
+            Ok(())
+        }
+        other => other,
+    }
+}
+
+fn print(args: LayoutArgs) -> anyhow::Result<()> {
     let pdf = std::fs::read(&args.file)
         .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", args.file.display()))?;
     let range = PageRange::from_grobid(args.start, args.end);
     if args.raw {
         let lib = quire::layout::pdfium::Pdfium::get(args.pdfium.as_deref())?;
         let pages = lib.extract(&pdf, range)?;
+        let stdout = std::io::stdout();
+        let mut out = std::io::BufWriter::new(stdout.lock());
+        use std::io::Write;
         for p in &pages {
-            println!("=== page {} ({} x {})", p.number, p.width, p.height);
+            writeln!(out, "=== page {} ({} x {})", p.number, p.width, p.height)?;
             for (i, s) in p.styles.iter().enumerate() {
-                println!("style {i}: {s:?}");
+                writeln!(out, "style {i}: {s:?}")?;
             }
             for c in &p.chars {
-                println!(
+                writeln!(
+                    out,
                     "{:?}\t{:.2} {:.2} {:.2} {:.2}\to {:.2} {:.2}\ts{}",
                     c.c, c.x0, c.y0, c.x1, c.y1, c.ox, c.oy, c.style
-                );
+                )?;
             }
         }
+        out.flush()?;
         return Ok(());
     }
     let doc = layout_pdf(&pdf, range, Limits::default(), args.pdfium.as_deref())

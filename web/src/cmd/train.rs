@@ -130,8 +130,8 @@ fn print_event(e: &Event) {
             progress: p,
         } => writeln!(
             err,
-            "[{fold}/{folds}] iter {:>4}  loss {:>14.3}  active {:>9}  {:>8.1} s",
-            p.iteration, p.loss, p.active_features, p.elapsed_s
+            "[{fold}/{folds}] iter {:>4}  loss {:>14.3}  err {:>6.2}%  active {:>9}  {:>8.1} s",
+            p.iteration, p.loss, p.train_error, p.active_features, p.elapsed_s
         ),
         Event::Evaluated {
             fold,
