@@ -517,6 +517,9 @@ fn line_at<'a>(doc: &'a Document, r: &LineRef) -> Option<&'a crate::layout::Line
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct HeaderFields {
     pub spans: Vec<(Label, String)>,
+    /// Per span: how many of its tokens are in the header's largest font (empty when the
+    /// spans were not decoded from tokens).
+    pub largest: Vec<usize>,
 }
 
 impl HeaderFields {
@@ -533,6 +536,21 @@ impl HeaderFields {
     }
     pub fn is_empty(&self) -> bool {
         self.spans.iter().all(|(l, _)| *l == Label::Other)
+    }
+    /// The span of a label with the most tokens in the largest font (the first on a tie):
+    /// a series name labelled as a title beside the real, larger title loses.
+    pub fn most_prominent(&self, label: Label) -> Option<&str> {
+        let mut best: Option<(usize, &str)> = None;
+        for (i, (l, s)) in self.spans.iter().enumerate() {
+            if *l != label {
+                continue;
+            }
+            let n = self.largest.get(i).copied().unwrap_or(0);
+            if best.is_none_or(|(b, _)| n > b) {
+                best = Some((n, s.as_str()));
+            }
+        }
+        best.map(|(_, s)| s)
     }
 }
 
@@ -560,8 +578,12 @@ pub fn decode(tokens: &[HeaderToken], labels: &[String]) -> Result<HeaderFields>
                 }
                 s.push_str(&t.facts.text);
             }
+            if let Some(n) = fields.largest.last_mut() {
+                *n += usize::from(t.facts.largest);
+            }
         } else {
             fields.spans.push((label, t.facts.text.clone()));
+            fields.largest.push(usize::from(t.facts.largest));
         }
         prev_sep = t.sep;
     }
@@ -1072,6 +1094,16 @@ Study study S St Stu Stud y dy udy tudy BLOCKEND LINEEND LINEINDENT SAMEFONT SAM
         .collect();
         let fields = decode(&toks, &labels).unwrap();
         assert_eq!(fields.first(Label::Title), Some("Deep Things"));
+        assert_eq!(fields.largest, vec![2, 0, 0]);
+        let two = HeaderFields {
+            spans: vec![
+                (Label::Title, "Series Name".into()),
+                (Label::Title, "Real Title".into()),
+            ],
+            largest: vec![0, 2],
+        };
+        assert_eq!(two.most_prominent(Label::Title), Some("Real Title"));
+        assert_eq!(two.first(Label::Title), Some("Series Name"));
         assert_eq!(fields.first(Label::Email), Some("jane@x.org"));
         assert!(decode(&toks[..2], &labels).is_err());
     }

@@ -231,7 +231,7 @@ pub fn split_emails(s: &str) -> Vec<String> {
 pub fn assemble(f: &HeaderFields, sub: SubResults, doc_text: &str) -> HeaderRecord {
     let mut h = HeaderRecord {
         title: f
-            .first(Label::Title)
+            .most_prominent(Label::Title)
             .map(clean_title)
             .filter(|t| !t.is_empty()),
         ..Default::default()
@@ -402,6 +402,7 @@ mod tests {
     fn fields(spans: &[(Label, &str)]) -> HeaderFields {
         HeaderFields {
             spans: spans.iter().map(|(l, s)| (*l, s.to_string())).collect(),
+            largest: Vec::new(),
         }
     }
 
