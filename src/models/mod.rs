@@ -10,7 +10,11 @@ use std::path::{Path, PathBuf};
 pub mod affiliation;
 pub mod citation;
 pub mod date;
+pub mod header;
+pub mod header_record;
+pub mod lexical;
 pub mod name;
+pub mod segmentation;
 pub mod text;
 
 /// Every sequence-labelling model of the cascade, named as GROBID names them.
@@ -176,6 +180,10 @@ pub trait ModelSpec: Sync {
 pub fn spec(name: ModelName, flavor: Option<&str>) -> Option<&'static dyn ModelSpec> {
     // Each model module adds its arm here.
     match (name, flavor) {
+        (ModelName::Segmentation, None) => Some(&segmentation::SPEC),
+        (ModelName::Header, None) => Some(&header::SPEC),
+        (ModelName::Segmentation, Some("article/light")) => Some(&segmentation::LIGHT_SPEC),
+        (ModelName::Header, Some("article/light")) => Some(&header::LIGHT_SPEC),
         (ModelName::Date, None) => Some(&date::SPEC),
         (ModelName::NameHeader, None) => Some(&name::HEADER_SPEC),
         (ModelName::NameCitation, None) => Some(&name::CITATION_SPEC),

@@ -5,6 +5,8 @@ TEI writers for the raw-string results (reference grobid-service.md §5.7): `<da
 characters XML 1.0 cannot carry at all (they are dropped).
 */
 
+pub mod header;
+
 use std::fmt::Write;
 
 use crate::models::affiliation::Affiliation;

@@ -5,6 +5,7 @@ mod actors;
 mod admin;
 mod common;
 mod errors;
+mod header;
 mod layout;
 mod pool;
 mod service;

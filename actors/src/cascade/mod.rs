@@ -4,4 +4,5 @@ holds the cascades of one endpoint family (raw strings, header, full text, …) 
 here as it lands.
 */
 
+pub mod header;
 pub mod strings;

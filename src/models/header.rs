@@ -1,0 +1,1155 @@
+//! Header model: labels the tokens of the header zone (title, author, affiliation, abstract, …)
+//! and decodes the labelled tokens into field strings (reference grobid-models.md §1.3, §2.3,
+//! §3.2).
+//!
+//! One feature path, as for segmentation: a token is described by its [`TokenFacts`] (layout
+//! facts: block/line position, indentation, font changes, e-mail/URL spans, relative font
+//! size), read from GROBID's raw files at training ([`TokenFacts::from_raw`]) or from a PDF's
+//! layout at run time ([`document_tokens`]); [`rows`] then computes the 31 feature columns,
+//! lexical ones included, for both.
+
+use std::path::Path;
+
+use crate::corpus::layout::{self as corpus, TeiEvent, Unmatched};
+use crate::crf::{Sequence, TrainParams};
+use crate::layout::Document;
+use crate::lexicon::{self, LexView};
+use crate::models::lexical::{self as lx, bit};
+use crate::models::segmentation::{line_text, LineRef, SizeChange};
+use crate::models::{ModelName, ModelSpec, Part, ReadStats};
+use crate::{Error, Result};
+
+/// GROBID's header labels.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Label {
+    Title,
+    Author,
+    Affiliation,
+    Address,
+    Email,
+    Pubnum,
+    Reference,
+    Keyword,
+    Abstract,
+    Date,
+    Editor,
+    Meeting,
+    Submission,
+    Copyright,
+    Funding,
+    Doctype,
+    Group,
+    Availability,
+    Web,
+    Other,
+}
+
+impl Label {
+    pub const ALL: [Label; 20] = [
+        Label::Title,
+        Label::Author,
+        Label::Affiliation,
+        Label::Address,
+        Label::Email,
+        Label::Pubnum,
+        Label::Reference,
+        Label::Keyword,
+        Label::Abstract,
+        Label::Date,
+        Label::Editor,
+        Label::Meeting,
+        Label::Submission,
+        Label::Copyright,
+        Label::Funding,
+        Label::Doctype,
+        Label::Group,
+        Label::Availability,
+        Label::Web,
+        Label::Other,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Label::Title => "<title>",
+            Label::Author => "<author>",
+            Label::Affiliation => "<affiliation>",
+            Label::Address => "<address>",
+            Label::Email => "<email>",
+            Label::Pubnum => "<pubnum>",
+            Label::Reference => "<reference>",
+            Label::Keyword => "<keyword>",
+            Label::Abstract => "<abstract>",
+            Label::Date => "<date>",
+            Label::Editor => "<editor>",
+            Label::Meeting => "<meeting>",
+            Label::Submission => "<submission>",
+            Label::Copyright => "<copyright>",
+            Label::Funding => "<funding>",
+            Label::Doctype => "<doctype>",
+            Label::Group => "<group>",
+            Label::Availability => "<availability>",
+            Label::Web => "<web>",
+            Label::Other => "<other>",
+        }
+    }
+
+    /// Parse a label as the tagger prints it, with or without `I-`.
+    pub fn parse(s: &str) -> Option<Label> {
+        let s = s.strip_prefix("I-").unwrap_or(s);
+        Label::ALL.iter().copied().find(|l| l.as_str() == s)
+    }
+
+    /// The label of a header-corpus TEI element (GROBID's TEIHeaderSaxParser mapping).
+    fn from_tei(name: &str, attrs: &[(String, String)]) -> Option<Label> {
+        let ty = corpus::attr(attrs, "type").unwrap_or("");
+        Some(match name {
+            "titlePart" => Label::Title,
+            "docAuthor" => Label::Author,
+            "affiliation" => Label::Affiliation,
+            "address" => Label::Address,
+            "email" => Label::Email,
+            "idno" => Label::Pubnum,
+            "reference" => Label::Reference,
+            "keywords" | "keyword" => Label::Keyword,
+            "date" => Label::Date,
+            "editor" => Label::Editor,
+            "meeting" => Label::Meeting,
+            "div" => match ty {
+                "abstract" => Label::Abstract,
+                "availability" => Label::Availability,
+                _ => Label::Other,
+            },
+            "note" => match ty {
+                "submission" => Label::Submission,
+                "reference" => Label::Reference,
+                "copyright" => Label::Copyright,
+                "funding" => Label::Funding,
+                "doctype" | "document_type" | "docType" | "documentType" | "articleType" => {
+                    Label::Doctype
+                }
+                "group" => Label::Group,
+                "availability" | "data_availability" | "data-availability" => Label::Availability,
+                _ => Label::Other,
+            },
+            "ptr" => match ty {
+                "web" => Label::Web,
+                _ => Label::Other,
+            },
+            _ => return None,
+        })
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pos {
+    Start,
+    In,
+    End,
+}
+
+/// The layout facts of one header token (everything in a feature row that is not computed
+/// from the token's text).
+#[derive(Debug, Clone, PartialEq)]
+pub struct TokenFacts {
+    pub text: String,
+    pub block: Pos,
+    pub line: Pos,
+    pub indented: bool,
+    pub new_font: bool,
+    pub font_size: SizeChange,
+    pub bold: bool,
+    pub italic: bool,
+    pub email: bool,
+    pub http: bool,
+    pub largest: bool,
+    pub smallest: bool,
+    pub larger_than_average: bool,
+}
+
+fn parse_bool(s: &str) -> Option<bool> {
+    match s {
+        "1" => Some(true),
+        "0" => Some(false),
+        _ => None,
+    }
+}
+
+fn parse_pos(s: &str, start: &str, mid: &str, end: &str) -> Option<Pos> {
+    if s == start {
+        Some(Pos::Start)
+    } else if s == mid {
+        Some(Pos::In)
+    } else if s == end {
+        Some(Pos::End)
+    } else {
+        None
+    }
+}
+
+fn size_change(s: &str) -> Option<SizeChange> {
+    Some(match s {
+        "HIGHERFONT" => SizeChange::Higher,
+        "SAMEFONTSIZE" => SizeChange::Same,
+        "LOWERFONT" => SizeChange::Lower,
+        _ => return None,
+    })
+}
+
+fn size_str(s: SizeChange) -> &'static str {
+    match s {
+        SizeChange::Higher => "HIGHERFONT",
+        SizeChange::Same => "SAMEFONTSIZE",
+        SizeChange::Lower => "LOWERFONT",
+    }
+}
+
+impl TokenFacts {
+    /// The facts of one row of a GROBID raw header file (32 columns, the last a `0`).
+    pub fn from_raw(c: &[String]) -> Option<TokenFacts> {
+        if c.len() < 31 {
+            return None;
+        }
+        Some(TokenFacts {
+            text: c[0].clone(),
+            block: parse_pos(&c[10], "BLOCKSTART", "BLOCKIN", "BLOCKEND")?,
+            line: parse_pos(&c[11], "LINESTART", "LINEIN", "LINEEND")?,
+            indented: c[12] == "LINEINDENT",
+            new_font: c[13] == "NEWFONT",
+            font_size: size_change(&c[14])?,
+            bold: parse_bool(&c[15])?,
+            italic: parse_bool(&c[16])?,
+            email: parse_bool(&c[25])?,
+            http: parse_bool(&c[26])?,
+            largest: parse_bool(&c[28])?,
+            smallest: parse_bool(&c[29])?,
+            larger_than_average: parse_bool(&c[30])?,
+        })
+    }
+}
+
+/// THE feature function: facts in, the 31 feature columns (plus GROBID's `0` placeholder
+/// column, kept so the column numbers match GROBID's) out.
+pub fn rows(tokens: &[TokenFacts], lex: &LexView<'_>) -> Vec<Vec<String>> {
+    let texts: Vec<&str> = tokens.iter().map(|t| t.text.as_str()).collect();
+    let locations = lx::locations(&texts, lex);
+    tokens
+        .iter()
+        .zip(locations)
+        .map(|(f, loc)| {
+            let t = f.text.as_str();
+            let mut r: Vec<String> = Vec::with_capacity(32);
+            r.push(t.to_string());
+            r.push(t.to_lowercase());
+            for k in 1..=4 {
+                r.push(lx::prefix(t, k).to_string());
+            }
+            for k in 1..=4 {
+                r.push(lx::suffix(t, k).to_string());
+            }
+            r.push(
+                match f.block {
+                    Pos::Start => "BLOCKSTART",
+                    Pos::In => "BLOCKIN",
+                    Pos::End => "BLOCKEND",
+                }
+                .into(),
+            );
+            r.push(
+                match f.line {
+                    Pos::Start => "LINESTART",
+                    Pos::In => "LINEIN",
+                    Pos::End => "LINEEND",
+                }
+                .into(),
+            );
+            r.push(
+                if f.indented {
+                    "LINEINDENT"
+                } else {
+                    "ALIGNEDLEFT"
+                }
+                .into(),
+            );
+            r.push(if f.new_font { "NEWFONT" } else { "SAMEFONT" }.into());
+            r.push(size_str(f.font_size).into());
+            r.push(bit(f.bold).into());
+            r.push(bit(f.italic).into());
+            r.push(lx::capitalisation(t).into());
+            r.push(lx::digit(t).into());
+            r.push(bit(t.chars().count() == 1).into());
+            r.push(bit(lx::proper_name(t, lex)).into());
+            r.push(bit(lx::common_word(t, lex)).into());
+            r.push(bit(lx::year(t)).into());
+            r.push(bit(lx::month(t)).into());
+            r.push(bit(loc).into());
+            r.push(bit(f.email).into());
+            r.push(bit(f.http).into());
+            r.push(lx::punct_type(t).into());
+            r.push(bit(f.largest).into());
+            r.push(bit(f.smallest).into());
+            r.push(bit(f.larger_than_average).into());
+            r.push("0".into());
+            r
+        })
+        .collect()
+}
+
+/// What follows a header token in the text: nothing, a space, or a line end.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Sep {
+    None,
+    Space,
+    Newline,
+}
+
+/// One header token of a document: its facts, where it is, what follows it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct HeaderToken {
+    pub facts: TokenFacts,
+    pub line: LineRef,
+    pub index: usize,
+    pub sep: Sep,
+}
+
+/// Mark the tokens of `texts` (joined by `seps`) that fall in e-mail and URL spans.
+fn email_http_flags(texts: &[&str], spaced: &[bool]) -> (Vec<bool>, Vec<bool>) {
+    let mut s = String::new();
+    let mut ranges = Vec::with_capacity(texts.len());
+    for (t, sp) in texts.iter().zip(spaced) {
+        let a = s.len();
+        s.push_str(t);
+        ranges.push((a, s.len()));
+        if *sp {
+            s.push(' ');
+        }
+    }
+    let bytes = s.as_bytes();
+    let mut email_spans = Vec::new();
+    for (at, _) in s.match_indices('@') {
+        let local_ok = |c: u8| c.is_ascii_alphanumeric() || b"._%+-".contains(&c);
+        let dom_ok = |c: u8| c.is_ascii_alphanumeric() || c == b'.' || c == b'-';
+        let mut a = at;
+        while a > 0 && local_ok(bytes[a - 1]) {
+            a -= 1;
+        }
+        let mut b = at + 1;
+        while b < bytes.len() && dom_ok(bytes[b]) {
+            b += 1;
+        }
+        while b > at + 1 && bytes[b - 1] == b'.' {
+            b -= 1;
+        }
+        if a < at && s[at + 1..b].contains('.') {
+            email_spans.push((a, b));
+        }
+    }
+    let mut url_spans = Vec::new();
+    let lower = s.to_ascii_lowercase();
+    for pat in ["http", "www."] {
+        for (at, _) in lower.match_indices(pat) {
+            let mut b = at;
+            while b < bytes.len() && !bytes[b].is_ascii_whitespace() {
+                b += 1;
+            }
+            url_spans.push((at, b));
+        }
+    }
+    let inside = |spans: &[(usize, usize)], (a, b): (usize, usize)| {
+        spans.iter().any(|&(x, y)| a < y && x < b)
+    };
+    (
+        ranges.iter().map(|r| inside(&email_spans, *r)).collect(),
+        ranges.iter().map(|r| inside(&url_spans, *r)).collect(),
+    )
+}
+
+/// The header tokens of the given lines (the segmentation's header zone), block by block.
+pub fn document_tokens(doc: &Document, lines: &[LineRef]) -> Vec<HeaderToken> {
+    // Font statistics over every token of the zone, whitespace tokens (size 0) included.
+    let mut sizes: Vec<f32> = Vec::new();
+    for r in lines {
+        let Some(line) = line_at(doc, r) else {
+            continue;
+        };
+        let spaces = line_text(line).matches(' ').count();
+        sizes.extend(line.tokens.iter().map(|t| t.font_size));
+        sizes.extend(std::iter::repeat_n(0.0, spaces + 1));
+    }
+    let largest = sizes.iter().copied().fold(f32::MIN, f32::max);
+    let smallest = sizes.iter().copied().fold(f32::MAX, f32::min);
+    let mean = if sizes.is_empty() {
+        0.0
+    } else {
+        sizes.iter().sum::<f32>() / sizes.len() as f32
+    };
+
+    let mut out: Vec<HeaderToken> = Vec::new();
+    let mut prev_font: Option<String> = None;
+    let mut prev_size: Option<i64> = None;
+    let mut prev_line_start: Option<f32> = None;
+    let mut indented = false;
+    let mut i = 0;
+    while i < lines.len() {
+        let (page, block) = (lines[i].page, lines[i].block);
+        let mut j = i;
+        while j < lines.len() && lines[j].page == page && lines[j].block == block {
+            j += 1;
+        }
+        // One block's lines: lines[i..j].
+        let mut block_tokens: Vec<HeaderToken> = Vec::new();
+        for r in &lines[i..j] {
+            let Some(line) = line_at(doc, r) else {
+                continue;
+            };
+            let n = line.tokens.len();
+            let mut first_in_line = true;
+            for (ti, t) in line.tokens.iter().enumerate() {
+                let text: String = t.text.chars().filter(|c| !c.is_whitespace()).collect();
+                if text.is_empty() || text.contains("@IMAGE") || text.contains("@PAGE") {
+                    continue;
+                }
+                let last_in_line = line.tokens[ti + 1..]
+                    .iter()
+                    .all(|u| u.text.trim().is_empty());
+                if first_in_line && !out.is_empty() {
+                    let cw = if text.chars().count() > 0 {
+                        t.bbox.w / text.chars().count() as f32
+                    } else {
+                        0.0
+                    };
+                    if let Some(p) = prev_line_start {
+                        if t.bbox.x - p > cw {
+                            indented = true;
+                        } else if p - t.bbox.x > cw {
+                            indented = false;
+                        }
+                    }
+                }
+                if first_in_line {
+                    prev_line_start = Some(t.bbox.x);
+                }
+                let font = t.font.to_lowercase();
+                let size = t.font_size as i64;
+                let facts = TokenFacts {
+                    text,
+                    block: if block_tokens.is_empty() {
+                        Pos::Start
+                    } else {
+                        Pos::In
+                    },
+                    line: if first_in_line {
+                        Pos::Start
+                    } else if last_in_line {
+                        Pos::End
+                    } else {
+                        Pos::In
+                    },
+                    indented,
+                    new_font: prev_font.as_deref() != Some(font.as_str()),
+                    font_size: match prev_size {
+                        None => SizeChange::Higher,
+                        Some(p) if size > p => SizeChange::Higher,
+                        Some(p) if size < p => SizeChange::Lower,
+                        Some(_) => SizeChange::Same,
+                    },
+                    bold: t.bold,
+                    italic: t.italic,
+                    email: false,
+                    http: false,
+                    largest: t.font_size == largest,
+                    smallest: t.font_size == smallest,
+                    larger_than_average: t.font_size > mean,
+                };
+                prev_font = Some(font);
+                prev_size = Some(size);
+                first_in_line = false;
+                let sep = if last_in_line || ti + 1 == n {
+                    Sep::Newline
+                } else if t.space_after {
+                    Sep::Space
+                } else {
+                    Sep::None
+                };
+                block_tokens.push(HeaderToken {
+                    facts,
+                    line: *r,
+                    index: ti,
+                    sep,
+                });
+            }
+        }
+        let spaced: Vec<bool> = block_tokens.iter().map(|t| t.sep != Sep::None).collect();
+        let owned: Vec<&str> = block_tokens.iter().map(|t| t.facts.text.as_str()).collect();
+        let (emails, urls) = email_http_flags(&owned, &spaced);
+        let n = block_tokens.len();
+        for (k, (t, (e, u))) in block_tokens
+            .iter_mut()
+            .zip(emails.into_iter().zip(urls))
+            .enumerate()
+        {
+            t.facts.email = e;
+            t.facts.http = u;
+            if k + 1 == n {
+                t.facts.block = Pos::End;
+                t.facts.line = Pos::End;
+            }
+        }
+        out.extend(block_tokens);
+        i = j;
+    }
+    out
+}
+
+fn line_at<'a>(doc: &'a Document, r: &LineRef) -> Option<&'a crate::layout::Line> {
+    doc.pages
+        .get(r.page)?
+        .blocks
+        .get(r.block)?
+        .lines
+        .get(r.line)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Decoding
+
+/// The header's fields as labelled text spans, in document order. Each span is one field
+/// occurrence (a new `I-` label or a label change starts a new one).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct HeaderFields {
+    pub spans: Vec<(Label, String)>,
+}
+
+impl HeaderFields {
+    /// Every span of a label.
+    pub fn all(&self, label: Label) -> impl Iterator<Item = &str> {
+        self.spans
+            .iter()
+            .filter(move |(l, _)| *l == label)
+            .map(|(_, s)| s.as_str())
+    }
+    /// The first span of a label.
+    pub fn first(&self, label: Label) -> Option<&str> {
+        self.all(label).next()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.spans.iter().all(|(l, _)| *l == Label::Other)
+    }
+}
+
+/// Labelled tokens → field spans. Tokens keep their separators, so a span's text has the
+/// PDF's spaces and line breaks (`\n`); hyphenation is left to the field's post-processing.
+pub fn decode(tokens: &[HeaderToken], labels: &[String]) -> Result<HeaderFields> {
+    if tokens.len() != labels.len() {
+        return Err(Error::Tagging {
+            model: "header".into(),
+            reason: format!("{} tokens but {} labels", tokens.len(), labels.len()),
+        });
+    }
+    let mut fields = HeaderFields::default();
+    let mut prev_sep = Sep::None;
+    for (t, l) in tokens.iter().zip(labels) {
+        let label = Label::parse(l).unwrap_or(Label::Other);
+        let starts = l.starts_with("I-");
+        let extend = matches!(fields.spans.last(), Some((cur, _)) if *cur == label && !starts);
+        if extend {
+            if let Some((_, s)) = fields.spans.last_mut() {
+                match prev_sep {
+                    Sep::None => {}
+                    Sep::Space => s.push(' '),
+                    Sep::Newline => s.push('\n'),
+                }
+                s.push_str(&t.facts.text);
+            }
+        } else {
+            fields.spans.push((label, t.facts.text.clone()));
+        }
+        prev_sep = t.sep;
+    }
+    Ok(fields)
+}
+
+/// Join a field's lines: a line ending in `-` followed by a lower-case continuation is
+/// de-hyphenated; other line breaks become spaces.
+pub fn join_lines(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut lines = s.split('\n').peekable();
+    while let Some(line) = lines.next() {
+        let line = line.trim();
+        match lines.peek() {
+            Some(next) => {
+                let next_lower = next
+                    .trim_start()
+                    .chars()
+                    .next()
+                    .is_some_and(|c| c.is_lowercase());
+                if line.ends_with('-') && next_lower && line.len() > 1 {
+                    out.push_str(&line[..line.len() - 1]);
+                } else if line.ends_with('-') {
+                    out.push_str(line);
+                } else {
+                    out.push_str(line);
+                    if !line.is_empty() {
+                        out.push(' ');
+                    }
+                }
+            }
+            None => out.push_str(line),
+        }
+    }
+    out.trim().to_string()
+}
+
+// ---------------------------------------------------------------------------------------------
+// Corpus reading
+
+/// `(token, label)` entries of a header TEI file (GROBID's TEIHeaderSaxParser): the text of
+/// each field element tokenised with the delimiter tokenizer, first token `I-`; text outside
+/// fields is `<other>`.
+pub fn tei_tokens(events: &[TeiEvent]) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let mut acc = String::new();
+    let mut current: Option<Label> = None;
+    let mut in_front = false;
+    let write = |acc: &mut String, label: Label, out: &mut Vec<(String, String)>| {
+        let norm = crate::tokenizer::normalise(acc);
+        let mut begin = true;
+        for tok in crate::tokenizer::tokenize(&norm) {
+            let tok = tok.trim();
+            if tok.is_empty() {
+                continue;
+            }
+            let l = if begin {
+                format!("I-{}", label.as_str())
+            } else {
+                label.as_str().to_string()
+            };
+            out.push((tok.to_string(), l));
+            begin = false;
+        }
+        acc.clear();
+    };
+    for ev in events {
+        match ev {
+            TeiEvent::Start(name, attrs) => {
+                if name == "front" {
+                    in_front = true;
+                    acc.clear();
+                    continue;
+                }
+                if !in_front {
+                    continue;
+                }
+                if !acc.trim().is_empty() {
+                    write(&mut acc, Label::Other, &mut out);
+                }
+                acc.clear();
+                if let Some(l) = Label::from_tei(name, attrs) {
+                    current = Some(l);
+                } else if !matches!(name.as_str(), "byline" | "docTitle" | "p") {
+                    current = Some(Label::Other);
+                }
+            }
+            TeiEvent::End(name) => {
+                if name == "front" {
+                    if !acc.trim().is_empty() {
+                        write(&mut acc, Label::Other, &mut out);
+                    }
+                    in_front = false;
+                    continue;
+                }
+                if !in_front {
+                    continue;
+                }
+                if Label::from_tei(name, &[]).is_some() && !matches!(name.as_str(), "ptr") {
+                    let l = current.unwrap_or(Label::Other);
+                    write(&mut acc, l, &mut out);
+                    current = None;
+                }
+            }
+            TeiEvent::Text(t) if in_front => acc.push_str(t),
+            TeiEvent::LineBreak if in_front => acc.push(' '),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// Read one TEI + raw pair into a training sequence (GROBID's HeaderTrainer: unmatched rows
+/// are dropped, except one unlabelled row between two rows of the same label).
+pub fn read_pair(
+    tei: &Path,
+    raw: &Path,
+    lex: &LexView<'_>,
+) -> Result<std::result::Result<Sequence, String>> {
+    let events = corpus::walk_tei(tei)?;
+    let tei_toks = tei_tokens(&events);
+    let raw_rows = corpus::read_raw_rows(raw)?;
+    let firsts: Vec<String> = raw_rows
+        .iter()
+        .map(|r| r.first().cloned().unwrap_or_default())
+        .collect();
+    let al = corpus::align(&firsts, &tei_toks, 6, Unmatched::Leave);
+    let mut labels = al.labels.clone();
+    labels.resize(raw_rows.len(), None);
+    for k in 1..labels.len().saturating_sub(1) {
+        if labels[k].is_none() {
+            if let (Some(a), Some(b)) = (&labels[k - 1], &labels[k + 1]) {
+                let strip = |s: &str| s.trim_start_matches("I-").to_string();
+                if strip(a) == strip(b) && !b.starts_with("I-") {
+                    labels[k] = Some(strip(a));
+                }
+            }
+        }
+    }
+    let mut facts = Vec::new();
+    let mut out_labels = Vec::new();
+    for (i, lab) in labels.iter().enumerate() {
+        let Some(lab) = lab else { continue };
+        let Some(f) = TokenFacts::from_raw(&raw_rows[i]) else {
+            return Ok(Err(format!("raw row {} is not a header row", i + 1)));
+        };
+        facts.push(f);
+        out_labels.push(lab.clone());
+    }
+    if facts.is_empty() {
+        return Ok(Err("no token could be aligned".into()));
+    }
+    Ok(Ok(Sequence {
+        rows: rows(&facts, lex),
+        labels: out_labels,
+    }))
+}
+
+/// Read a header corpus folder (`<dir>/tei`, `<dir>/raw`).
+/// Rows are computed with the lexicons built from `dataset` (training writes them beside the
+/// model through [`ModelSpec::write_resources`]).
+pub fn read_dir(
+    dataset: &Path,
+    flavor: Option<&str>,
+    part: Part,
+) -> Result<(Vec<Sequence>, ReadStats)> {
+    let base = match flavor {
+        Some(f) => dataset.join("header").join(f),
+        None => dataset.join("header"),
+    };
+    let dir = base.join(match part {
+        Part::Corpus => "corpus",
+        Part::Evaluation => "evaluation",
+    });
+    let built = lexicon::built_for(dataset);
+    let lex = LexView::new(&built.lexicons);
+    let (pairs, dropped) = corpus::pair_files(&dir, "header")?;
+    let mut stats = ReadStats {
+        files_dropped: dropped,
+        ..Default::default()
+    };
+    let mut seqs = Vec::new();
+    for p in pairs {
+        match read_pair(&p.tei, &p.raw, &lex) {
+            Ok(Ok(mut s)) => {
+                if flavor == Some("article/light") {
+                    for l in &mut s.labels {
+                        *l = light_label(l);
+                    }
+                }
+                stats.files_read += 1;
+                stats.tokens += s.rows.len();
+                seqs.push(s);
+            }
+            Ok(Err(reason)) => stats.files_dropped.push((p.tei, reason)),
+            Err(e) => stats.files_dropped.push((p.tei, e.to_string())),
+        }
+    }
+    stats.sequences = seqs.len();
+    Ok((seqs, stats))
+}
+
+/// The `article/light` flavour's label for a standard one: only `<title>`, `<author>`, `<date>`, `<pubnum>` are kept, the
+/// rest becomes `<other>` (the `I-` prefix is kept).
+pub fn light_label(label: &str) -> String {
+    let (prefix, plain) = match label.strip_prefix("I-") {
+        Some(p) => ("I-", p),
+        None => ("", label),
+    };
+    let plain = match plain {
+        "<title>" | "<author>" | "<date>" | "<pubnum>" => plain,
+        _ => "<other>",
+    };
+    format!("{prefix}{plain}")
+}
+
+/// Quire's header template over the 32 columns.
+pub const TEMPLATE: &str = "\
+# header: token window and conjunctions
+U00:%x[-3,0]
+U01:%x[-2,0]
+U02:%x[-1,0]
+U03:%x[0,0]
+U04:%x[1,0]
+U05:%x[2,0]
+U06:%x[3,0]
+U07:%x[-1,0]/%x[0,0]
+U08:%x[0,0]/%x[1,0]
+U09:%x[0,0]/%x[-1,28]
+U10:%x[-1,1]
+U11:%x[0,1]
+U12:%x[1,1]
+U13:%x[0,2]
+U14:%x[0,3]
+U15:%x[0,4]
+U16:%x[0,5]
+U17:%x[0,6]
+U18:%x[0,7]
+U19:%x[0,8]
+U20:%x[0,9]
+U21:%x[-1,10]
+U22:%x[0,10]
+U23:%x[1,10]
+U24:%x[-1,11]
+U25:%x[0,11]
+U26:%x[1,11]
+U27:%x[0,12]
+U28:%x[-1,13]
+U29:%x[0,13]
+U30:%x[1,13]
+U31:%x[-1,14]
+U32:%x[0,14]
+U33:%x[1,14]
+U34:%x[0,15]
+U35:%x[-1,15]/%x[0,15]
+U36:%x[0,16]
+U37:%x[-1,17]
+U38:%x[0,17]
+U39:%x[1,17]
+U40:%x[0,18]
+U41:%x[0,19]
+U42:%x[0,20]
+U43:%x[1,20]
+U44:%x[0,21]
+U45:%x[0,22]
+U46:%x[0,23]
+U47:%x[0,24]
+U48:%x[0,25]
+U49:%x[1,25]
+U50:%x[0,26]
+U51:%x[-1,27]
+U52:%x[0,27]
+U53:%x[1,27]
+U54:%x[-1,28]
+U55:%x[0,28]
+U56:%x[1,28]
+U57:%x[0,30]
+U58:%x[0,10]/%x[0,11]
+B
+";
+
+/// The standard model (`flavor: None`) or the `article/light` flavour.
+pub struct Spec {
+    pub flavor: Option<&'static str>,
+}
+
+pub static SPEC: Spec = Spec { flavor: None };
+pub static LIGHT_SPEC: Spec = Spec {
+    flavor: Some("article/light"),
+};
+
+/// Feature layout version of [`rows`]; bump when a column changes.
+pub const FEATURE_VERSION: u32 = 1;
+
+impl ModelSpec for Spec {
+    fn name(&self) -> ModelName {
+        ModelName::Header
+    }
+    fn flavor(&self) -> Option<&'static str> {
+        self.flavor
+    }
+    fn feature_version(&self) -> u32 {
+        FEATURE_VERSION
+    }
+    fn template(&self) -> &'static str {
+        TEMPLATE
+    }
+    fn default_params(&self) -> TrainParams {
+        TrainParams {
+            c1: 1.0,
+            c2: 0.0001,
+            epsilon: 1e-5,
+            window: 20,
+            max_iter: 200,
+            threads: 0,
+        }
+    }
+    fn read(&self, dataset: &Path, part: Part) -> Result<(Vec<Sequence>, ReadStats)> {
+        read_dir(dataset, self.flavor, part)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn no_lex() -> crate::lexicon::Lexicons {
+        crate::lexicon::Lexicons::default()
+    }
+    use crate::layout::{BBox, Block, Line, Page, Token};
+
+    const TEI: &str = r#"<tei><teiHeader><fileDesc xml:id="_9"/></teiHeader><text xml:lang="en"><front>
+<note type="doctype">Research Article</note>
+<docTitle><titlePart>Deep Things:<lb/> A Study</titlePart></docTitle>
+<byline><docAuthor>Jane Doe</docAuthor></byline>
+Abstract
+<div type="abstract">We study things.<lb/></div>
+<email>jane@x.org</email>
+</front></text></tei>"#;
+
+    const RAW: &str = "\
+Research research R Re Res Rese h ch rch arch BLOCKSTART LINESTART ALIGNEDLEFT NEWFONT HIGHERFONT 0 0 INITCAP NODIGIT 0 0 1 0 0 0 0 0 NOPUNCT 0 0 1 0
+Article article A Ar Art Arti e le cle icle BLOCKEND LINEEND ALIGNEDLEFT SAMEFONT SAMEFONTSIZE 0 0 INITCAP NODIGIT 0 0 1 0 0 0 0 0 NOPUNCT 0 0 1 0
+Deep deep D De Dee Deep p ep eep Deep BLOCKSTART LINESTART ALIGNEDLEFT NEWFONT HIGHERFONT 1 0 INITCAP NODIGIT 0 0 1 0 0 0 0 0 NOPUNCT 1 0 1 0
+Things things T Th Thi Thin s gs ngs ings BLOCKIN LINEIN ALIGNEDLEFT SAMEFONT SAMEFONTSIZE 1 0 INITCAP NODIGIT 0 0 1 0 0 0 0 0 NOPUNCT 1 0 1 0
+XX xx X XX XX XX X XX XX XX BLOCKIN LINEIN ALIGNEDLEFT SAMEFONT SAMEFONTSIZE 1 0 ALLCAP NODIGIT 0 0 0 0 0 0 0 0 NOPUNCT 1 0 1 0
+: : : : : : : : : : BLOCKIN LINEEND ALIGNEDLEFT SAMEFONT SAMEFONTSIZE 1 0 ALLCAP NODIGIT 1 0 0 0 0 0 0 0 PUNCT 1 0 1 0
+A a A A A A A A A A BLOCKIN LINESTART LINEINDENT SAMEFONT SAMEFONTSIZE 1 0 ALLCAP NODIGIT 1 0 0 0 0 0 0 0 NOPUNCT 1 0 1 0
+Study study S St Stu Stud y dy udy tudy BLOCKEND LINEEND LINEINDENT SAMEFONT SAMEFONTSIZE 1 0 INITCAP NODIGIT 0 0 1 0 0 0 0 0 NOPUNCT 1 0 1 0
+";
+
+    #[test]
+    fn tei_tokens_follow_grobid_header_parser() {
+        let ev = corpus::parse_tei(TEI).unwrap();
+        let toks = tei_tokens(&ev);
+        let got: Vec<(&str, &str)> = toks.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect();
+        assert_eq!(
+            &got[..6],
+            &[
+                ("Research", "I-<doctype>"),
+                ("Article", "<doctype>"),
+                ("Deep", "I-<title>"),
+                ("Things", "<title>"),
+                (":", "<title>"),
+                ("A", "<title>"),
+            ]
+        );
+        assert!(got.contains(&("Abstract", "I-<other>")));
+        assert!(got.contains(&("We", "I-<abstract>")));
+        assert!(got.contains(&("@", "<email>")));
+        assert!(got.contains(&("Jane", "I-<author>")));
+    }
+
+    #[test]
+    fn raw_rows_are_reproduced_and_sandwiched_rows_kept() {
+        let dir = std::env::temp_dir().join(format!("quire-header-test-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let tei = dir.join("x.training.header.tei.xml");
+        let raw = dir.join("x.training.header");
+        std::fs::write(&tei, TEI).unwrap();
+        std::fs::write(&raw, RAW).unwrap();
+        let lex = no_lex();
+        let seq = read_pair(&tei, &raw, &LexView::new(&lex)).unwrap().unwrap();
+        // `XX` matches no TEI token but sits between two title rows: it is kept as title.
+        assert_eq!(seq.rows.len(), 8);
+        assert_eq!(seq.labels[4], "<title>");
+        assert_eq!(seq.labels[2], "I-<title>");
+        let raw_rows = corpus::parse_raw_rows(RAW);
+        for (r, g) in seq.rows.iter().zip(&raw_rows) {
+            assert_eq!(r.len(), 32);
+            for c in (0..20).chain(22..24).chain(25..32) {
+                assert_eq!(r[c], g[c], "column {c} of {}", g[0]);
+            }
+        }
+        std::fs::remove_dir_all(&dir).ok();
+    }
+
+    fn token(text: &str, x: f32, size: f32, space: bool) -> Token {
+        Token {
+            text: text.into(),
+            bbox: BBox {
+                x,
+                y: 0.0,
+                w: 5.0 * text.chars().count() as f32,
+                h: size,
+            },
+            font: "Times".into(),
+            font_size: size,
+            space_after: space,
+            ..Default::default()
+        }
+    }
+
+    fn doc() -> Document {
+        let l1 = Line {
+            bbox: BBox::default(),
+            tokens: vec![
+                token("Deep", 72.0, 18.0, true),
+                token("Things", 100.0, 18.0, false),
+            ],
+        };
+        let l2 = Line {
+            bbox: BBox::default(),
+            tokens: vec![
+                token("jane", 72.0, 9.0, false),
+                token("@", 92.0, 9.0, false),
+                token("x", 97.0, 9.0, false),
+                token(".", 102.0, 9.0, false),
+                token("org", 107.0, 9.0, false),
+            ],
+        };
+        let l3 = Line {
+            bbox: BBox::default(),
+            tokens: vec![token("Abstract", 90.0, 9.0, false)],
+        };
+        Document {
+            pages: vec![Page {
+                number: 1,
+                blocks: vec![
+                    Block {
+                        bbox: BBox::default(),
+                        lines: vec![l1],
+                    },
+                    Block {
+                        bbox: BBox::default(),
+                        lines: vec![l2, l3],
+                    },
+                ],
+                ..Default::default()
+            }],
+        }
+    }
+
+    #[test]
+    fn document_tokens_have_header_layout_facts() {
+        let d = doc();
+        let lines = vec![
+            LineRef {
+                page: 0,
+                block: 0,
+                line: 0,
+            },
+            LineRef {
+                page: 0,
+                block: 1,
+                line: 0,
+            },
+            LineRef {
+                page: 0,
+                block: 1,
+                line: 1,
+            },
+        ];
+        let toks = document_tokens(&d, &lines);
+        assert_eq!(toks.len(), 8);
+        let f: Vec<&TokenFacts> = toks.iter().map(|t| &t.facts).collect();
+        assert_eq!((f[0].block, f[0].line), (Pos::Start, Pos::Start));
+        assert_eq!((f[1].block, f[1].line), (Pos::End, Pos::End));
+        assert!(f[0].largest && f[0].larger_than_average && !f[0].smallest);
+        assert_eq!(f[2].font_size, SizeChange::Lower);
+        assert!(
+            f[2..7].iter().all(|t| t.email),
+            "e-mail span covers its tokens"
+        );
+        assert!(!f[7].email);
+        assert!(f[7].indented, "line starting right of the previous one");
+        assert_eq!((f[7].block, f[7].line), (Pos::End, Pos::End));
+        let lex = no_lex();
+        let r = rows(
+            &f.iter().map(|t| (*t).clone()).collect::<Vec<_>>(),
+            &LexView::new(&lex),
+        );
+        assert!(r.iter().all(|row| row.len() == 32));
+        assert_eq!(r[0][28], "1");
+
+        let labels: Vec<String> = [
+            "I-<title>",
+            "<title>",
+            "I-<email>",
+            "<email>",
+            "<email>",
+            "<email>",
+            "<email>",
+            "I-<other>",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        let fields = decode(&toks, &labels).unwrap();
+        assert_eq!(fields.first(Label::Title), Some("Deep Things"));
+        assert_eq!(fields.first(Label::Email), Some("jane@x.org"));
+        assert!(decode(&toks[..2], &labels).is_err());
+    }
+
+    #[test]
+    fn light_flavour_keeps_four_labels() {
+        assert_eq!(light_label("I-<title>"), "I-<title>");
+        assert_eq!(light_label("<pubnum>"), "<pubnum>");
+        assert_eq!(light_label("I-<affiliation>"), "I-<other>");
+        assert_eq!(light_label("<abstract>"), "<other>");
+        assert_eq!(
+            crate::models::spec(ModelName::Header, Some("article/light")).map(|s| s.flavor()),
+            Some(Some("article/light"))
+        );
+    }
+
+    #[test]
+    fn lines_join_with_dehyphenation() {
+        assert_eq!(
+            join_lines("Deep learn-\ning for\nthings"),
+            "Deep learning for things"
+        );
+        assert_eq!(join_lines("Self-\nSupervised"), "Self-Supervised");
+    }
+
+    /// Gated on the unpacked corpus: rows rebuilt from a whole GROBID raw file (through the
+    /// same facts → rows function the tagger uses) reproduce every layout column of the file.
+    #[test]
+    fn a_corpus_file_is_rebuilt_with_grobid_layout_columns() {
+        let ds = crate::config::dataset_dir();
+        let dir = ds.join("header/corpus");
+        if !dir.join("raw").is_dir() {
+            eprintln!("skipped: no unpacked header corpus at {}", ds.display());
+            return;
+        }
+        let (pairs, dropped) = corpus::pair_files(&dir, "header").unwrap();
+        assert!(pairs.len() >= 740, "{} pairs", pairs.len());
+        eprintln!(
+            "header corpus: {} pairs, {} TEI files unpaired",
+            pairs.len(),
+            dropped.len()
+        );
+        let raw = corpus::read_raw_rows(&pairs[0].raw).unwrap();
+        let facts: Vec<TokenFacts> = raw
+            .iter()
+            .map(|r| TokenFacts::from_raw(r).unwrap())
+            .collect();
+        let lex = no_lex();
+        let rows = rows(&facts, &LexView::new(&lex));
+        assert_eq!(rows.len(), raw.len());
+        // Lexicon columns (20 proper name, 21 common word, 24 location) depend on the
+        // lexicons; every other column is GROBID's.
+        for (r, g) in rows.iter().zip(&raw) {
+            for c in (0..20).chain(22..24).chain(25..32) {
+                assert_eq!(r[c], g[c], "column {c} of {:?}", g);
+            }
+        }
+        let seg_dir = ds.join("segmentation/corpus");
+        let (seg_pairs, seg_dropped) = corpus::pair_files(&seg_dir, "segmentation").unwrap();
+        eprintln!(
+            "segmentation corpus: {} pairs; unpaired: {:?}",
+            seg_pairs.len(),
+            seg_dropped
+                .iter()
+                .map(|(p, _)| p.file_name())
+                .collect::<Vec<_>>()
+        );
+        assert!(seg_pairs.len() >= 640);
+        let raw = corpus::read_raw_rows(&seg_pairs[0].raw).unwrap();
+        let facts: Vec<crate::models::segmentation::LineFacts> = raw
+            .iter()
+            .map(|r| crate::models::segmentation::LineFacts::from_raw(r).unwrap())
+            .collect();
+        let rows = crate::models::segmentation::rows(&facts, &LexView::new(&lex));
+        for (r, g) in rows.iter().zip(&raw) {
+            for c in (0..16).chain(18..33) {
+                assert_eq!(r[c], g[c], "segmentation column {c} of {:?}", g);
+            }
+        }
+    }
+}

@@ -1,0 +1,543 @@
+//! From the header model's field spans (and the name, affiliation and date models' results on
+//! them) to a [`HeaderRecord`]: the segments each sub-model is given, and the model-free
+//! post-processing GROBID applies (reference grobid-models.md §1.3 steps 4-7): author
+//! filtering, e-mail and affiliation attachment, title/abstract/keyword clean-up, DOI and
+//! arXiv identifiers.
+
+use crate::models::affiliation::Affiliation;
+use crate::models::date::Date;
+use crate::models::header::{join_lines, HeaderFields, Label};
+use crate::models::name::Person;
+use crate::tei::header::{Author, HeaderRecord};
+
+/// The text given to the name model, one entry per `<author>` span.
+pub fn author_segments(f: &HeaderFields) -> Vec<String> {
+    f.all(Label::Author)
+        .map(|s| s.replace('\n', " "))
+        .filter(|s| !s.trim().is_empty())
+        .collect()
+}
+
+/// The texts given to the affiliation model: each `<affiliation>` span with the `<address>`
+/// spans that follow it; an address with no affiliation before it stands alone.
+pub fn affiliation_segments(f: &HeaderFields) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let mut last_was_aff = false;
+    for (l, s) in &f.spans {
+        match l {
+            Label::Affiliation => {
+                out.push(s.clone());
+                last_was_aff = true;
+            }
+            Label::Address => {
+                match out.last_mut() {
+                    Some(prev) if last_was_aff => {
+                        prev.push('\n');
+                        prev.push_str(s);
+                    }
+                    _ => out.push(s.clone()),
+                }
+                last_was_aff = true;
+            }
+            Label::Other | Label::Email if last_was_aff => {}
+            _ => last_was_aff = false,
+        }
+    }
+    out.into_iter().filter(|s| !s.trim().is_empty()).collect()
+}
+
+/// The date strings to normalise, in order (the first normalised one is kept).
+pub fn date_strings(f: &HeaderFields) -> Vec<String> {
+    f.all(Label::Date)
+        .map(|s| s.replace('\n', " "))
+        .filter(|s| s.chars().any(|c| c.is_ascii_digit()))
+        .collect()
+}
+
+/// What the sub-models found, for [`assemble`].
+#[derive(Debug, Clone, Default)]
+pub struct SubResults {
+    /// Per author segment, the persons the name model found in it.
+    pub persons: Vec<Vec<Person>>,
+    /// The affiliations the affiliation model found (all segments, in order).
+    pub affiliations: Vec<Affiliation>,
+    pub date: Option<Date>,
+}
+
+fn clean(s: &str) -> String {
+    join_lines(s)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Title clean-up: lines joined, a leading footnote-like `1`/`*` removed, trailing
+/// punctuation trimmed.
+pub fn clean_title(s: &str) -> String {
+    let t = clean(s);
+    let t = t.trim_end_matches(['*', '†', '‡', ',', ';', ':']).trim();
+    t.to_string()
+}
+
+/// Abstract clean-up: lines joined (de-hyphenated), a leading `Abstract`/`Summary` heading
+/// removed.
+pub fn clean_abstract(s: &str) -> String {
+    let t = clean(s);
+    let lower = t.to_lowercase();
+    for head in ["abstract", "summary", "a b s t r a c t"] {
+        if lower.starts_with(head) {
+            let rest = &t[head.len()..];
+            let rest = rest.trim_start_matches([' ', '.', ':', '-', '—', '–']);
+            if rest.len() + 5 < t.len() {
+                return rest.trim().to_string();
+            }
+        }
+    }
+    t
+}
+
+/// Keyword field → terms: a leading `Keywords:`-like heading removed, split on `;`, `,`,
+/// `·`, `•`, `|` (on `,` only when no stronger separator is present), trailing `.` removed.
+pub fn split_keywords(s: &str) -> Vec<String> {
+    let mut t = clean(s);
+    let lower = t.to_lowercase();
+    for head in [
+        "keywords",
+        "key words",
+        "key-words",
+        "index terms",
+        "general terms",
+        "keyword",
+    ] {
+        if lower.starts_with(head) {
+            t = t[head.len()..]
+                .trim_start_matches([' ', '.', ':', '-', '—', '–'])
+                .to_string();
+            break;
+        }
+    }
+    let strong = ['·', '•', ';', '|'];
+    let parts: Vec<&str> = if t.contains(strong) {
+        t.split(strong).collect()
+    } else if t.contains(',') {
+        t.split(',').collect()
+    } else {
+        t.split(" - ").collect()
+    };
+    parts
+        .into_iter()
+        .map(|p| p.trim().trim_end_matches('.').trim().to_string())
+        .filter(|p| !p.is_empty())
+        .collect()
+}
+
+/// Every DOI in a text (`10.<digits>/<non-space>`), trailing punctuation removed.
+pub fn find_dois(text: &str) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    let b = text.as_bytes();
+    let mut i = 0;
+    while let Some(k) = text[i..].find("10.") {
+        let start = i + k;
+        i = start + 3;
+        let boundary = start == 0 || !b[start - 1].is_ascii_alphanumeric();
+        let mut j = start + 3;
+        while j < b.len() && b[j].is_ascii_digit() {
+            j += 1;
+        }
+        if !boundary || j - (start + 3) < 4 || j >= b.len() || b[j] != b'/' {
+            continue;
+        }
+        let mut e = j + 1;
+        while e < b.len() && !b[e].is_ascii_whitespace() && b[e] != b'"' && b[e] != b'<' {
+            e += 1;
+        }
+        let doi = text[start..e].trim_end_matches(['.', ',', ';', ')', ']']);
+        if doi.len() > j + 1 - start && !out.iter().any(|d| d.eq_ignore_ascii_case(doi)) {
+            out.push(doi.to_string());
+        }
+        i = e.max(i);
+    }
+    out
+}
+
+/// An arXiv identifier (`arXiv:1234.56789v2` or `arXiv:hep-th/9901001`) in a text.
+pub fn find_arxiv(text: &str) -> Option<String> {
+    let lower = text.to_lowercase();
+    let at = lower.find("arxiv")?;
+    let rest = text[at + 5..].trim_start_matches([':', ' ']);
+    let id: String = rest
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '/' | '-'))
+        .collect();
+    let id = id.trim_end_matches('.').to_string();
+    let digits = id.chars().filter(char::is_ascii_digit).count();
+    (digits >= 7).then_some(id)
+}
+
+fn norm_marker(m: &str) -> String {
+    m.trim()
+        .trim_matches([',', '.', '(', ')', '[', ']', ' '])
+        .to_string()
+}
+
+fn ascii_lower(s: &str) -> String {
+    use unicode_normalization::UnicodeNormalization;
+    s.nfd()
+        .filter(|c| c.is_ascii_alphanumeric())
+        .map(|c| c.to_ascii_lowercase())
+        .collect()
+}
+
+/// Split an e-mail field into addresses (also `{a,b}@x.org` groups).
+pub fn split_emails(s: &str) -> Vec<String> {
+    let text: String = s.split_whitespace().collect::<Vec<_>>().join(" ");
+    let text = text
+        .replace("E-mail:", " ")
+        .replace("Email:", " ")
+        .replace("e-mail:", " ")
+        .replace("email:", " ");
+    let mut out = Vec::new();
+    // Grouped form: {a, b}@domain
+    if let (Some(a), Some(b)) = (text.find('{'), text.find("}@")) {
+        if a < b {
+            let locals = &text[a + 1..b];
+            let domain: String = text[b + 2..]
+                .chars()
+                .take_while(|c| !c.is_whitespace() && *c != ',' && *c != ';')
+                .collect();
+            for l in locals.split([',', ';', '|']) {
+                let l = l.trim();
+                if !l.is_empty() {
+                    out.push(format!("{l}@{}", domain.trim_end_matches('.')));
+                }
+            }
+            return out;
+        }
+    }
+    for part in text.split([' ', ',', ';']) {
+        let p = part
+            .trim()
+            .trim_end_matches('.')
+            .trim_start_matches(['(', '<']);
+        let p = p.trim_end_matches([')', '>']);
+        if p.contains('@') && p.len() > 3 {
+            out.push(p.to_string());
+        }
+    }
+    out
+}
+
+/// Assemble the record.
+pub fn assemble(f: &HeaderFields, sub: SubResults, doc_text: &str) -> HeaderRecord {
+    let mut h = HeaderRecord {
+        title: f
+            .first(Label::Title)
+            .map(clean_title)
+            .filter(|t| !t.is_empty()),
+        ..Default::default()
+    };
+    // Authors: persons with a surname of at least two characters, duplicates merged.
+    let n_segments = sub.persons.len();
+    let mut author_segment: Vec<usize> = Vec::new();
+    for (seg, persons) in sub.persons.into_iter().enumerate() {
+        for p in persons {
+            let Some(surname) = p.surname.as_deref() else {
+                continue;
+            };
+            if surname.chars().count() < 2 || !plausible_name(&p) {
+                continue;
+            }
+            let dup = h.authors.iter().any(|a| {
+                a.person.surname.as_deref() == Some(surname) && a.person.forename == p.forename
+            });
+            if dup {
+                continue;
+            }
+            let mut person = p;
+            person.markers = person.markers.iter().map(|m| norm_marker(m)).collect();
+            h.authors.push(Author {
+                person,
+                ..Default::default()
+            });
+            author_segment.push(seg);
+        }
+    }
+    h.affiliations = sub
+        .affiliations
+        .into_iter()
+        .filter(|a| !a.is_empty() || !a.raw.trim().is_empty())
+        .collect();
+    attach_affiliations(&mut h, &author_segment, n_segments);
+    let emails: Vec<String> = f.all(Label::Email).flat_map(split_emails).collect();
+    attach_emails(&mut h.authors, emails);
+    h.abstract_text = f
+        .first(Label::Abstract)
+        .map(|_| {
+            let all: Vec<&str> = f.all(Label::Abstract).collect();
+            clean_abstract(&all.join("\n"))
+        })
+        .filter(|a| !a.is_empty());
+    h.keywords = f.all(Label::Keyword).flat_map(split_keywords).collect();
+    let pubnums: String = f.all(Label::Pubnum).collect::<Vec<_>>().join(" ");
+    h.doi = find_dois(&pubnums).into_iter().next().or_else(|| {
+        let all = find_dois(doc_text);
+        (all.len() == 1).then(|| all[0].clone())
+    });
+    h.arxiv = find_arxiv(&pubnums).or_else(|| find_arxiv(doc_text));
+    h.date = sub.date;
+    h.copyright = f.first(Label::Copyright).map(clean);
+    h.submission = f.first(Label::Submission).map(clean);
+    h.meeting = f.first(Label::Meeting).map(clean);
+    h
+}
+
+/// Every name part is made of letters (with spaces, hyphens, apostrophes, dots): a part made
+/// of bullets or digits means the name model was given something that is not a name.
+fn plausible_name(p: &Person) -> bool {
+    let upper = |s: &Option<String>| {
+        s.as_deref().is_some_and(|s| {
+            s.chars().filter(|c| c.is_alphabetic()).count() >= 3
+                && !s.chars().any(char::is_lowercase)
+        })
+    };
+    // An all-capitals given name beside a mixed-case surname is an acronym (`IBM T J Watson`).
+    if upper(&p.forename) && !upper(&p.surname) {
+        return false;
+    }
+    // A postal box read as a name (`P. O. Box`).
+    let initials = |s: &Option<String>| s.as_deref().unwrap_or("").replace([' ', '.'], "");
+    if p.surname
+        .as_deref()
+        .is_some_and(|s| s.eq_ignore_ascii_case("box"))
+        && matches!(
+            format!("{}{}", initials(&p.forename), initials(&p.middlename))
+                .to_ascii_uppercase()
+                .as_str(),
+            "PO" | "P"
+        )
+    {
+        return false;
+    }
+    [&p.forename, &p.middlename, &p.surname]
+        .into_iter()
+        .flatten()
+        .all(|part| {
+            part.chars().any(char::is_alphabetic)
+                && part
+                    .chars()
+                    .all(|c| c.is_alphabetic() || matches!(c, ' ' | '-' | '\'' | '.' | '’'))
+        })
+}
+
+fn attach_affiliations(h: &mut HeaderRecord, author_segment: &[usize], n_segments: usize) {
+    let naff = h.affiliations.len();
+    if naff == 0 || h.authors.is_empty() {
+        return;
+    }
+    let aff_markers: Vec<Option<String>> = h
+        .affiliations
+        .iter()
+        .map(|a| {
+            a.markers
+                .first()
+                .map(|m| norm_marker(m))
+                .filter(|m| !m.is_empty())
+        })
+        .collect();
+    let any_marker = h.authors.iter().any(|a| !a.person.markers.is_empty())
+        && aff_markers.iter().any(Option::is_some);
+    if any_marker {
+        for a in &mut h.authors {
+            for m in &a.person.markers {
+                for (k, am) in aff_markers.iter().enumerate() {
+                    if am.as_deref() == Some(m.as_str()) && !a.affiliations.contains(&k) {
+                        a.affiliations.push(k);
+                    }
+                }
+            }
+        }
+    } else if naff == 1 {
+        for a in &mut h.authors {
+            a.affiliations.push(0);
+        }
+    } else if n_segments == naff && n_segments > 1 {
+        for (a, &seg) in h.authors.iter_mut().zip(author_segment) {
+            a.affiliations.push(seg);
+        }
+    }
+}
+
+fn attach_emails(authors: &mut [Author], emails: Vec<String>) {
+    let mut unused = Vec::new();
+    for e in emails {
+        let local = ascii_lower(e.split('@').next().unwrap_or(""));
+        let hit = authors.iter().position(|a| {
+            a.email.is_none()
+                && a.person
+                    .surname
+                    .as_deref()
+                    .map(ascii_lower)
+                    .is_some_and(|s| s.len() >= 2 && local.contains(&s))
+        });
+        match hit {
+            Some(i) => authors[i].email = Some(e),
+            None => unused.push(e),
+        }
+    }
+    // Left-overs: by order, when each remaining author has none.
+    let free: Vec<usize> = (0..authors.len())
+        .filter(|&i| authors[i].email.is_none())
+        .collect();
+    if !unused.is_empty() && unused.len() == free.len() {
+        for (i, e) in free.into_iter().zip(unused) {
+            authors[i].email = Some(e);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fields(spans: &[(Label, &str)]) -> HeaderFields {
+        HeaderFields {
+            spans: spans.iter().map(|(l, s)| (*l, s.to_string())).collect(),
+        }
+    }
+
+    fn person(first: &str, last: &str, markers: &[&str]) -> Person {
+        Person {
+            forename: Some(first.into()),
+            surname: Some(last.into()),
+            markers: markers.iter().map(|m| m.to_string()).collect(),
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn segments_for_the_sub_models() {
+        let f = fields(&[
+            (Label::Title, "A title"),
+            (Label::Author, "Jane Doe 1 , Bo Ng 2"),
+            (Label::Affiliation, "1 Example University"),
+            (Label::Address, "Paris, France"),
+            (Label::Affiliation, "2 Other Lab"),
+            (Label::Date, "March 2020"),
+            (Label::Date, "n.d."),
+        ]);
+        assert_eq!(author_segments(&f), vec!["Jane Doe 1 , Bo Ng 2"]);
+        assert_eq!(
+            affiliation_segments(&f),
+            vec!["1 Example University\nParis, France", "2 Other Lab"]
+        );
+        assert_eq!(date_strings(&f), vec!["March 2020"]);
+    }
+
+    #[test]
+    fn assembly_attaches_affiliations_by_marker_and_emails_by_name() {
+        let f = fields(&[
+            (Label::Title, "Deep learn-\ning for\nthings"),
+            (Label::Author, "x"),
+            (Label::Email, "{jdoe, ng}@example.org"),
+            (Label::Abstract, "Abstract\nWe study things."),
+            (Label::Keyword, "Keywords: soil; feedback."),
+            (Label::Pubnum, "DOI: 10.1234/abc.5."),
+        ]);
+        let sub = SubResults {
+            persons: vec![vec![
+                person("Jane", "Doe", &["1"]),
+                person("Bo", "Ng", &["2,"]),
+                person("X", "Y", &[]),
+                Person {
+                    forename: Some("IBM".into()),
+                    middlename: Some("T J".into()),
+                    surname: Some("Watson".into()),
+                    ..Default::default()
+                },
+                Person {
+                    forename: Some("P".into()),
+                    middlename: Some("O".into()),
+                    surname: Some("Box".into()),
+                    ..Default::default()
+                },
+                Person {
+                    forename: Some("Repository".into()),
+                    middlename: Some("•".into()),
+                    surname: Some("Archive".into()),
+                    ..Default::default()
+                },
+            ]],
+            affiliations: vec![
+                Affiliation {
+                    raw: "Example University".into(),
+                    markers: vec!["1".into()],
+                    institutions: vec!["Example University".into()],
+                    ..Default::default()
+                },
+                Affiliation {
+                    raw: "Other Lab".into(),
+                    markers: vec!["2".into()],
+                    laboratories: vec!["Other Lab".into()],
+                    ..Default::default()
+                },
+            ],
+            date: None,
+        };
+        let h = assemble(&f, sub, "");
+        assert_eq!(h.title.as_deref(), Some("Deep learning for things"));
+        assert_eq!(
+            h.authors.len(),
+            2,
+            "one-letter surname, bullets, acronyms and postal boxes dropped"
+        );
+        assert_eq!(h.authors[0].affiliations, vec![0]);
+        assert_eq!(h.authors[1].affiliations, vec![1]);
+        assert_eq!(h.authors[0].email.as_deref(), Some("jdoe@example.org"));
+        assert_eq!(h.authors[1].email.as_deref(), Some("ng@example.org"));
+        assert_eq!(h.abstract_text.as_deref(), Some("We study things."));
+        assert_eq!(h.keywords, vec!["soil", "feedback"]);
+        assert_eq!(h.doi.as_deref(), Some("10.1234/abc.5"));
+    }
+
+    #[test]
+    fn one_affiliation_without_markers_goes_to_every_author() {
+        let f = fields(&[(Label::Author, "a")]);
+        let sub = SubResults {
+            persons: vec![vec![person("A", "Aa", &[]), person("B", "Bb", &[])]],
+            affiliations: vec![Affiliation {
+                raw: "U".into(),
+                institutions: vec!["U".into()],
+                ..Default::default()
+            }],
+            date: None,
+        };
+        let h = assemble(&f, sub, "see 10.5555/zz1 and nothing else");
+        assert!(h.authors.iter().all(|a| a.affiliations == vec![0]));
+        assert_eq!(
+            h.doi.as_deref(),
+            Some("10.5555/zz1"),
+            "the only DOI of the text"
+        );
+    }
+
+    #[test]
+    fn identifiers_and_keywords() {
+        assert_eq!(
+            find_dois("doi:10.21105/jose.00013 and https://doi.org/10.21105/jose.00013."),
+            vec!["10.21105/jose.00013"]
+        );
+        assert!(find_dois("version 10.5 of x").is_empty());
+        assert_eq!(
+            find_arxiv("arXiv:2101.01234v2 [cs.LG]").as_deref(),
+            Some("2101.01234v2")
+        );
+        assert_eq!(find_arxiv("arxiv"), None);
+        assert_eq!(split_keywords("Index Terms—a, b, c"), vec!["a", "b", "c"]);
+        assert_eq!(split_keywords("x · y"), vec!["x", "y"]);
+        assert_eq!(
+            split_emails("E-mail: a@b.org, c@d.org."),
+            vec!["a@b.org", "c@d.org"]
+        );
+        assert_eq!(clean_abstract("ABSTRACT: Text here."), "Text here.");
+    }
+}

@@ -1,0 +1,76 @@
+/*!
+The lexical columns the two layout models (segmentation, header) compute from a token's text,
+over the shared token features (`crate::features`) and lexicons (`crate::lexicon`): one place,
+so that training (rows rebuilt from GROBID's raw files) and tagging (rows from a PDF) compute
+them with the same code and the same lexicons.
+*/
+
+use crate::features::Tok;
+pub use crate::features::{
+    capitalisation, digit, flag as bit, linear_scaling, prefix, punct_type, suffix,
+};
+use crate::lexicon::{Kind, LexView};
+
+/// GROBID's year feature: four digits starting with 1 or 2 anywhere in the token.
+pub fn year(s: &str) -> bool {
+    crate::features::is_year(s)
+}
+
+/// GROBID's month feature (full names and three-letter abbreviations).
+pub fn month(s: &str) -> bool {
+    crate::features::is_month(s)
+}
+
+/// The whole string is an e-mail address.
+pub fn email(s: &str) -> bool {
+    crate::features::is_email(s)
+}
+
+/// The token mentions `http`.
+pub fn http(s: &str) -> bool {
+    s.contains("http")
+}
+
+/// The lower-cased token is a known first name or surname.
+pub fn proper_name(s: &str, lex: &LexView<'_>) -> bool {
+    lex.has_word(Kind::FirstName, s) || lex.has_word(Kind::LastName, s)
+}
+
+/// The token (one trailing `.,:;` removed) is a dictionary word; hyphenated: both parts.
+pub fn common_word(s: &str, lex: &LexView<'_>) -> bool {
+    let t = s.trim_end_matches(['.', ',', ':', ';']);
+    if t.contains('-') {
+        let parts: Vec<&str> = t.split('-').collect();
+        return parts.len() > 1
+            && parts
+                .iter()
+                .all(|p| !p.is_empty() && lex.has_word(Kind::CommonWord, p));
+    }
+    lex.has_word(Kind::CommonWord, s)
+}
+
+/// Per token: inside a match of the location gazetteer over the token sequence.
+pub fn locations(tokens: &[&str], lex: &LexView<'_>) -> Vec<bool> {
+    let toks: Vec<Tok> = tokens.iter().map(|t| Tok::new(*t)).collect();
+    lex.flags(Kind::Location, &toks)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn layout_models_see_grobid_lexical_values() {
+        assert_eq!(capitalisation("2019"), "NOCAPS");
+        assert_eq!(capitalisation(","), "ALLCAP");
+        assert!(year("x1999"));
+        assert!(month("May"));
+        assert!(email("jane.doe@example.org"));
+        assert!(http("https://x"));
+        let lex = crate::lexicon::Lexicons::default();
+        let view = LexView::new(&lex);
+        assert!(!proper_name("Smith", &view));
+        assert!(!common_word("the", &view));
+        assert_eq!(locations(&["Paris"], &view), vec![false]);
+    }
+}

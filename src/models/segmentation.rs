@@ -1,0 +1,1152 @@
+//! Segmentation model: labels every line of a document with its zone (header, body, references,
+//! footnote, …), GROBID's first model (reference grobid-models.md §2.2, §3.1).
+//!
+//! One feature path: a line is first described by its [`LineFacts`] (the layout facts GROBID's
+//! raw files record and a [`Document`] yields), then [`rows`] turns facts into the 33 feature
+//! columns, computing every lexical column itself. Training reads facts from GROBID's raw files
+//! ([`LineFacts::from_raw`]); tagging reads them from a PDF's layout ([`document_lines`]); both
+//! end in the same [`rows`].
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use crate::corpus::layout::{self as corpus, TeiEvent, Unmatched};
+use crate::crf::{Sequence, TrainParams};
+use crate::layout::{BBox, Block, Document};
+use crate::lexicon::{self, LexView};
+use crate::models::lexical::{self as lx, bit};
+use crate::models::{ModelName, ModelSpec, Part, ReadStats};
+use crate::{Error, Result};
+
+/// GROBID's segmentation labels.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Label {
+    Header,
+    Body,
+    References,
+    Annex,
+    Footnote,
+    Headnote,
+    Marginnote,
+    Page,
+    Cover,
+    Acknowledgement,
+    Availability,
+    Funding,
+    Toc,
+    Other,
+}
+
+impl Label {
+    pub const ALL: [Label; 14] = [
+        Label::Header,
+        Label::Body,
+        Label::References,
+        Label::Annex,
+        Label::Footnote,
+        Label::Headnote,
+        Label::Marginnote,
+        Label::Page,
+        Label::Cover,
+        Label::Acknowledgement,
+        Label::Availability,
+        Label::Funding,
+        Label::Toc,
+        Label::Other,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Label::Header => "<header>",
+            Label::Body => "<body>",
+            Label::References => "<references>",
+            Label::Annex => "<annex>",
+            Label::Footnote => "<footnote>",
+            Label::Headnote => "<headnote>",
+            Label::Marginnote => "<marginnote>",
+            Label::Page => "<page>",
+            Label::Cover => "<cover>",
+            Label::Acknowledgement => "<acknowledgement>",
+            Label::Availability => "<availability>",
+            Label::Funding => "<funding>",
+            Label::Toc => "<toc>",
+            Label::Other => "<other>",
+        }
+    }
+
+    /// Parse a label as the tagger prints it, with or without the `I-` prefix.
+    pub fn parse(s: &str) -> Option<Label> {
+        let s = s.strip_prefix("I-").unwrap_or(s);
+        Label::ALL.iter().copied().find(|l| l.as_str() == s)
+    }
+
+    /// The label of a TEI element of the segmentation corpus, if it names a zone.
+    fn from_tei(name: &str, attrs: &[(String, String)]) -> Option<Label> {
+        let ty = corpus::attr(attrs, "type").unwrap_or("");
+        let place = corpus::attr(attrs, "place").unwrap_or("");
+        Some(match name {
+            "front" => Label::Header,
+            "body" => Label::Body,
+            "listBibl" => Label::References,
+            "titlePage" | "cover" => Label::Cover,
+            "page" | "pages" => Label::Page,
+            "toc" => Label::Toc,
+            "other" => Label::Other,
+            "note" | "node" => match place {
+                "footnote" | "foot" => Label::Footnote,
+                "headnote" | "head" => Label::Headnote,
+                "margin" => Label::Marginnote,
+                _ => Label::Other,
+            },
+            "div" => match ty {
+                "annex" => Label::Annex,
+                "acknowledgement" | "acknowledgements" | "acknowledgment" | "acknowledgments" => {
+                    Label::Acknowledgement
+                }
+                "funding" => Label::Funding,
+                "availability" => Label::Availability,
+                "toc" => Label::Toc,
+                _ => Label::Other,
+            },
+            _ => return None,
+        })
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pos {
+    Start,
+    In,
+    End,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SizeChange {
+    Higher,
+    Same,
+    Lower,
+}
+
+impl SizeChange {
+    fn as_str(self) -> &'static str {
+        match self {
+            SizeChange::Higher => "HIGHERFONT",
+            SizeChange::Same => "SAMEFONTSIZE",
+            SizeChange::Lower => "LOWERFONT",
+        }
+    }
+    fn parse(s: &str) -> Option<Self> {
+        Some(match s {
+            "HIGHERFONT" => SizeChange::Higher,
+            "SAMEFONTSIZE" => SizeChange::Same,
+            "LOWERFONT" => SizeChange::Lower,
+            _ => return None,
+        })
+    }
+    fn between(prev: Option<i64>, cur: i64) -> Self {
+        match prev {
+            None => SizeChange::Higher,
+            Some(p) if cur > p => SizeChange::Higher,
+            Some(p) if cur < p => SizeChange::Lower,
+            Some(_) => SizeChange::Same,
+        }
+    }
+}
+
+/// What GROBID knows of one line besides its words: the layout facts of a feature row.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LineFacts {
+    /// First whitespace-separated chunk of the line.
+    pub first: String,
+    /// Second chunk, or the first again when the line has one.
+    pub second: String,
+    pub block: Pos,
+    pub page: Pos,
+    pub new_font: bool,
+    pub font_size: SizeChange,
+    pub bold: bool,
+    pub italic: bool,
+    /// Position of the block in the document, 0-12.
+    pub doc_pos: usize,
+    /// Position of the block in its page, 0-12.
+    pub page_pos: usize,
+    /// The line's punctuation characters in order (`no` when none).
+    pub punct: String,
+    pub punct_len: usize,
+    /// Line length relative to the block's longest line, 0-10.
+    pub line_len: usize,
+    pub bitmap_around: bool,
+    pub vector_around: bool,
+    pub repetitive: bool,
+    pub first_repetitive: bool,
+    pub in_main_area: bool,
+}
+
+fn pos_str(p: Pos, start: &'static str, mid: &'static str, end: &'static str) -> &'static str {
+    match p {
+        Pos::Start => start,
+        Pos::In => mid,
+        Pos::End => end,
+    }
+}
+
+fn parse_bool(s: &str) -> Option<bool> {
+    match s {
+        "1" => Some(true),
+        "0" => Some(false),
+        _ => None,
+    }
+}
+
+impl LineFacts {
+    /// The facts of one row of a GROBID raw segmentation file (33 or 34 columns).
+    pub fn from_raw(c: &[String]) -> Option<LineFacts> {
+        if c.len() < 33 {
+            return None;
+        }
+        let n = |i: usize| c[i].parse::<usize>().ok();
+        Some(LineFacts {
+            first: c[0].clone(),
+            second: c[1].clone(),
+            block: match c[7].as_str() {
+                "BLOCKSTART" => Pos::Start,
+                "BLOCKIN" => Pos::In,
+                "BLOCKEND" => Pos::End,
+                _ => return None,
+            },
+            page: match c[8].as_str() {
+                "PAGESTART" => Pos::Start,
+                "PAGEIN" => Pos::In,
+                "PAGEEND" => Pos::End,
+                _ => return None,
+            },
+            new_font: c[9] == "NEWFONT",
+            font_size: SizeChange::parse(&c[10])?,
+            bold: parse_bool(&c[11])?,
+            italic: parse_bool(&c[12])?,
+            doc_pos: n(23)?,
+            page_pos: n(24)?,
+            punct: c[25].clone(),
+            punct_len: n(26)?,
+            line_len: n(27)?,
+            bitmap_around: parse_bool(&c[28])?,
+            vector_around: parse_bool(&c[29])?,
+            repetitive: parse_bool(&c[30])?,
+            first_repetitive: parse_bool(&c[31])?,
+            in_main_area: parse_bool(&c[32])?,
+        })
+    }
+}
+
+/// THE feature function: facts in, the 33 feature columns out (reference §3.1).
+pub fn rows(lines: &[LineFacts], lex: &LexView<'_>) -> Vec<Vec<String>> {
+    lines.iter().map(|l| row(l, lex)).collect()
+}
+
+fn row(f: &LineFacts, lex: &LexView<'_>) -> Vec<String> {
+    let t = f.first.as_str();
+    let mut r: Vec<String> = Vec::with_capacity(33);
+    r.push(t.to_string());
+    r.push(f.second.clone());
+    r.push(t.to_lowercase());
+    for k in 1..=4 {
+        r.push(lx::prefix(t, k).to_string());
+    }
+    r.push(pos_str(f.block, "BLOCKSTART", "BLOCKIN", "BLOCKEND").into());
+    r.push(pos_str(f.page, "PAGESTART", "PAGEIN", "PAGEEND").into());
+    r.push(if f.new_font { "NEWFONT" } else { "SAMEFONT" }.into());
+    r.push(f.font_size.as_str().into());
+    r.push(bit(f.bold).into());
+    r.push(bit(f.italic).into());
+    r.push(lx::capitalisation(t).into());
+    r.push(lx::digit(t).into());
+    r.push(bit(t.chars().count() == 1).into());
+    r.push(bit(lx::proper_name(t, lex)).into());
+    r.push(bit(lx::common_word(t, lex)).into());
+    r.push("0".into()); // firstName: never set by GROBID either
+    r.push(bit(lx::year(t)).into());
+    r.push(bit(lx::month(t)).into());
+    r.push(bit(lx::email(t)).into());
+    r.push(bit(lx::http(t)).into());
+    r.push(f.doc_pos.to_string());
+    r.push(f.page_pos.to_string());
+    r.push(f.punct.clone());
+    r.push(f.punct_len.to_string());
+    r.push(f.line_len.to_string());
+    r.push(bit(f.bitmap_around).into());
+    r.push(bit(f.vector_around).into());
+    r.push(bit(f.repetitive).into());
+    r.push(bit(f.first_repetitive).into());
+    r.push(bit(f.in_main_area).into());
+    r
+}
+
+/// Where a segmentation row comes from in a [`Document`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct LineRef {
+    /// Index into `doc.pages`.
+    pub page: usize,
+    pub block: usize,
+    pub line: usize,
+}
+
+/// The text of a line as GROBID's token stream spells it: tokens, a space after each spaced
+/// token, and a trailing space unless the line ends with a hyphen.
+pub fn line_text(line: &crate::layout::Line) -> String {
+    let mut s = String::new();
+    for (i, t) in line.tokens.iter().enumerate() {
+        s.push_str(&t.text);
+        let last = i + 1 == line.tokens.len();
+        if (t.space_after && !last) || (last && !t.text.ends_with('-')) {
+            s.push(' ');
+        }
+    }
+    s
+}
+
+/// Number of GROBID tokens (words, spaces, newlines) a block contributes to the token stream.
+fn grobid_token_count(b: &Block) -> usize {
+    let mut n = 1; // the block-end newline
+    for l in &b.lines {
+        let spaces = line_text(l).matches(' ').count();
+        n += l.tokens.len() + spaces + 1;
+    }
+    n
+}
+
+fn chunks(line: &str) -> Vec<&str> {
+    line.split(char::is_whitespace)
+        .filter(|c| !c.is_empty())
+        .collect()
+}
+
+fn letters_only(s: &str) -> String {
+    s.chars()
+        .filter(|c| c.is_ascii_alphabetic())
+        .map(|c| c.to_ascii_lowercase())
+        .collect()
+}
+
+fn near(graphics: &[BBox], b: &BBox) -> bool {
+    graphics
+        .iter()
+        .any(|g| (g.bottom() - b.y).abs() <= 100.0 || (g.y - b.bottom()).abs() <= 100.0)
+}
+
+/// Page main areas (GROBID's `calculatePageMainAreas`): per parity, the extent of the large
+/// blocks; `None` for a parity without such blocks.
+fn main_areas(doc: &Document) -> [Option<BBox>; 2] {
+    let mut lr: [Option<(f32, f32)>; 2] = [None, None];
+    let mut tb: Option<(f32, f32)> = None;
+    for page in &doc.pages {
+        let parity = (page.number % 2) as usize;
+        for b in &page.blocks {
+            let bb = &b.bbox;
+            if bb.x == 0.0 || bb.h < 20.0 || bb.w < 20.0 || bb.w * bb.h < 3000.0 {
+                continue;
+            }
+            let e = lr[parity].get_or_insert((bb.x, bb.right()));
+            e.0 = e.0.min(bb.x);
+            e.1 = e.1.max(bb.right());
+            let v = tb.get_or_insert((bb.y, bb.bottom()));
+            v.0 = v.0.min(bb.y);
+            v.1 = v.1.max(bb.bottom());
+        }
+    }
+    let mut out = [None, None];
+    if let Some((top, bottom)) = tb {
+        for p in 0..2 {
+            if let Some((l, r)) = lr[p] {
+                out[p] = Some(BBox {
+                    x: l,
+                    y: top,
+                    w: r - l,
+                    h: bottom - top,
+                });
+            }
+        }
+    }
+    out
+}
+
+fn intersects(a: &BBox, b: &BBox) -> bool {
+    a.x <= b.right() && b.x <= a.right() && a.y <= b.bottom() && b.y <= a.bottom()
+}
+
+/// The segmentation facts of every line of a document, with where each line comes from.
+pub fn document_lines(doc: &Document) -> (Vec<LineFacts>, Vec<LineRef>) {
+    // Repetitive head/foot lines: first line of the first two and last block of each page.
+    let mut pattern_count: HashMap<String, usize> = HashMap::new();
+    for page in &doc.pages {
+        let n = page.blocks.len();
+        for (bi, b) in page.blocks.iter().enumerate() {
+            if bi < 2 || bi + 2 > n {
+                if let Some(l) = b.lines.first() {
+                    let key = letters_only(&line_text(l));
+                    if key.len() > 8 {
+                        *pattern_count.entry(key).or_default() += 1;
+                    }
+                }
+            }
+        }
+    }
+    let total_tokens: usize = doc.blocks().map(grobid_token_count).sum();
+    let doc_len = total_tokens.saturating_sub(1);
+    let areas = main_areas(doc);
+    let full_page = doc.pages.len() > 1;
+
+    let mut facts: Vec<LineFacts> = Vec::new();
+    let mut refs: Vec<LineRef> = Vec::new();
+    let mut seen_patterns: std::collections::HashSet<String> = Default::default();
+    let mut prev_font: Option<String> = None;
+    let mut prev_size: Option<i64> = None;
+    let mut nn = 0usize;
+    for (pi, page) in doc.pages.iter().enumerate() {
+        let page_len: usize = page.blocks.iter().map(grobid_token_count).sum();
+        let mut mm = 0usize;
+        let mut page_first = true;
+        let nblocks = page.blocks.len();
+        let area = if page.number % 2 == 0 && !full_page {
+            None
+        } else {
+            areas[(page.number % 2) as usize]
+        };
+        for (bi, b) in page.blocks.iter().enumerate() {
+            let head = b.lines.iter().flat_map(|l| l.tokens.first()).next();
+            let font = head.map(|t| t.font.to_lowercase()).unwrap_or_default();
+            let size = head.map(|t| t.font_size as i64).unwrap_or(0);
+            let (bold, italic) = head.map(|t| (t.bold, t.italic)).unwrap_or((false, false));
+            let texts: Vec<String> = b.lines.iter().map(line_text).collect();
+            let max_len = texts.iter().map(|t| t.chars().count()).max().unwrap_or(0);
+            let head_or_foot = bi < 2 || bi + 2 > nblocks;
+            let doc_pos = lx::linear_scaling(nn, doc_len, 12);
+            let page_pos = lx::linear_scaling(mm, page_len, 12);
+            let bitmap = near(&page.images, &b.bbox);
+            let vector = near(&page.vectors, &b.bbox);
+            let in_main = area.is_some_and(|a| intersects(&a, &b.bbox));
+            let nlines = b.lines.len();
+            let mut prev_was_end = false;
+            for (li, text) in texts.iter().enumerate() {
+                let ch = chunks(text);
+                let Some(first) = ch.first() else { continue };
+                if text.contains("@IMAGE") || text.contains("@PAGE") {
+                    continue;
+                }
+                let block = if li == 0 || prev_was_end {
+                    Pos::Start
+                } else if li + 1 == nlines {
+                    Pos::End
+                } else {
+                    Pos::In
+                };
+                prev_was_end = block == Pos::End;
+                let page_pos_status = if page_first {
+                    if let Some(last) = facts.last_mut() {
+                        last.page = Pos::End;
+                    }
+                    page_first = false;
+                    Pos::Start
+                } else {
+                    Pos::In
+                };
+                let punct: String = text
+                    .chars()
+                    .filter(|&c| !c.is_whitespace() && crate::tokenizer::is_delimiter(c))
+                    .collect();
+                let punct_len = punct.chars().count();
+                let (repetitive, first_repetitive) = if head_or_foot {
+                    let key = letters_only(text);
+                    let rep = pattern_count.get(&key).copied().unwrap_or(0) > 1;
+                    let first_seen = rep && seen_patterns.insert(key);
+                    (rep, first_seen)
+                } else {
+                    (false, false)
+                };
+                facts.push(LineFacts {
+                    first: first.to_string(),
+                    second: ch.get(1).unwrap_or(first).to_string(),
+                    block,
+                    page: page_pos_status,
+                    new_font: prev_font.as_deref() != Some(font.as_str()),
+                    font_size: SizeChange::between(prev_size, size),
+                    bold,
+                    italic,
+                    doc_pos,
+                    page_pos,
+                    punct: if punct.is_empty() { "no".into() } else { punct },
+                    punct_len,
+                    line_len: lx::linear_scaling(text.chars().count(), max_len, 10),
+                    bitmap_around: bitmap,
+                    vector_around: vector,
+                    repetitive,
+                    first_repetitive,
+                    in_main_area: in_main,
+                });
+                prev_font = Some(font.clone());
+                prev_size = Some(size);
+                refs.push(LineRef {
+                    page: pi,
+                    block: bi,
+                    line: li,
+                });
+            }
+            let n = grobid_token_count(b);
+            nn += n;
+            mm += n;
+        }
+    }
+    (facts, refs)
+}
+
+/// Decoded zones: for each labelled line, its zone; consecutive lines of one zone form a piece.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Zones {
+    /// `(label, lines)` pieces in document order.
+    pub pieces: Vec<(Label, Vec<LineRef>)>,
+}
+
+impl Zones {
+    /// All lines of a zone, in document order.
+    pub fn lines(&self, label: Label) -> Vec<LineRef> {
+        self.pieces
+            .iter()
+            .filter(|(l, _)| *l == label)
+            .flat_map(|(_, v)| v.iter().copied())
+            .collect()
+    }
+}
+
+/// Letters of a line, lower-cased (`A b s t r a c t` → `abstract`).
+fn letters_lower(s: &str) -> String {
+    s.chars()
+        .filter(|c| c.is_alphabetic())
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
+/// A line that opens the body: a numbered heading (`1 Introduction`, `1. Background`,
+/// `I. INTRODUCTION`) or an unnumbered `Introduction`.
+fn opens_body(text: &str) -> bool {
+    let t = text.trim();
+    let first = t.split_whitespace().next().unwrap_or("");
+    let numbered = first
+        .trim_end_matches('.')
+        .chars()
+        .all(|c| c.is_ascii_digit())
+        && !first.is_empty()
+        && first.len() <= 3;
+    let roman = matches!(first.trim_end_matches('.'), "I" | "1") && first.ends_with('.');
+    let rest = t[first.len()..].trim_start();
+    let heading = rest.chars().next().is_some_and(char::is_uppercase) && rest.len() < 60;
+    ((numbered || roman) && heading) || letters_lower(t) == "introduction"
+}
+
+impl Zones {
+    /// A header that ends with an `Abstract` (or `Summary`) heading line whose text the model
+    /// gave to the body: the body lines that follow, up to the first line opening the body
+    /// (a numbered heading or `Introduction`), on the same page and at most `max_lines`, move
+    /// to the header; with no such end within `max_lines`, nothing moves.
+    pub fn extend_header_over_abstract(&mut self, doc: &Document, max_lines: usize) {
+        let text = |r: &LineRef| -> Option<String> {
+            let l = doc
+                .pages
+                .get(r.page)?
+                .blocks
+                .get(r.block)?
+                .lines
+                .get(r.line)?;
+            Some(line_text(l))
+        };
+        for i in 0..self.pieces.len().saturating_sub(1) {
+            let (label, lines) = &self.pieces[i];
+            if *label != Label::Header {
+                continue;
+            }
+            let Some(last) = lines.last().copied() else {
+                continue;
+            };
+            let head = text(&last).map(|t| letters_lower(&t)).unwrap_or_default();
+            if !matches!(head.as_str(), "abstract" | "summary") {
+                continue;
+            }
+            let (next_label, next) = &self.pieces[i + 1];
+            if *next_label != Label::Body {
+                continue;
+            }
+            let take = next
+                .iter()
+                .take_while(|r| r.page == last.page)
+                .take_while(|r| !text(r).is_some_and(|t| opens_body(&t)))
+                .take(max_lines + 1)
+                .count();
+            // Nothing to take, or no end in sight: not an abstract.
+            if take == 0 || take > max_lines {
+                continue;
+            }
+            let moved: Vec<LineRef> = self.pieces[i + 1].1.drain(..take).collect();
+            self.pieces[i].1.extend(moved);
+        }
+    }
+}
+
+/// Labels (one per line, as the tagger returns them) → zones.
+pub fn decode(refs: &[LineRef], labels: &[String]) -> Result<Zones> {
+    if refs.len() != labels.len() {
+        return Err(Error::Tagging {
+            model: "segmentation".into(),
+            reason: format!("{} lines but {} labels", refs.len(), labels.len()),
+        });
+    }
+    let mut zones = Zones::default();
+    for (r, l) in refs.iter().zip(labels) {
+        let label = Label::parse(l).unwrap_or(Label::Other);
+        let starts = l.starts_with("I-");
+        match zones.pieces.last_mut() {
+            Some((cur, v)) if *cur == label && !starts => v.push(*r),
+            _ => zones.pieces.push((label, vec![*r])),
+        }
+    }
+    Ok(zones)
+}
+
+// ---------------------------------------------------------------------------------------------
+// Corpus reading
+
+/// `(first chunk, label)` per TEI line: lines end at `<lb/>` (and at a zone's end); the first
+/// line of each zone element gets `I-`.
+pub fn tei_lines(events: &[TeiEvent]) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    let mut stack: Vec<Option<Label>> = Vec::new();
+    let mut line = String::new();
+    let mut first_of_zone = false;
+    let mut in_text = false;
+    let current = |stack: &[Option<Label>]| stack.iter().rev().flatten().next().copied();
+    let flush = |line: &mut String,
+                 out: &mut Vec<(String, String)>,
+                 label: Option<Label>,
+                 first: &mut bool| {
+        if let Some(c) = chunks(line).first() {
+            let l = label.unwrap_or(Label::Other).as_str();
+            let lab = if *first && label.is_some() {
+                format!("I-{l}")
+            } else {
+                l.to_string()
+            };
+            out.push((c.to_string(), lab));
+            *first = false;
+        }
+        line.clear();
+    };
+    for ev in events {
+        match ev {
+            TeiEvent::Start(name, attrs) => {
+                if name == "text" {
+                    in_text = true;
+                    continue;
+                }
+                if !in_text {
+                    continue;
+                }
+                let l = Label::from_tei(name, attrs);
+                if l.is_some() {
+                    flush(&mut line, &mut out, current(&stack), &mut first_of_zone);
+                    first_of_zone = true;
+                }
+                stack.push(l);
+            }
+            TeiEvent::End(name) => {
+                if name == "text" {
+                    in_text = false;
+                    continue;
+                }
+                if !in_text {
+                    continue;
+                }
+                if let Some(l) = stack.pop() {
+                    if l.is_some() {
+                        flush(&mut line, &mut out, l, &mut first_of_zone);
+                        first_of_zone = false;
+                    }
+                }
+            }
+            TeiEvent::Text(t) if in_text => line.push_str(t),
+            TeiEvent::LineBreak if in_text => {
+                flush(&mut line, &mut out, current(&stack), &mut first_of_zone);
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// Read one TEI + raw pair into a training sequence; `Err(reason)` when GROBID would drop it.
+pub fn read_pair(
+    tei: &Path,
+    raw: &Path,
+    lex: &LexView<'_>,
+) -> Result<std::result::Result<Sequence, String>> {
+    let events = corpus::walk_tei(tei)?;
+    let tei_lines = tei_lines(&events);
+    let raw_rows = corpus::read_raw_rows(raw)?;
+    let firsts: Vec<String> = raw_rows
+        .iter()
+        .map(|r| r.first().cloned().unwrap_or_default())
+        .collect();
+    let al = corpus::align(&firsts, &tei_lines, 7, Unmatched::PreviousLabel);
+    if al.trailing_failures >= 10 {
+        return Ok(Err(format!(
+            "too many synchronisation issues ({} consecutive unmatched lines)",
+            al.trailing_failures
+        )));
+    }
+    let mut facts = Vec::new();
+    let mut labels = Vec::new();
+    for (i, lab) in al.labels.iter().enumerate() {
+        let Some(lab) = lab else { continue };
+        let Some(f) = LineFacts::from_raw(&raw_rows[i]) else {
+            return Ok(Err(format!("raw row {} is not a segmentation row", i + 1)));
+        };
+        facts.push(f);
+        labels.push(lab.clone());
+    }
+    if facts.is_empty() {
+        return Ok(Err("no line could be aligned".into()));
+    }
+    Ok(Ok(Sequence {
+        rows: rows(&facts, lex),
+        labels,
+    }))
+}
+
+/// Read a segmentation corpus folder (`<dir>/tei`, `<dir>/raw`).
+/// Rows are computed with the lexicons built from `dataset` (training writes them beside the
+/// model through [`ModelSpec::write_resources`]).
+pub fn read_dir(
+    dataset: &Path,
+    flavor: Option<&str>,
+    part: Part,
+) -> Result<(Vec<Sequence>, ReadStats)> {
+    let base = match flavor {
+        Some(f) => dataset.join("segmentation").join(f),
+        None => dataset.join("segmentation"),
+    };
+    let dir = base.join(match part {
+        Part::Corpus => "corpus",
+        Part::Evaluation => "evaluation",
+    });
+    let built = lexicon::built_for(dataset);
+    let lex = LexView::new(&built.lexicons);
+    let (pairs, dropped) = corpus::pair_files(&dir, "segmentation")?;
+    let mut stats = ReadStats {
+        files_dropped: dropped,
+        ..Default::default()
+    };
+    let mut seqs = Vec::new();
+    for p in pairs {
+        match read_pair(&p.tei, &p.raw, &lex) {
+            Ok(Ok(mut s)) => {
+                if flavor == Some("article/light") {
+                    for l in &mut s.labels {
+                        *l = light_label(l);
+                    }
+                }
+                stats.files_read += 1;
+                stats.tokens += s.rows.len();
+                seqs.push(s);
+            }
+            Ok(Err(reason)) => stats.files_dropped.push((p.tei, reason)),
+            Err(e) => stats.files_dropped.push((p.tei, e.to_string())),
+        }
+    }
+    stats.sequences = seqs.len();
+    Ok((seqs, stats))
+}
+
+/// The `article/light` flavour's label for a standard one: only `<header>`, `<body>`, `<other>` are kept, the
+/// rest becomes `<body>` (the `I-` prefix is kept).
+pub fn light_label(label: &str) -> String {
+    let (prefix, plain) = match label.strip_prefix("I-") {
+        Some(p) => ("I-", p),
+        None => ("", label),
+    };
+    let plain = match plain {
+        "<header>" | "<body>" | "<other>" => plain,
+        _ => "<body>",
+    };
+    format!("{prefix}{plain}")
+}
+
+/// Feature template: Quire's own, over the 33 columns (no id collisions).
+pub const TEMPLATE: &str = "\
+# segmentation: first chunk, window -2..+2 and its neighbours
+U00:%x[-2,0]
+U01:%x[-1,0]
+U02:%x[0,0]
+U03:%x[1,0]
+U04:%x[2,0]
+U05:%x[-1,0]/%x[0,0]
+U06:%x[0,0]/%x[1,0]
+U07:%x[0,1]
+U08:%x[-1,1]
+U09:%x[1,1]
+U10:%x[0,2]
+U11:%x[0,3]
+U12:%x[0,4]
+U13:%x[0,5]
+U14:%x[0,6]
+U20:%x[-1,7]
+U21:%x[0,7]
+U22:%x[1,7]
+U23:%x[-1,8]
+U24:%x[0,8]
+U25:%x[1,8]
+U26:%x[0,9]
+U27:%x[1,9]
+U28:%x[-1,10]
+U29:%x[0,10]
+U30:%x[1,10]
+U31:%x[0,11]
+U32:%x[-1,11]/%x[0,11]
+U33:%x[0,12]
+U34:%x[-1,13]
+U35:%x[0,13]
+U36:%x[1,13]
+U37:%x[0,14]
+U38:%x[0,15]
+U39:%x[0,16]
+U40:%x[0,17]
+U41:%x[0,19]
+U42:%x[0,20]
+U43:%x[0,21]
+U44:%x[0,22]
+U45:%x[-1,23]
+U46:%x[0,23]
+U47:%x[1,23]
+U48:%x[-1,24]
+U49:%x[0,24]
+U50:%x[1,24]
+U51:%x[0,25]
+U52:%x[0,26]
+U53:%x[-1,27]
+U54:%x[0,27]
+U55:%x[1,27]
+U56:%x[0,28]
+U57:%x[0,29]
+U58:%x[0,30]
+U59:%x[0,31]
+U60:%x[0,32]
+U61:%x[0,23]/%x[0,7]
+U62:%x[0,24]/%x[0,8]
+B
+";
+
+/// The standard model (`flavor: None`) or the `article/light` flavour.
+pub struct Spec {
+    pub flavor: Option<&'static str>,
+}
+
+pub static SPEC: Spec = Spec { flavor: None };
+pub static LIGHT_SPEC: Spec = Spec {
+    flavor: Some("article/light"),
+};
+
+/// Feature layout version of [`rows`]; bump when a column changes.
+pub const FEATURE_VERSION: u32 = 1;
+
+impl ModelSpec for Spec {
+    fn name(&self) -> ModelName {
+        ModelName::Segmentation
+    }
+    fn flavor(&self) -> Option<&'static str> {
+        self.flavor
+    }
+    fn feature_version(&self) -> u32 {
+        FEATURE_VERSION
+    }
+    fn template(&self) -> &'static str {
+        TEMPLATE
+    }
+    fn default_params(&self) -> TrainParams {
+        TrainParams {
+            c1: 2.0,
+            c2: 0.0001,
+            epsilon: 1e-5,
+            window: 20,
+            max_iter: 120,
+            threads: 0,
+        }
+    }
+    fn read(&self, dataset: &Path, part: Part) -> Result<(Vec<Sequence>, ReadStats)> {
+        read_dir(dataset, self.flavor, part)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn no_lex() -> crate::lexicon::Lexicons {
+        crate::lexicon::Lexicons::default()
+    }
+    use crate::layout::{Line, Page, Token};
+
+    const RAW: &str = "\
+234 234 234 2 23 234 234 BLOCKSTART PAGESTART NEWFONT HIGHERFONT 1 0 NOCAPS ALLDIGIT 0 0 0 0 0 0 0 0 0 0 no 0 10 0 1 0 0 0
+ANDERSON, From anderson, A AN AND ANDE BLOCKSTART PAGEIN NEWFONT LOWERFONT 0 0 ALLCAP NODIGIT 0 0 0 0 0 0 0 0 0 0 , 1 10 0 1 1 1 0
+Analysis of analysis A An Ana Anal BLOCKSTART PAGEIN NEWFONT SAMEFONTSIZE 0 1 INITCAP NODIGIT 0 0 1 0 0 0 0 0 0 0 no 0 10 0 0 0 0 1
+";
+
+    const TEI: &str = r#"<tei><teiHeader><fileDesc xml:id="_0"/></teiHeader><text xml:lang="en">
+<page> 234 <lb/></page>
+<note place="headnote">ANDERSON, From Paper <lb/> </note>
+<front> Analysis of a Case <lb/> From Paper <lb/></front>
+<body>Some text <lb/>more</body>
+</text></tei>"#;
+
+    #[test]
+    fn raw_facts_round_trip_to_the_raw_layout_columns() {
+        let raw = corpus::parse_raw_rows(RAW);
+        let facts: Vec<LineFacts> = raw
+            .iter()
+            .map(|r| LineFacts::from_raw(r).unwrap())
+            .collect();
+        let lex = no_lex();
+        let rows = rows(&facts, &LexView::new(&lex));
+        for (r, g) in rows.iter().zip(&raw) {
+            assert_eq!(r.len(), 33);
+            // Text and layout columns equal GROBID's; lexical ones are recomputed.
+            for c in [
+                0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 18, 19, 20, 21, 22,
+            ] {
+                assert_eq!(r[c], g[c], "column {c} of {:?}", g[0]);
+            }
+            for c in 23..33 {
+                assert_eq!(r[c], g[c], "column {c}");
+            }
+        }
+    }
+
+    #[test]
+    fn tei_lines_take_first_chunks_and_zone_labels() {
+        let ev = corpus::parse_tei(TEI).unwrap();
+        let lines = tei_lines(&ev);
+        let got: Vec<(&str, &str)> = lines
+            .iter()
+            .map(|(a, b)| (a.as_str(), b.as_str()))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                ("234", "I-<page>"),
+                ("ANDERSON,", "I-<headnote>"),
+                ("Analysis", "I-<header>"),
+                ("From", "<header>"),
+                ("Some", "I-<body>"),
+                ("more", "<body>"),
+            ]
+        );
+        let raw = corpus::parse_raw_rows(RAW);
+        let firsts: Vec<String> = raw.iter().map(|r| r[0].clone()).collect();
+        let al = corpus::align(&firsts, &lines, 7, Unmatched::PreviousLabel);
+        assert_eq!(
+            al.labels,
+            vec![
+                Some("I-<page>".into()),
+                Some("I-<headnote>".into()),
+                Some("I-<header>".into())
+            ]
+        );
+    }
+
+    fn tok(text: &str, x: f32, y: f32, size: f32, font: &str) -> Token {
+        Token {
+            text: text.into(),
+            bbox: BBox {
+                x,
+                y,
+                w: 6.0 * text.len() as f32,
+                h: size,
+            },
+            font: font.into(),
+            font_size: size,
+            space_after: true,
+            ..Default::default()
+        }
+    }
+
+    fn block(lines: &[&[&str]], y: f32, size: f32, font: &str) -> Block {
+        let mut b = Block::default();
+        for (i, l) in lines.iter().enumerate() {
+            let ly = y + i as f32 * (size + 2.0);
+            let mut x = 72.0;
+            let tokens: Vec<Token> = l
+                .iter()
+                .map(|w| {
+                    let t = tok(w, x, ly, size, font);
+                    x += t.bbox.w + 3.0;
+                    t
+                })
+                .collect();
+            let bbox = tokens
+                .iter()
+                .skip(1)
+                .fold(tokens[0].bbox, |a, t| a.union(&t.bbox));
+            b.lines.push(Line { bbox, tokens });
+        }
+        b.bbox = b
+            .lines
+            .iter()
+            .skip(1)
+            .fold(b.lines[0].bbox, |a, l| a.union(&l.bbox));
+        b
+    }
+
+    #[test]
+    fn document_lines_describe_blocks_pages_and_fonts() {
+        let p1 = Page {
+            number: 1,
+            width: 612.0,
+            height: 792.0,
+            blocks: vec![
+                block(&[&["A", "Title", "Here"]], 80.0, 18.0, "Times-Bold"),
+                block(
+                    &[&["Jane", "Doe,"], &["Example", "University"]],
+                    120.0,
+                    10.0,
+                    "Times",
+                ),
+            ],
+            ..Default::default()
+        };
+        let p2 = Page {
+            number: 2,
+            width: 612.0,
+            height: 792.0,
+            blocks: vec![block(&[&["Body", "text."]], 80.0, 10.0, "Times")],
+            ..Default::default()
+        };
+        let doc = Document {
+            pages: vec![p1, p2],
+        };
+        let (facts, refs) = document_lines(&doc);
+        assert_eq!(facts.len(), 4);
+        assert_eq!(
+            refs[2],
+            LineRef {
+                page: 0,
+                block: 1,
+                line: 1
+            }
+        );
+        assert_eq!(facts[0].first, "A");
+        assert_eq!(facts[0].second, "Title");
+        assert_eq!(facts[0].page, Pos::Start);
+        assert_eq!(facts[0].font_size, SizeChange::Higher);
+        assert!(facts[0].new_font);
+        assert_eq!(facts[1].block, Pos::Start);
+        assert_eq!(facts[1].font_size, SizeChange::Lower);
+        assert!(facts[1].new_font);
+        assert_eq!(facts[1].punct, ",");
+        assert_eq!(facts[2].block, Pos::End);
+        assert!(!facts[2].new_font);
+        assert_eq!(facts[2].page, Pos::End, "last line before a new page");
+        assert_eq!(facts[3].page, Pos::Start);
+        assert_eq!(facts[0].doc_pos, 0);
+        assert!(facts[3].doc_pos > facts[1].doc_pos);
+        let lex = no_lex();
+        let r = rows(&facts, &LexView::new(&lex));
+        assert!(r.iter().all(|row| row.len() == 33));
+        assert_eq!(r[1][0], "Jane");
+        assert_eq!(r[1][13], "INITCAP");
+    }
+
+    #[test]
+    fn light_flavour_keeps_header_and_body() {
+        assert_eq!(light_label("I-<header>"), "I-<header>");
+        assert_eq!(light_label("I-<references>"), "I-<body>");
+        assert_eq!(light_label("<footnote>"), "<body>");
+        assert_eq!(light_label("<other>"), "<other>");
+    }
+
+    #[test]
+    fn an_abstract_heading_pulls_the_abstract_into_the_header() {
+        let p1 = Page {
+            number: 1,
+            width: 612.0,
+            height: 792.0,
+            blocks: vec![
+                block(&[&["A", "Title"]], 80.0, 18.0, "Times-Bold"),
+                block(&[&["Abstract"]], 120.0, 10.0, "Times-Bold"),
+                block(
+                    &[&["We", "study."], &["More", "text."]],
+                    140.0,
+                    10.0,
+                    "Times",
+                ),
+                block(
+                    &[&["1.", "Introduction"], &["Body", "text."]],
+                    200.0,
+                    10.0,
+                    "Times",
+                ),
+            ],
+            ..Default::default()
+        };
+        let doc = Document { pages: vec![p1] };
+        let (_, refs) = document_lines(&doc);
+        let labels: Vec<String> = [
+            "I-<header>",
+            "<header>",
+            "I-<body>",
+            "<body>",
+            "<body>",
+            "<body>",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        let mut z = decode(&refs, &labels).unwrap();
+        z.extend_header_over_abstract(&doc, 40);
+        assert_eq!(z.lines(Label::Header).len(), 4, "{z:?}");
+        assert_eq!(z.lines(Label::Body).len(), 2);
+        // Without the heading nothing moves.
+        let labels: Vec<String> = [
+            "I-<header>",
+            "I-<body>",
+            "<body>",
+            "<body>",
+            "<body>",
+            "<body>",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        let mut z = decode(&refs, &labels).unwrap();
+        z.extend_header_over_abstract(&doc, 40);
+        assert_eq!(z.lines(Label::Header).len(), 1);
+        assert!(opens_body("1 Introduction"));
+        assert!(opens_body("2. Related Work"));
+        assert!(opens_body("INTRODUCTION"));
+        assert!(!opens_body("In classification, semi-"));
+        assert!(!opens_body("2019 was a year"));
+    }
+
+    #[test]
+    fn decode_groups_consecutive_lines() {
+        let refs: Vec<LineRef> = (0..4)
+            .map(|i| LineRef {
+                page: 0,
+                block: i,
+                line: 0,
+            })
+            .collect();
+        let labels: Vec<String> = ["I-<header>", "<header>", "I-<body>", "<header>"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        let z = decode(&refs, &labels).unwrap();
+        assert_eq!(z.pieces.len(), 3);
+        assert_eq!(z.lines(Label::Header).len(), 3);
+        assert!(decode(&refs[..1], &labels).is_err());
+    }
+}

@@ -1,0 +1,471 @@
+//! `/api/processHeaderDocument` end to end: generated PDFs (several layouts) come back with
+//! their title, authors, affiliations, abstract and keywords; BibTeX; the debug dump and its
+//! `models` filter; page ranges; bad PDFs answer with the layout codes. These need the trained
+//! models under `models/` and libpdfium; without them each test prints why it is skipped.
+//! Gated on `../shared`: every sample article yields a title.
+
+use std::path::PathBuf;
+
+use quire::testutil::PdfBuilder;
+use reqwest::blocking::multipart::{Form, Part};
+
+use crate::common::{repo_root, Server};
+
+const NEEDED: [&str; 5] = [
+    "segmentation",
+    "header",
+    "name-header",
+    "affiliation-address",
+    "date",
+];
+
+/// A server over the repository's trained models, or why it cannot run.
+fn server() -> Option<Server> {
+    let models = repo_root().join("models");
+    for m in NEEDED {
+        if !models.join(m).join("model.crf").is_file() {
+            eprintln!("skipped: no trained `{m}` model under {}", models.display());
+            return None;
+        }
+    }
+    let pdfium = std::env::var_os("QUIRE_PDFIUM_LIB")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| repo_root().join("vendor/pdfium/libpdfium.so"));
+    if !pdfium.is_file() {
+        eprintln!("skipped: no libpdfium at {}", pdfium.display());
+        return None;
+    }
+    Some(
+        Server::builder()
+            .set(
+                "models",
+                &format!("dir = {:?}", models.display().to_string()),
+            )
+            .set(
+                "models",
+                &format!("pdfium_lib = {:?}", pdfium.display().to_string()),
+            )
+            .start(),
+    )
+}
+
+fn post(
+    s: &Server,
+    pdf: Vec<u8>,
+    fields: &[(&str, &str)],
+    accept: Option<&str>,
+) -> (u16, String, String) {
+    let mut form = Form::new().part(
+        "input",
+        Part::bytes(pdf)
+            .file_name("doc.pdf")
+            .mime_str("application/pdf")
+            .expect("mime"),
+    );
+    for (k, v) in fields {
+        form = form.text(k.to_string(), v.to_string());
+    }
+    let mut req = s
+        .client
+        .post(s.url("/api/processHeaderDocument"))
+        .multipart(form);
+    if let Some(a) = accept {
+        req = req.header("Accept", a);
+    }
+    let res = req.send().expect("POST processHeaderDocument");
+    let status = res.status().as_u16();
+    let ctype = res
+        .headers()
+        .get("content-type")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("")
+        .to_string();
+    (status, ctype, res.text().unwrap_or_default())
+}
+
+/// The text of the first element named `tag` (with attributes), entities decoded.
+fn first(xml: &str, open: &str, close: &str) -> Option<String> {
+    let a = xml.find(open)? + open.len();
+    let b = xml[a..].find(close)? + a;
+    Some(
+        xml[a..b]
+            .replace("&amp;", "&")
+            .replace("&lt;", "<")
+            .replace("&gt;", ">"),
+    )
+}
+
+fn all(xml: &str, open: &str, close: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = xml;
+    while let Some(a) = rest.find(open) {
+        let from = a + open.len();
+        let Some(b) = rest[from..].find(close) else {
+            break;
+        };
+        out.push(rest[from..from + b].to_string());
+        rest = &rest[from + b..];
+    }
+    out
+}
+
+const ABSTRACT: [&str; 4] = [
+    "We present a method for estimating the moisture of soils from satellite",
+    "images. The method combines a physical model with a statistical correction",
+    "and is evaluated on three continents, where it reduces the error by a third",
+    "compared with the best previous approaches.",
+];
+
+/// A one-column article page: title, authors, affiliations, abstract, keywords, body.
+fn one_column() -> PdfBuilder {
+    PdfBuilder::new()
+        .page(612.0, 792.0)
+        .text(
+            120.0,
+            700.0,
+            "Helvetica-Bold",
+            17.0,
+            "Estimating Soil Moisture from Satellite Images",
+        )
+        .text(
+            200.0,
+            665.0,
+            "Helvetica",
+            11.0,
+            "Maria Lopez and Thomas Berger",
+        )
+        .text(
+            150.0,
+            648.0,
+            "Helvetica",
+            9.0,
+            "Department of Geography, University of Lisbon, Portugal",
+        )
+        .text(230.0, 636.0, "Helvetica", 9.0, "maria.lopez@example.org")
+        .text(280.0, 600.0, "Helvetica-Bold", 10.0, "Abstract")
+        .paragraph(90.0, 585.0, "Times-Roman", 10.0, 12.0, &ABSTRACT)
+        .text(
+            90.0,
+            530.0,
+            "Times-Roman",
+            10.0,
+            "Keywords: soil moisture; remote sensing; regression",
+        )
+        .text(72.0, 495.0, "Helvetica-Bold", 12.0, "1 Introduction")
+        .paragraph(
+            72.0,
+            478.0,
+            "Times-Roman",
+            10.0,
+            12.0,
+            &[
+                "Soil moisture controls the exchange of water and energy between the land and the",
+                "atmosphere. Measuring it over large areas has long been a challenge for hydrology",
+                "and many methods were proposed over the last decades, with mixed results so far.",
+                "In this paper we describe a simple and robust approach that works at large scale.",
+            ],
+        )
+}
+
+/// A layout with the title on the left, authors one per line with numbered affiliations.
+fn stacked_authors() -> PdfBuilder {
+    PdfBuilder::new()
+        .page(595.0, 842.0)
+        .text(60.0, 760.0, "Times-Bold", 20.0, "Graph Neural Networks for Protein Folding")
+        .text(60.0, 728.0, "Times-Roman", 12.0, "Anna Schmidt 1, Kenji Watanabe 2")
+        .text(60.0, 710.0, "Times-Italic", 9.0, "1 Max Planck Institute for Biology, Berlin, Germany")
+        .text(60.0, 698.0, "Times-Italic", 9.0, "2 Department of Chemistry, Kyoto University, Kyoto, Japan")
+        .text(60.0, 660.0, "Times-Bold", 11.0, "Abstract")
+        .paragraph(
+            60.0,
+            644.0,
+            "Times-Roman",
+            10.0,
+            12.0,
+            &[
+                "Predicting the structure of proteins is a central problem of biology. We show that",
+                "graph neural networks trained on known structures predict contacts accurately and",
+                "that the predicted contacts improve folding simulations on a standard benchmark.",
+            ],
+        )
+        .text(60.0, 596.0, "Times-Bold", 12.0, "1. Introduction")
+        .paragraph(
+            60.0,
+            580.0,
+            "Times-Roman",
+            10.0,
+            12.0,
+            &[
+                "Proteins fold into complex three-dimensional shapes that determine their function.",
+                "Experimental methods to find these shapes are slow and expensive, which motivates",
+                "computational approaches that can be applied to many proteins at the same time.",
+            ],
+        )
+}
+
+#[test]
+fn generated_articles_come_back_with_their_header_fields() {
+    let Some(s) = server() else { return };
+    let (status, ctype, tei) = post(&s, one_column().build(), &[], None);
+    assert_eq!(status, 200, "{tei}\n{}", s.log());
+    assert!(ctype.starts_with("application/xml"), "{ctype}");
+    assert_eq!(
+        first(&tei, "<title level=\"a\" type=\"main\">", "</title>").as_deref(),
+        Some("Estimating Soil Moisture from Satellite Images"),
+        "{tei}"
+    );
+    let surnames = all(&tei, "<surname>", "</surname>");
+    assert_eq!(surnames, vec!["Lopez", "Berger"], "{tei}");
+    let abs = first(&tei, "<abstract>", "</abstract>").unwrap_or_default();
+    assert!(abs.contains("estimating the moisture of soils"), "{tei}");
+    assert!(abs.contains("best previous approaches."), "{tei}");
+    assert!(
+        !abs.contains("Introduction"),
+        "abstract stops before the body: {tei}"
+    );
+    let terms = all(&tei, "<term>", "</term>");
+    assert_eq!(
+        terms,
+        vec!["soil moisture", "remote sensing", "regression"],
+        "{tei}"
+    );
+    assert!(tei.contains("University of Lisbon"), "{tei}");
+    assert!(
+        tei.contains("<email>maria.lopez@example.org</email>"),
+        "{tei}"
+    );
+    assert!(tei.contains("ident=\"Quire\""), "{tei}");
+    assert!(tei.contains("<text>\n\t</text>"), "empty text: {tei}");
+
+    let (status, _, tei) = post(&s, stacked_authors().build(), &[], None);
+    assert_eq!(status, 200, "{tei}");
+    assert_eq!(
+        first(&tei, "<title level=\"a\" type=\"main\">", "</title>").as_deref(),
+        Some("Graph Neural Networks for Protein Folding"),
+        "{tei}"
+    );
+    assert_eq!(
+        all(&tei, "<surname>", "</surname>"),
+        vec!["Schmidt", "Watanabe"],
+        "{tei}"
+    );
+    assert!(tei.contains("Kyoto University"), "{tei}");
+    assert!(
+        first(&tei, "<abstract>", "</abstract>")
+            .unwrap_or_default()
+            .contains("graph neural networks trained on known structures"),
+        "{tei}"
+    );
+}
+
+#[test]
+fn raw_affiliations_bibtex_and_parameter_checks() {
+    let Some(s) = server() else { return };
+    let (status, _, tei) = post(
+        &s,
+        one_column().build(),
+        &[("includeRawAffiliations", "1")],
+        None,
+    );
+    assert_eq!(status, 200, "{tei}");
+    assert!(tei.contains("<note type=\"raw_affiliation\">"), "{tei}");
+    assert!(tei.contains("includeRawAffiliations=true"), "{tei}");
+
+    let (status, ctype, bib) = post(&s, one_column().build(), &[], Some("application/x-bibtex"));
+    assert_eq!(status, 200, "{bib}");
+    assert!(ctype.starts_with("application/x-bibtex"), "{ctype}");
+    assert!(
+        bib.starts_with("@misc{-1,\n  author = {Lopez, Maria and Berger, Thomas},"),
+        "{bib}"
+    );
+    assert!(
+        bib.contains("  title = {Estimating Soil Moisture from Satellite Images}"),
+        "{bib}"
+    );
+    assert!(
+        bib.contains("\nkeywords = {soil moisture, remote sensing, regression}"),
+        "{bib}"
+    );
+
+    for (k, v) in [
+        ("consolidateHeader", "4"),
+        ("includeRawAffiliations", "yes"),
+        ("start", "x"),
+        ("debugMode", "maybe"),
+    ] {
+        let (status, _, body) = post(&s, one_column().build(), &[(k, v)], None);
+        assert_eq!(status, 400, "{k}={v}: {body}");
+        assert!(body.contains(k), "{body}");
+    }
+    // consolidateHeader 0-3 are accepted (no lookup is performed).
+    let (status, _, _) = post(
+        &s,
+        one_column().build(),
+        &[("consolidateHeader", "3")],
+        None,
+    );
+    assert_eq!(status, 200);
+    let res = s
+        .client
+        .post(s.url("/api/processHeaderDocument"))
+        .multipart(Form::new().text("consolidateHeader", "0"))
+        .send()
+        .expect("POST");
+    assert_eq!(res.status().as_u16(), 400, "input is required");
+    // PUT works like POST.
+    let form = Form::new().part(
+        "input",
+        Part::bytes(one_column().build()).file_name("a.pdf"),
+    );
+    let res = s
+        .client
+        .put(s.url("/api/processHeaderDocument"))
+        .multipart(form)
+        .send()
+        .expect("PUT");
+    assert_eq!(res.status().as_u16(), 200);
+}
+
+#[test]
+fn debug_dump_lists_every_model_and_filters_by_name() {
+    let Some(s) = server() else { return };
+    let (status, ctype, dump) = post(&s, stacked_authors().build(), &[("debugMode", "1")], None);
+    assert_eq!(status, 200, "{dump}");
+    assert_eq!(ctype, "text/plain; charset=UTF-8");
+    assert!(dump.starts_with("=== model: segmentation ===\n"), "{dump}");
+    assert!(dump.contains("\n=== model: header ===\n"), "{dump}");
+    assert!(
+        dump.contains("=== model: affiliation-address ==="),
+        "{dump}"
+    );
+    // Each token line: the token, tab-separated features, the label last.
+    let header = dump
+        .split("=== model: header ===\n")
+        .nth(1)
+        .and_then(|s| s.lines().next())
+        .unwrap_or_default();
+    let cols: Vec<&str> = header.split('\t').collect();
+    assert_eq!(cols[0], "Graph", "{header}");
+    assert_eq!(cols.len(), 33, "32 feature columns and the label: {header}");
+    assert!(cols[32].ends_with("<title>"), "{header}");
+
+    let (status, _, only) = post(
+        &s,
+        stacked_authors().build(),
+        &[("debugMode", "true"), ("models", "header,name-header")],
+        None,
+    );
+    assert_eq!(status, 200);
+    assert!(!only.contains("=== model: segmentation"), "{only}");
+    assert!(only.contains("=== model: header ==="), "{only}");
+    assert!(only.contains("=== model: name-header"), "{only}");
+
+    let (status, _, body) = post(
+        &s,
+        stacked_authors().build(),
+        &[("debugMode", "1"), ("models", "header,headr")],
+        None,
+    );
+    assert_eq!(status, 400, "{body}");
+    assert!(body.contains("headr"), "{body}");
+}
+
+#[test]
+fn page_range_selects_the_pages_read() {
+    let Some(s) = server() else { return };
+    let mut pdf = PdfBuilder::new();
+    for i in 1..=2 {
+        pdf = pdf.page(612.0, 792.0).paragraph(
+            72.0,
+            700.0,
+            "Times-Roman",
+            10.0,
+            12.0,
+            &[&format!(
+                "Filler page {i} with some running text that is not a header at all."
+            )],
+        );
+    }
+    let pdf = {
+        let b = pdf.page(612.0, 792.0);
+        let b = one_column_on(b);
+        b.build()
+    };
+    // Default pages 1-2: the article on page 3 is not seen.
+    let (status, _, tei) = post(&s, pdf.clone(), &[], None);
+    assert!(
+        status == 204 || !tei.contains("Estimating Soil Moisture"),
+        "{status}: {tei}"
+    );
+    let (status, _, tei) = post(&s, pdf, &[("start", "3"), ("end", "3")], None);
+    assert_eq!(status, 200, "{tei}");
+    assert!(
+        tei.contains("Estimating Soil Moisture from Satellite Images"),
+        "{tei}"
+    );
+    assert!(tei.contains("startPage=3, endPage=3"), "{tei}");
+}
+
+/// The one-column article drawn on the builder's current page.
+fn one_column_on(b: PdfBuilder) -> PdfBuilder {
+    b.text(
+        120.0,
+        700.0,
+        "Helvetica-Bold",
+        17.0,
+        "Estimating Soil Moisture from Satellite Images",
+    )
+    .text(
+        200.0,
+        665.0,
+        "Helvetica",
+        11.0,
+        "Maria Lopez and Thomas Berger",
+    )
+    .text(280.0, 600.0, "Helvetica-Bold", 10.0, "Abstract")
+    .paragraph(90.0, 585.0, "Times-Roman", 10.0, 12.0, &ABSTRACT)
+}
+
+#[test]
+fn bad_pdfs_answer_with_layout_codes() {
+    let Some(s) = server() else { return };
+    let (status, _, body) = post(&s, quire::testutil::garbage_bytes(4000), &[], None);
+    assert_eq!(status, 500, "{body}");
+    assert!(
+        body.contains("BAD_INPUT_DATA") || body.contains("PDFTOOL_CONVERSION_FAILURE"),
+        "{body}"
+    );
+    let empty = PdfBuilder::new().page(612.0, 792.0).build();
+    let (status, _, body) = post(&s, empty, &[], None);
+    assert_eq!(status, 500, "{body}");
+    assert!(body.contains("NO_BLOCKS"), "{body}");
+    let (status, _, body) = post(&s, one_column().build_encrypted(), &[], None);
+    assert!(status == 500 || status == 200, "{status}: {body}");
+}
+
+#[test]
+fn every_sample_article_yields_a_title() {
+    let dir = repo_root().join("../shared/pdfs/articles");
+    if !dir.is_dir() {
+        eprintln!("skipped: no sample articles at {}", dir.display());
+        return;
+    }
+    let Some(s) = server() else { return };
+    let mut pdfs: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .expect("articles dir")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "pdf"))
+        .collect();
+    pdfs.sort();
+    assert!(!pdfs.is_empty());
+    let mut missing = Vec::new();
+    for p in &pdfs {
+        let (status, _, tei) = post(&s, std::fs::read(p).expect("read pdf"), &[], None);
+        let title =
+            first(&tei, "<title level=\"a\" type=\"main\">", "</title>").unwrap_or_default();
+        if status != 200 || title.trim().is_empty() {
+            missing.push(format!("{} ({status})", p.display()));
+        }
+    }
+    assert!(missing.is_empty(), "no title for: {missing:?}");
+}

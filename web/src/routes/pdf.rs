@@ -1,0 +1,149 @@
+/*!
+PDF endpoints. `/api/processHeaderDocument` (POST or PUT, multipart): the header cascade
+(`quire_actors::cascade::header`) over the first pages of `input`, answered as GROBID's header
+TEI, as one BibTeX entry when `Accept` asks for `application/x-bibtex`, or as the `debugMode`
+dump (`text/plain`) of every model invocation, filtered by `models`.
+
+Parameters: `input` (required), `consolidateHeader` (0-3, validated; Quire performs no external
+lookup, so every value behaves as 0), `includeRawAffiliations`, `includeRawCopyrights` (0/1),
+`start`/`end` (pages from 1; defaults -1 and 2: the first two pages, as GROBID's code does),
+`debugMode` (1 or true), `models` (comma-separated model names; an unknown name is a 400).
+Nothing extracted answers 204; layout failures keep their interface codes.
+*/
+
+use actix_web::http::header;
+use actix_web::{web, HttpRequest, HttpResponse};
+use quire::layout::PageRange;
+use quire::tei::header::{now_stamp, to_bibtex, to_tei, TeiOptions};
+use quire_actors::cascade::header::{HeaderCascade, HeaderRequest};
+use quire_actors::parse_models_filter;
+
+use crate::app::State;
+use crate::error::ApiError;
+use crate::params::Params;
+
+pub fn routes(cfg: &mut web::ServiceConfig) {
+    cfg.route(
+        "/api/processHeaderDocument",
+        web::post().to(process_header_document),
+    )
+    .route(
+        "/api/processHeaderDocument",
+        web::put().to(process_header_document),
+    );
+}
+
+const XML: &str = "application/xml; charset=UTF-8";
+const BIBTEX: &str = "application/x-bibtex; charset=UTF-8";
+const DUMP: &str = "text/plain; charset=UTF-8";
+
+fn wants_bibtex(req: &HttpRequest) -> bool {
+    req.headers()
+        .get(header::ACCEPT)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|a| a.to_ascii_lowercase().contains("application/x-bibtex"))
+}
+
+/// A strict 0/1 flag (`true`/`false` accepted too); anything else is a 400 naming it.
+fn flag(params: &Params, name: &str) -> Result<bool, ApiError> {
+    match params.text(name)?.map(str::trim) {
+        None | Some("") | Some("0") | Some("false") => Ok(false),
+        Some("1") | Some("true") => Ok(true),
+        Some(other) => Err(ApiError::invalid(name, format!("`{other}` is not 0 or 1"))),
+    }
+}
+
+/// The request's options, validated before any work starts.
+struct HeaderParams {
+    consolidate: u8,
+    include_raw_affiliations: bool,
+    include_raw_copyrights: bool,
+    start: i64,
+    end: i64,
+    debug: bool,
+    models: Option<Vec<String>>,
+}
+
+fn header_params(params: &Params) -> Result<HeaderParams, ApiError> {
+    let consolidate = params.int_range("consolidateHeader", 1, 0, 3)? as u8;
+    let start = params.int_range("start", -1, -1, i64::from(u32::MAX))?;
+    let end = params.int_range("end", 2, -1, i64::from(u32::MAX))?;
+    if start >= 1 && end >= 1 && end < start {
+        return Err(ApiError::invalid(
+            "end",
+            format!("page {end} is before the start page {start}"),
+        ));
+    }
+    let debug = match params.text("debugMode")?.map(str::trim) {
+        None | Some("") | Some("0") | Some("false") => false,
+        Some("1") | Some("true") => true,
+        Some(other) => {
+            return Err(ApiError::invalid(
+                "debugMode",
+                format!("`{other}` is not 1 or true"),
+            ))
+        }
+    };
+    let models = match params.text("models")? {
+        Some(v) if !v.trim().is_empty() => {
+            Some(parse_models_filter(v).map_err(|e| ApiError::invalid("models", e))?)
+        }
+        _ => None,
+    };
+    Ok(HeaderParams {
+        consolidate,
+        include_raw_affiliations: flag(params, "includeRawAffiliations")?,
+        include_raw_copyrights: flag(params, "includeRawCopyrights")?,
+        start,
+        end,
+        debug,
+        models,
+    })
+}
+
+async fn process_header_document(
+    req: HttpRequest,
+    state: State,
+    params: Params,
+) -> Result<HttpResponse, ApiError> {
+    let input = params.required_file("input")?.data.to_vec();
+    let p = header_params(&params)?;
+    let bibtex = wants_bibtex(&req);
+    let _slot = state.pool.acquire("processHeaderDocument").await?;
+    let out = state
+        .pipeline
+        .run(HeaderCascade {
+            request: HeaderRequest {
+                pdf: input,
+                range: PageRange::from_grobid(p.start, p.end),
+                debug: p.debug,
+                flavor: None,
+            },
+        })
+        .await?;
+    if let Some(trace) = out.trace.filter(|_| p.debug) {
+        return Ok(HttpResponse::Ok()
+            .content_type(DUMP)
+            .body(trace.format(p.models.as_deref())));
+    }
+    if out.record.is_empty() {
+        return Err(ApiError::NoContent);
+    }
+    if bibtex {
+        return Ok(HttpResponse::Ok()
+            .content_type(BIBTEX)
+            .body(to_bibtex(&out.record)));
+    }
+    let opt = TeiOptions {
+        include_raw_affiliations: p.include_raw_affiliations,
+        include_raw_copyrights: p.include_raw_copyrights,
+        start_page: p.start.max(0),
+        end_page: p.end,
+        consolidate_header: p.consolidate,
+        version: env!("CARGO_PKG_VERSION").to_string(),
+        when: now_stamp(),
+    };
+    Ok(HttpResponse::Ok()
+        .content_type(XML)
+        .body(to_tei(&out.record, &opt)))
+}
