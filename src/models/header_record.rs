@@ -335,9 +335,45 @@ pub fn assemble(f: &HeaderFields, sub: SubResults, doc_text: &str) -> HeaderReco
     h
 }
 
+/// Words that name organisations, never persons (`Mozilla Corporation` closing an author
+/// line).
+const ORGANISATION_WORDS: &[&str] = &[
+    "college",
+    "consortium",
+    "corp",
+    "corporation",
+    "department",
+    "foundation",
+    "gmbh",
+    "inc",
+    "institut",
+    "institute",
+    "instituto",
+    "laboratories",
+    "laboratory",
+    "labs",
+    "llc",
+    "ltd",
+    "universidad",
+    "universidade",
+    "universitat",
+    "universite",
+    "universita",
+    "university",
+];
+
 /// Every name part is made of letters (with spaces, hyphens, apostrophes, dots): a part made
-/// of bullets or digits means the name model was given something that is not a name.
+/// of bullets or digits means the name model was given something that is not a name; a part
+/// with an organisation word is a company or institution read as a name.
 fn plausible_name(p: &Person) -> bool {
+    let organisation = [&p.forename, &p.middlename, &p.surname]
+        .into_iter()
+        .flatten()
+        .flat_map(|part| part.split([' ', '-']))
+        .any(|w| ORGANISATION_WORDS.contains(&ascii_lower(w).as_str()));
+    if organisation {
+        return false;
+    }
     let upper = |s: &Option<String>| {
         s.as_deref().is_some_and(|s| {
             s.chars().filter(|c| c.is_alphabetic()).count() >= 3
@@ -479,6 +515,16 @@ mod tests {
         let mut g = fields(&[(Label::Other, "Ofer Dekel"), (Label::Email, "oferd@x.org")]);
         rescue_authors_by_email(&mut g);
         assert_eq!(g.all(Label::Author).count(), 0);
+    }
+
+    #[test]
+    fn organisations_and_postal_boxes_are_not_authors() {
+        assert!(plausible_name(&person("Michael", "Franz", &[])));
+        assert!(!plausible_name(&person("Mozilla", "Corporation", &[])));
+        assert!(!plausible_name(&person("Stanford", "University", &[])));
+        assert!(!plausible_name(&person("Bell", "Labs", &[])));
+        assert!(!plausible_name(&person("P. O.", "Box", &[])));
+        assert!(!plausible_name(&person("IBM", "Watson", &[])));
     }
 
     #[test]

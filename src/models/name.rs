@@ -91,7 +91,10 @@ pub fn clean_part(s: &str) -> String {
     let joined: String = s
         .split_whitespace()
         .map(|w| {
-            let t = w.trim_matches(|c: char| matches!(c, ',' | ';' | ':' | '(' | ')' | '*'));
+            let t = w
+                .trim_matches(|c: char| matches!(c, ',' | ';' | ':' | '(' | ')' | '*'))
+                // Quote-like footnote marks after a name (`Jung''`, `Smith′`).
+                .trim_end_matches(['\'', '"', '’', '′', '″', '`']);
             if t.chars().filter(|c| c.is_alphabetic()).count() <= 2 && t.contains('.') {
                 t.replace('.', "")
             } else {
@@ -516,6 +519,14 @@ mod tests {
             ]
         );
         assert!(p[5].surname_first && !p[0].surname_first);
+    }
+
+    #[test]
+    fn name_parts_lose_initial_dots_and_trailing_marks() {
+        assert_eq!(clean_part("J.-P."), "J-P");
+        assert_eq!(clean_part("Jung''"), "Jung");
+        assert_eq!(clean_part("O'Connell,"), "O'Connell");
+        assert_eq!(clean_part("Smith*"), "Smith");
     }
 
     #[test]
