@@ -49,8 +49,19 @@ pub fn rescue_authors_by_email(f: &mut HeaderFields) {
 }
 
 /// One line of two to four capitalised words made of letters (initials, hyphens and
-/// apostrophes allowed): the shape of a printed person name.
+/// apostrophes allowed): the shape of a printed person name; not a heading such as
+/// `Corresponding Author` or `Contact Email`.
 fn name_like(s: &str) -> bool {
+    const HEADINGS: &[&str] = &[
+        "address",
+        "author",
+        "authors",
+        "contact",
+        "correspondence",
+        "corresponding",
+        "email",
+        "mail",
+    ];
     let s = s.trim();
     let words: Vec<&str> = s.split_whitespace().collect();
     !s.contains('\n')
@@ -59,6 +70,7 @@ fn name_like(s: &str) -> bool {
             w.chars().next().is_some_and(char::is_uppercase)
                 && w.chars()
                     .all(|c| c.is_alphabetic() || matches!(c, '.' | '-' | '\'' | '’'))
+                && !HEADINGS.contains(&ascii_lower(w).as_str())
         })
 }
 
@@ -507,6 +519,8 @@ mod tests {
             (Label::Email, "info@cs.huji.ac.il"),
             (Label::Other, "Technical report 12"),
             (Label::Email, "report@cs.huji.ac.il"),
+            (Label::Other, "Corresponding Author"),
+            (Label::Email, "author@cs.huji.ac.il"),
         ]);
         rescue_authors_by_email(&mut f);
         let authors: Vec<&str> = f.all(Label::Author).collect();
