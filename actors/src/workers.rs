@@ -333,11 +333,14 @@ async fn exchange(w: &mut Worker, job: &Job) -> Result<Reply, String> {
     postcard::from_bytes::<Reply>(&buf).map_err(|e| format!("bad reply: {e}"))
 }
 
-/// Rebuild an engine error from a worker's (code, message).
+/// Rebuild an engine error from a worker's (code, message). The message is the worker
+/// error's whole display text, so the prefix its variant prints is removed first (the
+/// rebuilt error prints it again: `bad input: not a PDF`, not `bad input: bad input: …`).
 fn error_from_code(code: quire::ErrorCode, msg: String) -> Error {
     use quire::ErrorCode as C;
+    let strip = |prefix: &str| msg.strip_prefix(prefix).unwrap_or(&msg).to_string();
     match code {
-        C::BadInputData => Error::BadInput(msg),
+        C::BadInputData => Error::BadInput(strip("bad input: ")),
         C::NoBlocks => Error::NoBlocks,
         // The limit errors' numbers are in their message.
         C::TooManyBlocks => Error::TooManyBlocks {
@@ -348,12 +351,20 @@ fn error_from_code(code: quire::ErrorCode, msg: String) -> Error {
             tokens: first_number(&msg).unwrap_or(0),
             limit: second_number(&msg).unwrap_or(0),
         },
-        C::Timeout => Error::Timeout {
-            stage: msg,
-            seconds: 0,
+        C::Timeout => match msg.split_once(" took longer than ") {
+            Some((stage, rest)) => Error::Timeout {
+                stage: stage.to_string(),
+                seconds: first_number(rest).unwrap_or(0) as u64,
+            },
+            None => Error::Timeout {
+                stage: msg,
+                seconds: 0,
+            },
         },
-        C::ParsingError => Error::Parsing(msg),
-        C::PdftoolConversionFailure => Error::PdfConversion(msg),
+        C::ParsingError => Error::Parsing(strip("parsing failed: ")),
+        C::PdftoolConversionFailure => {
+            Error::PdfConversion(strip("the PDF could not be converted: "))
+        }
         C::TaggingError => Error::Tagging {
             model: "layout".into(),
             reason: msg,
@@ -395,6 +406,19 @@ mod tests {
         ));
         for code in quire::ErrorCode::ALL {
             assert_eq!(error_from_code(code, "x 1 y 2".into()).code(), code);
+        }
+        // A worker error's display text round-trips to the same display text.
+        for e in [
+            Error::BadInput("not a PDF".into()),
+            Error::PdfConversion("libpdfium not found".into()),
+            Error::Parsing("bad xref".into()),
+            Error::Timeout {
+                stage: "layout".into(),
+                seconds: 120,
+            },
+        ] {
+            let back = error_from_code(e.code(), e.to_string());
+            assert_eq!(back.to_string(), e.to_string());
         }
     }
 

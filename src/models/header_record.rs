@@ -18,6 +18,62 @@ pub fn author_segments(f: &HeaderFields) -> Vec<String> {
         .collect()
 }
 
+/// A short name-like line the header model left as `<other>` just before an e-mail whose
+/// local part holds one of its words (`Ofer Dekel` over `oferd@cs.huji.ac.il`) becomes an
+/// `<author>` span, when the header has other author spans: an author block laid out like
+/// its neighbours that the header model missed.
+pub fn rescue_authors_by_email(f: &mut HeaderFields) {
+    if f.first(Label::Author).is_none() {
+        return;
+    }
+    for i in 1..f.spans.len() {
+        if f.spans[i].0 != Label::Email || f.spans[i - 1].0 != Label::Other {
+            continue;
+        }
+        let name = &f.spans[i - 1].1;
+        if !name_like(name) {
+            continue;
+        }
+        let locals: Vec<String> = split_emails(&f.spans[i].1)
+            .iter()
+            .map(|e| ascii_lower(e.split('@').next().unwrap_or("")))
+            .collect();
+        let hit = name.split_whitespace().any(|w| {
+            let w = ascii_lower(w);
+            w.len() >= 3 && locals.iter().any(|l| l.contains(&w))
+        });
+        if hit {
+            f.spans[i - 1].0 = Label::Author;
+        }
+    }
+}
+
+/// One line of two to four capitalised words made of letters (initials, hyphens and
+/// apostrophes allowed): the shape of a printed person name; not a heading such as
+/// `Corresponding Author` or `Contact Email`.
+fn name_like(s: &str) -> bool {
+    const HEADINGS: &[&str] = &[
+        "address",
+        "author",
+        "authors",
+        "contact",
+        "correspondence",
+        "corresponding",
+        "email",
+        "mail",
+    ];
+    let s = s.trim();
+    let words: Vec<&str> = s.split_whitespace().collect();
+    !s.contains('\n')
+        && (2..=4).contains(&words.len())
+        && words.iter().all(|w| {
+            w.chars().next().is_some_and(char::is_uppercase)
+                && w.chars()
+                    .all(|c| c.is_alphabetic() || matches!(c, '.' | '-' | '\'' | '’'))
+                && !HEADINGS.contains(&ascii_lower(w).as_str())
+        })
+}
+
 /// The texts given to the affiliation model: each `<affiliation>` span with the `<address>`
 /// spans that follow it; an address with no affiliation before it stands alone.
 pub fn affiliation_segments(f: &HeaderFields) -> Vec<String> {
@@ -291,9 +347,45 @@ pub fn assemble(f: &HeaderFields, sub: SubResults, doc_text: &str) -> HeaderReco
     h
 }
 
+/// Words that name organisations, never persons (`Mozilla Corporation` closing an author
+/// line).
+const ORGANISATION_WORDS: &[&str] = &[
+    "college",
+    "consortium",
+    "corp",
+    "corporation",
+    "department",
+    "foundation",
+    "gmbh",
+    "inc",
+    "institut",
+    "institute",
+    "instituto",
+    "laboratories",
+    "laboratory",
+    "labs",
+    "llc",
+    "ltd",
+    "universidad",
+    "universidade",
+    "universitat",
+    "universite",
+    "universita",
+    "university",
+];
+
 /// Every name part is made of letters (with spaces, hyphens, apostrophes, dots): a part made
-/// of bullets or digits means the name model was given something that is not a name.
+/// of bullets or digits means the name model was given something that is not a name; a part
+/// with an organisation word is a company or institution read as a name.
 fn plausible_name(p: &Person) -> bool {
+    let organisation = [&p.forename, &p.middlename, &p.surname]
+        .into_iter()
+        .flatten()
+        .flat_map(|part| part.split([' ', '-']))
+        .any(|w| ORGANISATION_WORDS.contains(&ascii_lower(w).as_str()));
+    if organisation {
+        return false;
+    }
     let upper = |s: &Option<String>| {
         s.as_deref().is_some_and(|s| {
             s.chars().filter(|c| c.is_alphabetic()).count() >= 3
@@ -413,6 +505,40 @@ mod tests {
             markers: markers.iter().map(|m| m.to_string()).collect(),
             ..Default::default()
         }
+    }
+
+    #[test]
+    fn a_name_line_over_its_own_email_is_rescued_as_an_author() {
+        let mut f = fields(&[
+            (Label::Title, "A title"),
+            (Label::Author, "Yonatan Amit"),
+            (Label::Email, "mitmit@cs.huji.ac.il"),
+            (Label::Other, "Ofer Dekel"),
+            (Label::Email, "oferd@cs.huji.ac.il"),
+            (Label::Other, "Hebrew University"),
+            (Label::Email, "info@cs.huji.ac.il"),
+            (Label::Other, "Technical report 12"),
+            (Label::Email, "report@cs.huji.ac.il"),
+            (Label::Other, "Corresponding Author"),
+            (Label::Email, "author@cs.huji.ac.il"),
+        ]);
+        rescue_authors_by_email(&mut f);
+        let authors: Vec<&str> = f.all(Label::Author).collect();
+        assert_eq!(authors, vec!["Yonatan Amit", "Ofer Dekel"]);
+        // Without any author span, nothing is rescued.
+        let mut g = fields(&[(Label::Other, "Ofer Dekel"), (Label::Email, "oferd@x.org")]);
+        rescue_authors_by_email(&mut g);
+        assert_eq!(g.all(Label::Author).count(), 0);
+    }
+
+    #[test]
+    fn organisations_and_postal_boxes_are_not_authors() {
+        assert!(plausible_name(&person("Michael", "Franz", &[])));
+        assert!(!plausible_name(&person("Mozilla", "Corporation", &[])));
+        assert!(!plausible_name(&person("Stanford", "University", &[])));
+        assert!(!plausible_name(&person("Bell", "Labs", &[])));
+        assert!(!plausible_name(&person("P. O.", "Box", &[])));
+        assert!(!plausible_name(&person("IBM", "Watson", &[])));
     }
 
     #[test]

@@ -76,6 +76,8 @@ pub struct Person {
     pub suffix: Option<String>,
     /// Affiliation markers found next to the name (`1`, `*`, `a`, …).
     pub markers: Vec<String>,
+    /// The surname was printed before the forename (`Smith, John`).
+    pub surname_first: bool,
 }
 
 impl Person {
@@ -89,7 +91,10 @@ pub fn clean_part(s: &str) -> String {
     let joined: String = s
         .split_whitespace()
         .map(|w| {
-            let t = w.trim_matches(|c: char| matches!(c, ',' | ';' | ':' | '(' | ')' | '*'));
+            let t = w
+                .trim_matches(|c: char| matches!(c, ',' | ';' | ':' | '(' | ')' | '*'))
+                // Quote-like footnote marks after a name (`Jung''`, `Smith′`).
+                .trim_end_matches(['\'', '"', '’', '′', '″', '`']);
             if t.chars().filter(|c| c.is_alphabetic()).count() <= 2 && t.contains('.') {
                 t.replace('.', "")
             } else {
@@ -141,7 +146,12 @@ pub fn decode<L: AsRef<str>>(toks: &[Tok], labels: &[L]) -> Vec<Person> {
         }
         let v = clean_part(&value);
         match label.as_str() {
-            "<forename>" => set(&mut cur.forename, v),
+            "<forename>" => {
+                if cur.forename.is_none() && cur.surname.is_some() {
+                    cur.surname_first = true;
+                }
+                set(&mut cur.forename, v)
+            }
             "<middlename>" => set(&mut cur.middlename, v),
             "<surname>" => set(&mut cur.surname, v),
             "<title>" => set(&mut cur.title, v),
@@ -182,6 +192,56 @@ pub fn decode<L: AsRef<str>>(toks: &[Tok], labels: &[L]) -> Vec<Person> {
         }
     }
     out
+}
+
+/// Lower-case words that join a multi-word surname (`van der Berg`, `de la Cruz`), and
+/// capitalised prefixes that open one (`Al Sahab`, `Le Sommer`, `Mac Donald`).
+const SURNAME_PARTICLES: &[&str] = &[
+    "a", "ab", "abu", "al", "ap", "bar", "ben", "bin", "da", "dal", "dalla", "das", "de", "degli",
+    "dei", "del", "della", "dello", "den", "der", "des", "di", "do", "dos", "du", "el", "la",
+    "las", "le", "les", "lo", "los", "mac", "mc", "st", "saint", "san", "santa", "ter", "ten",
+    "van", "vande", "vanden", "vander", "von", "vom", "y", "zu", "zum", "zur",
+];
+
+/// Header names printed forename first keep only their last word(s) as the surname, as the
+/// BibTeX `First von Last` rule reads them: when the name model labels `Helene Baek Juel` or
+/// `J. Jasmin Güven` with a two-word surname, the leading word is a middle name unless it is
+/// a particle (`van`, `de`, `Al`, `Le`…), is joined by a hyphen, or is itself a known surname
+/// (the last-name lexicon keeps double surnames such as `Rodriguez Montoya`). Names printed
+/// surname first (`Baek Juel, Helene`) and surnames the model gave alone are left as they are.
+pub fn middle_words_out_of_surnames(persons: &mut [Person], lex: &LexView<'_>) {
+    for p in persons {
+        if p.surname_first || p.forename.is_none() {
+            continue;
+        }
+        let Some(surname) = p.surname.clone() else {
+            continue;
+        };
+        let words: Vec<&str> = surname.split(' ').filter(|w| !w.is_empty()).collect();
+        if words.len() < 2 {
+            continue;
+        }
+        let mut moved = 0;
+        for w in &words[..words.len() - 1] {
+            let mut chars = w.chars();
+            let capitalised = chars.next().is_some_and(char::is_uppercase)
+                && chars.clone().any(char::is_lowercase)
+                && chars.all(char::is_alphabetic);
+            let lower = w.to_lowercase();
+            if !capitalised
+                || SURNAME_PARTICLES.contains(&lower.as_str())
+                || lex.has_word(Kind::LastName, w)
+            {
+                break;
+            }
+            moved += 1;
+        }
+        if moved == 0 {
+            continue;
+        }
+        set(&mut p.middlename, words[..moved].join(" "));
+        p.surname = Some(words[moved..].join(" "));
+    }
 }
 
 /// Feature rows (reference §3.6), shared by both name models, for training and tagging.
@@ -396,6 +456,77 @@ mod tests {
         assert_eq!(p[0].markers, vec!["1", "2"]);
         assert_eq!(p[1].suffix.as_deref(), Some("Jr"));
         assert_eq!(p[1].markers, vec!["*"]);
+    }
+
+    /// Lexicons whose only entries are the given last names.
+    fn last_names(words: &[&str]) -> Lexicons {
+        let dir = std::env::temp_dir().join(format!(
+            "quire-name-lex-{}-{}",
+            std::process::id(),
+            words.join("-")
+        ));
+        std::fs::create_dir_all(&dir).unwrap();
+        for kind in Kind::ALL {
+            let text = if kind == Kind::LastName {
+                words.join("\n")
+            } else {
+                String::new()
+            };
+            std::fs::write(dir.join(format!("{}.txt", kind.file_stem())), text).unwrap();
+        }
+        std::fs::write(dir.join("country-codes.tsv"), "").unwrap();
+        let lex = Lexicons::load(&dir).unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+        lex
+    }
+
+    #[test]
+    fn leading_surname_words_of_forename_first_names_become_middle_names() {
+        let lex = last_names(&["rodriguez"]);
+        let view = LexView::new(&lex);
+        let mut p = people(
+            "Helene Baek Juel, J. Jasmin Güven, Ivan Rodriguez Montoya, Julien Le Sommer, \
+             Ana de la Cruz, Juel Baek, Helene",
+            false,
+            &[
+                Forename, Surname, Surname, Other, Forename, Other, Surname, Surname, Other,
+                Forename, Surname, Surname, Other, Forename, Surname, Surname, Other, Forename,
+                Surname, Surname, Surname, Other, Surname, Surname, Other, Forename,
+            ],
+        );
+        middle_words_out_of_surnames(&mut p, &view);
+        let got: Vec<(Option<&str>, Option<&str>, Option<&str>)> = p
+            .iter()
+            .map(|p| {
+                (
+                    p.forename.as_deref(),
+                    p.middlename.as_deref(),
+                    p.surname.as_deref(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                (Some("Helene"), Some("Baek"), Some("Juel")),
+                (Some("J"), Some("Jasmin"), Some("Güven")),
+                // A known surname opens a double surname; particles open compound ones.
+                (Some("Ivan"), None, Some("Rodriguez Montoya")),
+                (Some("Julien"), None, Some("Le Sommer")),
+                (Some("Ana"), None, Some("de la Cruz")),
+                // Printed surname first: left as labelled.
+                (Some("Helene"), None, Some("Juel Baek")),
+            ]
+        );
+        assert!(p[5].surname_first && !p[0].surname_first);
+    }
+
+    #[test]
+    fn name_parts_lose_initial_dots_and_trailing_marks() {
+        assert_eq!(clean_part("J.-P."), "J-P");
+        assert_eq!(clean_part("Jung''"), "Jung");
+        assert_eq!(clean_part("O'Connell,"), "O'Connell");
+        assert_eq!(clean_part("Smith*"), "Smith");
     }
 
     #[test]

@@ -203,6 +203,101 @@ fn stacked_authors() -> PdfBuilder {
         )
 }
 
+/// Author blocks side by side (name, affiliation, address, e-mail in each column), a centred
+/// abstract heading, keywords after the abstract, a two-column body.
+fn side_by_side_authors() -> PdfBuilder {
+    let blocks = [
+        (
+            72.0,
+            "Chidi Okafor",
+            "Department of Computer Science",
+            "University of Toronto",
+            "Toronto, Canada",
+            "okafor@cs.toronto.edu",
+        ),
+        (
+            242.0,
+            "Ingrid Lindqvist",
+            "School of Electrical Engineering",
+            "KTH Royal Institute of Technology",
+            "Stockholm, Sweden",
+            "lindqvist@kth.se",
+        ),
+        (
+            412.0,
+            "Paul Moreau",
+            "Parietal team",
+            "Inria Saclay",
+            "Palaiseau, France",
+            "paul.moreau@inria.fr",
+        ),
+    ];
+    let mut b = PdfBuilder::new().page(612.0, 792.0).text(
+        110.0,
+        720.0,
+        "Times-Bold",
+        16.0,
+        "Sparse Coding of Natural Sounds with Learned Dictionaries",
+    );
+    for (x, name, unit, org, place, email) in blocks {
+        b = b
+            .text(x, 684.0, "Times-Bold", 11.0, name)
+            .text(x, 671.0, "Times-Roman", 9.0, unit)
+            .text(x, 660.0, "Times-Roman", 9.0, org)
+            .text(x, 649.0, "Times-Roman", 9.0, place)
+            .text(x, 637.0, "Courier", 8.0, email);
+    }
+    b.text(160.0, 600.0, "Times-Bold", 12.0, "Abstract")
+        .paragraph(
+            72.0,
+            584.0,
+            "Times-Roman",
+            10.0,
+            12.0,
+            &[
+                "We learn dictionaries of sound atoms from",
+                "recordings of natural environments and show",
+                "that sparse codes over these dictionaries",
+                "separate overlapping sources better than",
+                "codes over fixed wavelet bases do.",
+            ],
+        )
+        .text(
+            72.0,
+            516.0,
+            "Times-Italic",
+            10.0,
+            "Keywords: sparse coding; audio; dictionary learning",
+        )
+        .text(72.0, 488.0, "Times-Bold", 12.0, "1 Introduction")
+        .paragraph(
+            72.0,
+            472.0,
+            "Times-Roman",
+            10.0,
+            12.0,
+            &[
+                "Natural sounds are made of events that",
+                "overlap in time and in frequency, which makes",
+                "them hard to separate with fixed bases.",
+            ],
+        )
+        .paragraph(
+            320.0,
+            600.0,
+            "Times-Roman",
+            10.0,
+            12.0,
+            &[
+                "Dictionary learning adapts the basis to the",
+                "data: each atom is fitted to recurring shapes",
+                "in the signal, so that a few atoms explain",
+                "each frame. We follow this line of work and",
+                "study how the learned atoms generalise.",
+            ],
+        )
+}
+
 #[test]
 fn generated_articles_come_back_with_their_header_fields() {
     let Some(s) = server() else { return };
@@ -256,6 +351,52 @@ fn generated_articles_come_back_with_their_header_fields() {
             .contains("graph neural networks trained on known structures"),
         "{tei}"
     );
+
+    let (status, _, tei) = post(&s, side_by_side_authors().build(), &[], None);
+    assert_eq!(status, 200, "{tei}");
+    assert_eq!(
+        first(&tei, "<title level=\"a\" type=\"main\">", "</title>").as_deref(),
+        Some("Sparse Coding of Natural Sounds with Learned Dictionaries"),
+        "{tei}"
+    );
+    // Each author element holds that column's e-mail and affiliation.
+    let authors = all(&tei, "<author>", "</author>");
+    assert_eq!(authors.len(), 3, "{tei}");
+    for (author, (surname, email, org)) in authors.iter().zip([
+        ("Okafor", "okafor@cs.toronto.edu", "University of Toronto"),
+        (
+            "Lindqvist",
+            "lindqvist@kth.se",
+            "KTH Royal Institute of Technology",
+        ),
+        ("Moreau", "paul.moreau@inria.fr", "Inria Saclay"),
+    ]) {
+        assert!(
+            author.contains(&format!("<surname>{surname}</surname>")),
+            "{author}"
+        );
+        assert!(
+            author.contains(&format!("<email>{email}</email>")),
+            "{author}"
+        );
+        assert!(author.contains(org), "{surname}: {author}");
+    }
+    assert!(
+        tei.contains("<country key=\"SE\">Sweden</country>"),
+        "{tei}"
+    );
+    assert_eq!(
+        all(&tei, "<term>", "</term>"),
+        vec!["sparse coding", "audio", "dictionary learning"],
+        "{tei}"
+    );
+    let abs = first(&tei, "<abstract>", "</abstract>").unwrap_or_default();
+    assert!(
+        abs.contains("We learn dictionaries of sound atoms"),
+        "{tei}"
+    );
+    assert!(abs.contains("fixed wavelet bases do."), "{tei}");
+    assert!(!abs.contains("Dictionary learning adapts"), "{tei}");
 }
 
 #[test]
@@ -360,6 +501,44 @@ fn debug_dump_lists_every_model_and_filters_by_name() {
     assert!(only.contains("=== model: header ==="), "{only}");
     assert!(only.contains("=== model: name-header"), "{only}");
 
+    // One name-header call per author span: repeated sections are numbered.
+    let (status, _, names) = post(
+        &s,
+        side_by_side_authors().build(),
+        &[("debugMode", "1"), ("models", "name-header")],
+        None,
+    );
+    assert_eq!(status, 200, "{names}");
+    let heads: Vec<&str> = names.lines().filter(|l| l.starts_with("=== ")).collect();
+    assert_eq!(
+        heads,
+        vec![
+            "=== model: name-header (occurrence 1 of 3) ===",
+            "=== model: name-header (occurrence 2 of 3) ===",
+            "=== model: name-header (occurrence 3 of 3) ===",
+        ],
+        "{names}"
+    );
+    let second = names
+        .split("(occurrence 2 of 3) ===\n")
+        .nth(1)
+        .unwrap_or_default();
+    let rows: Vec<Vec<&str>> = second
+        .lines()
+        .take_while(|l| !l.is_empty() && !l.starts_with("==="))
+        .map(|l| l.split('\t').collect())
+        .collect();
+    assert_eq!(rows.len(), 2, "{second}");
+    assert_eq!(rows[0][0], "Ingrid");
+    assert!(rows[0].last().unwrap().ends_with("<forename>"), "{second}");
+    assert_eq!(rows[1][0], "Lindqvist");
+    assert!(rows[1].last().unwrap().ends_with("<surname>"), "{second}");
+    assert!(
+        rows.iter()
+            .all(|r| r.len() == rows[0].len() && r.len() > 10),
+        "tab-separated features: {second}"
+    );
+
     let (status, _, body) = post(
         &s,
         stacked_authors().build(),
@@ -429,18 +608,54 @@ fn one_column_on(b: PdfBuilder) -> PdfBuilder {
 #[test]
 fn bad_pdfs_answer_with_layout_codes() {
     let Some(s) = server() else { return };
-    let (status, _, body) = post(&s, quire::testutil::garbage_bytes(4000), &[], None);
-    assert_eq!(status, 500, "{body}");
-    assert!(
-        body.contains("BAD_INPUT_DATA") || body.contains("PDFTOOL_CONVERSION_FAILURE"),
-        "{body}"
+    let cases: [(&str, Vec<u8>, &str); 5] = [
+        (
+            "garbage",
+            quire::testutil::garbage_bytes(4000),
+            "[BAD_INPUT_DATA] bad input: ",
+        ),
+        (
+            "truncated",
+            one_column().build_truncated(0.4),
+            "[BAD_INPUT_DATA] bad input: ",
+        ),
+        (
+            "encrypted",
+            one_column().build_encrypted(),
+            "[BAD_INPUT_DATA] bad input: ",
+        ),
+        (
+            "empty page",
+            PdfBuilder::new().page(612.0, 792.0).build(),
+            "[NO_BLOCKS] ",
+        ),
+        (
+            "image only",
+            PdfBuilder::new()
+                .page(612.0, 792.0)
+                .image(0.0, 0.0, 100.0, 100.0)
+                .build(),
+            "[NO_BLOCKS] ",
+        ),
+    ];
+    for (name, pdf, prefix) in cases {
+        let (status, ctype, body) = post(&s, pdf, &[], None);
+        assert_eq!(status, 500, "{name}: {body}");
+        assert!(ctype.starts_with("text/plain"), "{name}: {ctype}");
+        assert!(body.starts_with(prefix), "{name}: {body}");
+        // The worker's message is not prefixed twice.
+        assert!(!body.contains("bad input: bad input"), "{name}: {body}");
+    }
+    // JSON errors on request.
+    let (status, ctype, body) = post(
+        &s,
+        quire::testutil::garbage_bytes(4000),
+        &[],
+        Some("application/json"),
     );
-    let empty = PdfBuilder::new().page(612.0, 792.0).build();
-    let (status, _, body) = post(&s, empty, &[], None);
-    assert_eq!(status, 500, "{body}");
-    assert!(body.contains("NO_BLOCKS"), "{body}");
-    let (status, _, body) = post(&s, one_column().build_encrypted(), &[], None);
-    assert!(status == 500 || status == 200, "{status}: {body}");
+    assert_eq!(status, 500);
+    assert!(ctype.starts_with("application/json"), "{ctype}");
+    assert!(body.contains("\"code\":\"BAD_INPUT_DATA\""), "{body}");
 }
 
 #[test]

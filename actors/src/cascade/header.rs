@@ -136,12 +136,13 @@ pub async fn process(
         Ok((tokens, rows))
     })
     .await?;
-    let fields = if rows.is_empty() {
+    let mut fields = if rows.is_empty() {
         HeaderFields::default()
     } else {
         let labels = label(ctx, &mut trace, ModelName::Header, flavor, vec![rows]).await?;
         header::decode(&tokens, &labels[0])?
     };
+    header_record::rescue_authors_by_email(&mut fields);
 
     let sub = sub_models(ctx, &mut trace, &fields, &lex).await?;
     let d = doc.clone();
@@ -167,7 +168,9 @@ async fn sub_models(
         let toks = name::toks(&seg, false);
         let rows = name::rows(&toks, &view);
         let labels = label(ctx, trace, ModelName::NameHeader, None, vec![rows]).await?;
-        sub.persons.push(name::decode(&toks, &labels[0]));
+        let mut persons = name::decode(&toks, &labels[0]);
+        name::middle_words_out_of_surnames(&mut persons, &view);
+        sub.persons.push(persons);
     }
 
     // All affiliation segments in one batch.
