@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 pub mod affiliation;
 pub mod citation;
 pub mod date;
+pub mod fulltext;
 pub mod header;
 pub mod header_record;
 pub mod lexical;
@@ -141,7 +142,11 @@ pub struct ReadStats {
     /// Files skipped, each with the reason (missing raw file, no alignment, …).
     pub files_dropped: Vec<(PathBuf, String)>,
     pub sequences: usize,
+    /// Tokens (text models) or feature rows (layout models) in the sequences.
     pub tokens: usize,
+    /// Layout models: raw feature rows that found no TEI token within GROBID's window (dropped,
+    /// or given the previous row's label where GROBID's trainer does so); 0 for text models.
+    pub unaligned: usize,
 }
 
 /// What the trainer, the evaluator and the CLI need from a model module. Each model module
@@ -189,6 +194,7 @@ pub fn spec(name: ModelName, flavor: Option<&str>) -> Option<&'static dyn ModelS
         (ModelName::NameCitation, None) => Some(&name::CITATION_SPEC),
         (ModelName::AffiliationAddress, None) => Some(&affiliation::SPEC),
         (ModelName::Citation, None) => Some(&citation::SPEC),
+        (ModelName::Fulltext, None) => Some(&fulltext::SPEC),
         _ => None,
     }
 }
