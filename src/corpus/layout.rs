@@ -338,6 +338,28 @@ pub fn push_tokens(out: &mut Vec<(String, String)>, text: &str, label: &str) -> 
     !begin
 }
 
+/// Append the entries of one text chunk whose pieces are text (`Some`) and line breaks
+/// (`None`, a [`NEWLINE`] entry): the first token of the chunk gets `I-`, wherever the line
+/// breaks fall.
+pub fn push_chunk(out: &mut Vec<(String, String)>, pieces: &[Option<String>], label: &str) {
+    let mut begun = false;
+    for piece in pieces {
+        match piece {
+            None => out.push((NEWLINE.to_string(), String::new())),
+            Some(t) if begun => {
+                let norm = crate::tokenizer::normalise(t);
+                for tok in crate::tokenizer::tokenize(&norm) {
+                    let tok = tok.trim();
+                    if !tok.is_empty() {
+                        out.push((tok.to_string(), label.to_string()));
+                    }
+                }
+            }
+            Some(t) => begun = push_tokens(out, t, label),
+        }
+    }
+}
+
 /// A file left out of training, with the reason.
 pub type Dropped = (PathBuf, String);
 

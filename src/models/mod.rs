@@ -10,12 +10,15 @@ use std::path::{Path, PathBuf};
 pub mod affiliation;
 pub mod citation;
 pub mod date;
+pub mod figure;
 pub mod fulltext;
 pub mod header;
 pub mod header_record;
 pub mod lexical;
 pub mod name;
+pub mod reference_segmenter;
 pub mod segmentation;
+pub mod table;
 pub mod text;
 
 /// Every sequence-labelling model of the cascade, named as GROBID names them.
@@ -195,6 +198,9 @@ pub fn spec(name: ModelName, flavor: Option<&str>) -> Option<&'static dyn ModelS
         (ModelName::AffiliationAddress, None) => Some(&affiliation::SPEC),
         (ModelName::Citation, None) => Some(&citation::SPEC),
         (ModelName::Fulltext, None) => Some(&fulltext::SPEC),
+        (ModelName::Figure, None) => Some(&figure::SPEC),
+        (ModelName::Table, None) => Some(&table::SPEC),
+        (ModelName::ReferenceSegmenter, None) => Some(&reference_segmenter::SPEC),
         _ => None,
     }
 }
