@@ -12,6 +12,7 @@ pub mod citation;
 pub mod date;
 pub mod figure;
 pub mod fulltext;
+pub mod funding;
 pub mod header;
 pub mod header_record;
 pub mod lexical;
@@ -201,6 +202,7 @@ pub fn spec(name: ModelName, flavor: Option<&str>) -> Option<&'static dyn ModelS
         (ModelName::Figure, None) => Some(&figure::SPEC),
         (ModelName::Table, None) => Some(&table::SPEC),
         (ModelName::ReferenceSegmenter, None) => Some(&reference_segmenter::SPEC),
+        (ModelName::FundingAcknowledgement, None) => Some(&funding::SPEC),
         _ => None,
     }
 }
