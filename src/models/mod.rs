@@ -9,6 +9,8 @@ use std::path::{Path, PathBuf};
 
 pub mod affiliation;
 pub mod citation;
+#[cfg(test)]
+mod corpus_check;
 pub mod date;
 pub mod figure;
 pub mod fulltext;
