@@ -8,6 +8,9 @@
 //! entries, an unmatched row takes the previous label, reading stops after more than 20
 //! consecutive failures, a file ending with 10 or more is dropped; reference §5.2).
 //!
+//! The `article/light` flavour (`fulltext/article/light`) is read the same way, with figures and
+//! tables labelled `<paragraph>` ([`light_label`]), as GROBID's light reader does.
+//!
 //! The rows are, for now, the 27 columns GROBID printed in the raw file. The run-time feature
 //! function (the same facts → rows path the segmentation and header models have, fed by the
 //! layout engine) comes with the fulltext model's own issue; until then a model trained here
@@ -217,16 +220,52 @@ pub fn read_pair(tei: &Path, raw: &Path) -> Result<std::result::Result<PairRead,
     }))
 }
 
-/// Read `<dataset>/fulltext/{corpus,evaluation}`: one sequence per document.
-pub fn read_dir(dataset: &Path, part: Part) -> Result<(Vec<Sequence>, ReadStats)> {
-    corpus::read_pairs(dataset, "fulltext", part, "fulltext", &|p: &FilePair| {
-        read_pair(&p.tei, &p.raw)
+/// Read `<dataset>/fulltext/{corpus,evaluation}` (or the flavour's folder): one sequence per
+/// document.
+pub fn read_dir(
+    dataset: &Path,
+    flavor: Option<&str>,
+    part: Part,
+) -> Result<(Vec<Sequence>, ReadStats)> {
+    let sub = match flavor {
+        Some(f) => format!("fulltext/{f}"),
+        None => "fulltext".to_string(),
+    };
+    let light = flavor == Some("article/light");
+    corpus::read_pairs(dataset, &sub, part, "fulltext", &|p: &FilePair| {
+        let mut r = read_pair(&p.tei, &p.raw)?;
+        if let (true, Ok(r)) = (light, r.as_mut()) {
+            for l in r.seqs.iter_mut().flat_map(|s| s.labels.iter_mut()) {
+                *l = light_label(l);
+            }
+        }
+        Ok(r)
     })
 }
 
-pub struct Spec;
+/// The `article/light` flavour's label for a standard one: figures and tables become
+/// paragraphs (the `I-` prefix is kept); every other label is unchanged.
+pub fn light_label(label: &str) -> String {
+    let (prefix, plain) = match label.strip_prefix("I-") {
+        Some(p) => ("I-", p),
+        None => ("", label),
+    };
+    let plain = match plain {
+        "<figure>" | "<table>" => "<paragraph>",
+        other => other,
+    };
+    format!("{prefix}{plain}")
+}
 
-pub static SPEC: Spec = Spec;
+/// The standard model (`flavor: None`) or the `article/light` flavour.
+pub struct Spec {
+    pub flavor: Option<&'static str>,
+}
+
+pub static SPEC: Spec = Spec { flavor: None };
+pub static LIGHT_SPEC: Spec = Spec {
+    flavor: Some("article/light"),
+};
 
 /// Version of the row layout (GROBID's raw columns, see the module documentation).
 pub const FEATURE_VERSION: u32 = 1;
@@ -289,6 +328,9 @@ impl ModelSpec for Spec {
     fn name(&self) -> ModelName {
         ModelName::Fulltext
     }
+    fn flavor(&self) -> Option<&'static str> {
+        self.flavor
+    }
     fn feature_version(&self) -> u32 {
         FEATURE_VERSION
     }
@@ -307,7 +349,7 @@ impl ModelSpec for Spec {
         }
     }
     fn read(&self, dataset: &Path, part: Part) -> Result<(Vec<Sequence>, ReadStats)> {
-        read_dir(dataset, part)
+        read_dir(dataset, self.flavor, part)
     }
     fn write_resources(&self, _dataset: &Path, _models_dir: &Path) -> Result<()> {
         // The rows are GROBID's own columns: no Quire lexicon is involved.
@@ -430,7 +472,7 @@ mod tests {
         // A TEI file without its raw file.
         write(&c.join("tei"), "e.training.fulltext.tei.xml", TEI);
 
-        let (seqs, stats) = read_dir(&ds, Part::Corpus).unwrap();
+        let (seqs, stats) = read_dir(&ds, None, Part::Corpus).unwrap();
         assert_eq!(stats.files_read, 1);
         assert_eq!(seqs.len(), 1);
         assert_eq!(stats.tokens, 9);
@@ -464,6 +506,34 @@ mod tests {
                 .iter()
                 .any(|r| r.contains("e.training") && r.contains("no raw")),
             "{reasons:?}"
+        );
+        std::fs::remove_dir_all(&ds).unwrap();
+    }
+
+    #[test]
+    fn light_flavour_reads_figures_as_paragraphs() {
+        assert_eq!(light_label("I-<figure>"), "I-<paragraph>");
+        assert_eq!(light_label("<table>"), "<paragraph>");
+        assert_eq!(light_label("I-<citation_marker>"), "I-<citation_marker>");
+        let ds = std::env::temp_dir().join(format!("quire-fulltext-light-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&ds);
+        let c = ds.join("fulltext/article/light/corpus");
+        let tei = "<tei><text><figure><head>Figure 2</head> A plot</figure></text></tei>";
+        write(&c.join("tei"), "a.training.fulltext.tei.xml", tei);
+        let raw: Vec<String> = ["Figure", "2", "A", "plot"]
+            .iter()
+            .map(|t| raw_row(t))
+            .collect();
+        write(&c.join("raw"), "a.training.fulltext", &raw.join("\n"));
+        let (seqs, _) = LIGHT_SPEC.read(&ds, Part::Corpus).unwrap();
+        assert_eq!(
+            seqs[0].labels,
+            vec![
+                "I-<paragraph>",
+                "<paragraph>",
+                "I-<paragraph>",
+                "<paragraph>"
+            ]
         );
         std::fs::remove_dir_all(&ds).unwrap();
     }

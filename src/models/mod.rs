@@ -201,6 +201,7 @@ pub fn spec(name: ModelName, flavor: Option<&str>) -> Option<&'static dyn ModelS
         (ModelName::AffiliationAddress, None) => Some(&affiliation::SPEC),
         (ModelName::Citation, None) => Some(&citation::SPEC),
         (ModelName::Fulltext, None) => Some(&fulltext::SPEC),
+        (ModelName::Fulltext, Some("article/light")) => Some(&fulltext::LIGHT_SPEC),
         (ModelName::Figure, None) => Some(&figure::SPEC),
         (ModelName::Table, None) => Some(&table::SPEC),
         (ModelName::ReferenceSegmenter, None) => Some(&reference_segmenter::SPEC),

@@ -7,7 +7,9 @@
 //! `bibl` elements with an optional `label`; the text of a `label` is `<label>`, the rest of a
 //! `bibl` is `<reference>`, text outside any `bibl` (and the text of a `bibl` before its label)
 //! is `<other>`; each chunk's first token gets `I-`. `<lb/>`/`<pb/>` are line-break entries
-//! that take room in the alignment window and match nothing. Each raw row's token is searched
+//! that take room in the alignment window and match nothing. (GROBID's current reader splits
+//! its own `@newline` marker at the `@`, which it counts as punctuation, into two entries that
+//! can match raw `@` and `newline` tokens; Quire keeps one marker entry that matches nothing.) Each raw row's token is searched
 //! among the next 7 TEI entries, never going back; matched rows take the label, unmatched rows
 //! are dropped; each file is one sequence.
 //!
