@@ -87,8 +87,21 @@ fn print_part(
     Ok(())
 }
 
-/// `quire corpus MODEL [--flavor F] [--dataset DIR]`.
+/// `quire corpus MODEL [--flavor F] [--dataset DIR]`. Output cut short by a closed pipe
+/// (`quire corpus fulltext | head`) is not an error.
 pub fn run(args: CorpusArgs) -> anyhow::Result<()> {
+    match report(args) {
+        Err(e)
+            if e.downcast_ref::<std::io::Error>()
+                .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe) =>
+        {
+            Ok(())
+        }
+        other => other,
+    }
+}
+
+fn report(args: CorpusArgs) -> anyhow::Result<()> {
     let name: ModelName = args.model.parse().map_err(anyhow::Error::msg)?;
     let spec = models::spec(name, args.flavor.as_deref())
         .with_context(|| format!("model `{}` has no corpus reader in this build", args.model))?;
