@@ -10,6 +10,8 @@ GROBID's trainers do (reference grobid-models.md §5.2).
 - [`align`] matches raw rows to TEI tokens by their first column, searching forward over a
   window of TEI entries, never going back.
 - [`pair_files`] pairs TEI files with raw files by name and reports the TEI files left alone.
+- [`read_pairs`] runs one model's pair reader over a corpus folder and gathers the
+  [`ReadStats`] (files used and dropped with their reasons, sequences, rows, unaligned rows).
 */
 
 use std::path::{Path, PathBuf};
@@ -17,6 +19,8 @@ use std::path::{Path, PathBuf};
 use quick_xml::events::Event;
 use quick_xml::Reader;
 
+use crate::crf::Sequence;
+use crate::models::{Part, ReadStats};
 use crate::{Error, Result};
 
 /// Rows of a raw feature file: one per non-empty line, columns split on single spaces.
@@ -163,6 +167,8 @@ pub enum Unmatched {
 pub struct Alignment {
     /// Per raw row: the label it received, if any.
     pub labels: Vec<Option<String>>,
+    /// Per raw row: the index of the TEI entry it matched (`None` when unmatched).
+    pub positions: Vec<Option<usize>>,
     pub matched: usize,
     /// Consecutive failures at the end of the file (GROBID drops a file when this is ≥ 10).
     pub trailing_failures: usize,
@@ -172,23 +178,42 @@ pub struct Alignment {
 
 /// Align raw rows (first column) with TEI `(token, label)` entries, GROBID's way: for each raw
 /// row search the TEI entries `q .. q+window` (q = just after the last match) for an equal
-/// normalised token; the TEI side never goes back.
+/// normalised token; the TEI side never goes back. Reading stops after more than 20
+/// consecutive failures (GROBID's segmentation and fulltext trainers).
 pub fn align(
     raw_first: &[String],
     tei: &[(String, String)],
     window: usize,
     unmatched: Unmatched,
 ) -> Alignment {
+    align_with(raw_first, tei, window, unmatched, Some(20))
+}
+
+/// [`align`] with the stopping rule given: `stop_after: Some(n)` stops reading after more than
+/// `n` consecutive failures; `None` reads every row (GROBID's reference-segmenter, figure and
+/// table trainers). TEI entries whose token is empty or `@newline` (line breaks and sequence
+/// ends kept in the list so that they take room in the window, as GROBID's lists do) never
+/// match a raw row.
+pub fn align_with(
+    raw_first: &[String],
+    tei: &[(String, String)],
+    window: usize,
+    unmatched: Unmatched,
+    stop_after: Option<usize>,
+) -> Alignment {
     let tei_keys: Vec<String> = tei.iter().map(|(t, _)| align_key(t)).collect();
     let mut q = 0usize;
     let mut labels = Vec::with_capacity(raw_first.len());
+    let mut positions = Vec::with_capacity(raw_first.len());
     let mut matched = 0;
     let mut failures = 0;
     let mut prev: Option<String> = None;
     let mut truncated = false;
     for raw in raw_first {
         let key = align_key(raw);
-        let hit = (q..(q + window).min(tei.len())).find(|&p| tei_keys[p] == key);
+        let hit =
+            (q..(q + window).min(tei.len())).find(|&p| tei_keys[p] == key && !is_marker(&tei[p].0));
+        positions.push(hit);
         match hit {
             Some(p) => {
                 let label = tei[p].1.clone();
@@ -204,7 +229,7 @@ pub fn align(
                     Unmatched::PreviousLabel => prev.clone(),
                     Unmatched::Leave => None,
                 });
-                if failures > 20 {
+                if stop_after.is_some_and(|n| failures > n) {
                     truncated = true;
                     break;
                 }
@@ -213,9 +238,125 @@ pub fn align(
     }
     Alignment {
         labels,
+        positions,
         matched,
         trailing_failures: failures,
         truncated,
+    }
+}
+
+/// The TEI entry of a line break in the lists of [`align_with`]: it takes room in the window
+/// and matches nothing.
+pub const NEWLINE: &str = "@newline";
+
+/// Whether a TEI entry is a marker (line break, sequence end) rather than a token.
+pub fn is_marker(token: &str) -> bool {
+    token.is_empty() || token == NEWLINE
+}
+
+/// What one model's pair reader made of one TEI + raw pair.
+#[derive(Debug, Clone, Default)]
+pub struct PairRead {
+    pub seqs: Vec<Sequence>,
+    /// Raw rows that found no TEI token (dropped, or given the previous label, as the model's
+    /// GROBID trainer does).
+    pub unaligned: usize,
+}
+
+/// Read every TEI + raw pair of `<dataset>/<sub>/{corpus,evaluation}` with `read_pair`
+/// (`Ok(Err(reason))`: GROBID would leave the file out; `Err`: the file cannot be read, e.g.
+/// malformed XML, an error naming the file). Both kinds of failure drop the file with its
+/// reason in the stats; only a missing folder is an error.
+pub fn read_pairs(
+    dataset: &Path,
+    sub: &str,
+    part: Part,
+    suffix: &str,
+    read_pair: &dyn Fn(&FilePair) -> Result<std::result::Result<PairRead, String>>,
+) -> Result<(Vec<Sequence>, ReadStats)> {
+    let dir = dataset.join(sub).join(match part {
+        Part::Corpus => "corpus",
+        Part::Evaluation => "evaluation",
+    });
+    let (pairs, dropped) = pair_files(&dir, suffix)?;
+    let mut stats = ReadStats {
+        files_dropped: dropped,
+        ..Default::default()
+    };
+    let mut seqs = Vec::new();
+    for p in pairs {
+        match read_pair(&p) {
+            Ok(Ok(r)) => {
+                stats.files_read += 1;
+                stats.unaligned += r.unaligned;
+                for s in r.seqs {
+                    if !s.rows.is_empty() {
+                        stats.tokens += s.rows.len();
+                        seqs.push(s);
+                    }
+                }
+            }
+            Ok(Err(reason)) => stats.files_dropped.push((p.tei, reason)),
+            Err(e) => stats.files_dropped.push((p.tei, e.to_string())),
+        }
+    }
+    stats.sequences = seqs.len();
+    Ok((seqs, stats))
+}
+
+/// Check that every raw row has at least `min_columns` columns; the reason names the row.
+pub fn check_columns(rows: &[Vec<String>], min_columns: usize) -> std::result::Result<(), String> {
+    match rows.iter().position(|r| r.len() < min_columns) {
+        Some(i) => Err(format!(
+            "raw row {} has {} columns, expected at least {min_columns}",
+            i + 1,
+            rows[i].len()
+        )),
+        None => Ok(()),
+    }
+}
+
+/// Tokenise annotated text as GROBID's layout-model TEI readers do (the delimiter tokenizer
+/// after Unicode normalisation, whitespace dropped) and append `(token, label)` entries, the
+/// first with `I-`. Returns whether anything was written.
+pub fn push_tokens(out: &mut Vec<(String, String)>, text: &str, label: &str) -> bool {
+    let norm = crate::tokenizer::normalise(text);
+    let mut begin = true;
+    for tok in crate::tokenizer::tokenize(&norm) {
+        let tok = tok.trim();
+        if tok.is_empty() {
+            continue;
+        }
+        let l = if begin {
+            format!("I-{label}")
+        } else {
+            label.to_string()
+        };
+        out.push((tok.to_string(), l));
+        begin = false;
+    }
+    !begin
+}
+
+/// Append the entries of one text chunk whose pieces are text (`Some`) and line breaks
+/// (`None`, a [`NEWLINE`] entry): the first token of the chunk gets `I-`, wherever the line
+/// breaks fall.
+pub fn push_chunk(out: &mut Vec<(String, String)>, pieces: &[Option<String>], label: &str) {
+    let mut begun = false;
+    for piece in pieces {
+        match piece {
+            None => out.push((NEWLINE.to_string(), String::new())),
+            Some(t) if begun => {
+                let norm = crate::tokenizer::normalise(t);
+                for tok in crate::tokenizer::tokenize(&norm) {
+                    let tok = tok.trim();
+                    if !tok.is_empty() {
+                        out.push((tok.to_string(), label.to_string()));
+                    }
+                }
+            }
+            Some(t) => begun = push_tokens(out, t, label),
+        }
     }
 }
 

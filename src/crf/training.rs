@@ -459,6 +459,7 @@ mod tests {
                 files_dropped: vec![],
                 sequences: data.len(),
                 tokens: tokens(&data),
+                unaligned: 0,
             };
             Ok((data, stats))
         }

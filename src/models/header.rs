@@ -703,6 +703,15 @@ pub fn read_pair(
     raw: &Path,
     lex: &LexView<'_>,
 ) -> Result<std::result::Result<Sequence, String>> {
+    Ok(read_pair_counted(tei, raw, lex)?.map(|(s, _)| s))
+}
+
+/// [`read_pair`], with the number of raw rows that found no TEI entry.
+fn read_pair_counted(
+    tei: &Path,
+    raw: &Path,
+    lex: &LexView<'_>,
+) -> Result<std::result::Result<(Sequence, usize), String>> {
     let events = corpus::walk_tei(tei)?;
     let tei_toks = tei_tokens(&events);
     let raw_rows = corpus::read_raw_rows(raw)?;
@@ -736,10 +745,14 @@ pub fn read_pair(
     if facts.is_empty() {
         return Ok(Err("no token could be aligned".into()));
     }
-    Ok(Ok(Sequence {
-        rows: rows(&facts, lex),
-        labels: out_labels,
-    }))
+    let unaligned = raw_rows.len() - al.matched;
+    Ok(Ok((
+        Sequence {
+            rows: rows(&facts, lex),
+            labels: out_labels,
+        },
+        unaligned,
+    )))
 }
 
 /// Read a header corpus folder (`<dir>/tei`, `<dir>/raw`).
@@ -767,8 +780,9 @@ pub fn read_dir(
     };
     let mut seqs = Vec::new();
     for p in pairs {
-        match read_pair(&p.tei, &p.raw, &lex) {
-            Ok(Ok(mut s)) => {
+        match read_pair_counted(&p.tei, &p.raw, &lex) {
+            Ok(Ok((mut s, unaligned))) => {
+                stats.unaligned += unaligned;
                 if flavor == Some("article/light") {
                     for l in &mut s.labels {
                         *l = light_label(l);

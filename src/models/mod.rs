@@ -9,12 +9,19 @@ use std::path::{Path, PathBuf};
 
 pub mod affiliation;
 pub mod citation;
+#[cfg(test)]
+mod corpus_check;
 pub mod date;
+pub mod figure;
+pub mod fulltext;
+pub mod funding;
 pub mod header;
 pub mod header_record;
 pub mod lexical;
 pub mod name;
+pub mod reference_segmenter;
 pub mod segmentation;
+pub mod table;
 pub mod text;
 
 /// Every sequence-labelling model of the cascade, named as GROBID names them.
@@ -141,7 +148,11 @@ pub struct ReadStats {
     /// Files skipped, each with the reason (missing raw file, no alignment, …).
     pub files_dropped: Vec<(PathBuf, String)>,
     pub sequences: usize,
+    /// Tokens (text models) or feature rows (layout models) in the sequences.
     pub tokens: usize,
+    /// Layout models: raw feature rows that found no TEI token within GROBID's window (dropped,
+    /// or given the previous row's label where GROBID's trainer does so); 0 for text models.
+    pub unaligned: usize,
 }
 
 /// What the trainer, the evaluator and the CLI need from a model module. Each model module
@@ -189,6 +200,12 @@ pub fn spec(name: ModelName, flavor: Option<&str>) -> Option<&'static dyn ModelS
         (ModelName::NameCitation, None) => Some(&name::CITATION_SPEC),
         (ModelName::AffiliationAddress, None) => Some(&affiliation::SPEC),
         (ModelName::Citation, None) => Some(&citation::SPEC),
+        (ModelName::Fulltext, None) => Some(&fulltext::SPEC),
+        (ModelName::Fulltext, Some("article/light")) => Some(&fulltext::LIGHT_SPEC),
+        (ModelName::Figure, None) => Some(&figure::SPEC),
+        (ModelName::Table, None) => Some(&table::SPEC),
+        (ModelName::ReferenceSegmenter, None) => Some(&reference_segmenter::SPEC),
+        (ModelName::FundingAcknowledgement, None) => Some(&funding::SPEC),
         _ => None,
     }
 }

@@ -4,6 +4,7 @@
 mod actors;
 mod admin;
 mod common;
+mod corpus;
 mod errors;
 mod header;
 mod layout;

@@ -3,6 +3,7 @@ The `quire` subcommands, one file each. A new subcommand adds its file, one `Com
 one line in [`run`].
 */
 
+pub mod corpus;
 pub mod layout;
 pub mod serve;
 pub mod train;
@@ -22,6 +23,8 @@ pub enum Command {
     Eval(train::EvalArgs),
     /// Label lines of text from stdin with a trained model.
     Tag(train::TagArgs),
+    /// Read a model's corpus and evaluation data and print what was used and dropped.
+    Corpus(corpus::CorpusArgs),
 }
 
 pub fn run(command: Command) -> anyhow::Result<()> {
@@ -32,5 +35,6 @@ pub fn run(command: Command) -> anyhow::Result<()> {
         Command::Train(args) => train::train(args),
         Command::Eval(args) => train::eval(args),
         Command::Tag(args) => train::tag(args),
+        Command::Corpus(args) => corpus::run(args),
     }
 }

@@ -1,0 +1,503 @@
+//! Funding-acknowledgement model: labels the tokens of a funding or acknowledgement statement
+//! (funders, grant numbers and names, programmes, projects, persons, institutions,
+//! infrastructures, affiliations, URLs) — reference grobid-models.md §2.11, §3.10.
+//!
+//! A text-only model: the corpus is three aggregated TEI files (acknowledgements, fundings,
+//! infrastructures; one in `evaluation/`) whose `<funding>` and `<acknowledgment>` paragraphs
+//! are the sequences, read with the generic TEI reader ([`crate::corpus`]) and [`FundingRules`].
+//!
+//! Features ([`rows`], 17 columns, the one function for training and tagging): the token, its
+//! lower-case form, prefixes and suffixes 1–4, line status, capitalisation, digits, single
+//! character, known funder, known research infrastructure, punctuation type. The two
+//! gazetteers ([`FundingLexicon`]) are built by Quire from the funding corpus's own
+//! `<funderName>` and `<infrastructure>` fields; a training sequence does not see the entries
+//! that only it contributes (the corpus is only three files, so the exclusion is per sequence,
+//! not per file as for the other lexicons). Training writes them to
+//! `<models>/lexicon/funders.txt` and `infrastructures.txt`, which tagging loads.
+
+use std::collections::{HashMap, HashSet};
+use std::path::Path;
+use std::sync::OnceLock;
+
+use crate::corpus::{self, Labelled, Rules};
+use crate::crf::{Sequence, TrainParams};
+use crate::features::{self as f, gazetteer_key, Gazetteer, Tok};
+use crate::models::text;
+use crate::models::{ModelName, ModelSpec, Part, ReadStats};
+use crate::{Error, Result};
+
+/// GROBID's funding-acknowledgement labels, as the training corpus produces them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Label {
+    FunderName,
+    GrantNumber,
+    GrantName,
+    ProjectName,
+    ProgramName,
+    Person,
+    Institution,
+    Infrastructure,
+    Affiliation,
+    Url,
+    Other,
+}
+
+impl Label {
+    pub const ALL: [Label; 11] = [
+        Label::FunderName,
+        Label::GrantNumber,
+        Label::GrantName,
+        Label::ProjectName,
+        Label::ProgramName,
+        Label::Person,
+        Label::Institution,
+        Label::Infrastructure,
+        Label::Affiliation,
+        Label::Url,
+        Label::Other,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Label::FunderName => "<funderName>",
+            Label::GrantNumber => "<grantNumber>",
+            Label::GrantName => "<grantName>",
+            Label::ProjectName => "<projectName>",
+            Label::ProgramName => "<programName>",
+            Label::Person => "<person>",
+            Label::Institution => "<institution>",
+            Label::Infrastructure => "<infrastructure>",
+            Label::Affiliation => "<affiliation>",
+            Label::Url => "<url>",
+            Label::Other => "<other>",
+        }
+    }
+
+    /// Parse a label as the tagger prints it, with or without the `I-` prefix.
+    pub fn parse(s: &str) -> Option<Label> {
+        let p = text::plain(s);
+        Label::ALL.iter().copied().find(|l| l.as_str() == p)
+    }
+}
+
+/// Corpus rules: each `<funding>` or `<acknowledgment>` paragraph is a sequence (element
+/// names arrive lower-cased).
+pub struct FundingRules;
+
+impl Rules for FundingRules {
+    fn is_sequence(&self, name: &str) -> bool {
+        matches!(name, "funding" | "acknowledgment")
+    }
+    fn label(&self, name: &str, attrs: &[(String, String)]) -> Option<&'static str> {
+        Some(
+            match name {
+                "funder" => Label::FunderName,
+                "grantnumber" => Label::GrantNumber,
+                "grantname" => Label::GrantName,
+                "projectname" => Label::ProjectName,
+                "programname" => Label::ProgramName,
+                "individual" => Label::Person,
+                "institution"
+                    if attrs
+                        .iter()
+                        .any(|(k, v)| k == "type" && v == "infrastructure") =>
+                {
+                    Label::Infrastructure
+                }
+                "institution" => Label::Institution,
+                "affiliation" => Label::Affiliation,
+                "url" => Label::Url,
+                _ => return None,
+            }
+            .as_str(),
+        )
+    }
+}
+
+/// The funder and infrastructure gazetteers (see the module documentation).
+#[derive(Debug, Clone, Default)]
+pub struct FundingLexicon {
+    pub funders: Gazetteer,
+    pub infrastructures: Gazetteer,
+}
+
+/// A [`FundingLexicon`] minus one training sequence's own entries.
+#[derive(Clone, Copy)]
+pub struct FundingView<'a> {
+    pub lex: &'a FundingLexicon,
+    pub excluded_funders: Option<&'a HashSet<String>>,
+    pub excluded_infrastructures: Option<&'a HashSet<String>>,
+}
+
+impl<'a> FundingView<'a> {
+    pub fn new(lex: &'a FundingLexicon) -> FundingView<'a> {
+        FundingView {
+            lex,
+            excluded_funders: None,
+            excluded_infrastructures: None,
+        }
+    }
+}
+
+const FUNDERS_FILE: &str = "funders.txt";
+const INFRASTRUCTURES_FILE: &str = "infrastructures.txt";
+
+/// Field texts of one sequence, as gazetteer keys, for one label.
+fn field_keys(s: &Labelled, label: Label) -> HashSet<String> {
+    s.fields
+        .iter()
+        .filter(|f| f.label == label.as_str())
+        .map(|f| gazetteer_key(&f.text))
+        .filter(|k| !k.is_empty())
+        .collect()
+}
+
+/// Per-sequence entries of both gazetteers, and the gazetteers built from them.
+struct Built {
+    lex: FundingLexicon,
+    /// Per corpus sequence (in reading order): the funder and infrastructure entries only it
+    /// contributes.
+    own: Vec<(HashSet<String>, HashSet<String>)>,
+}
+
+fn build(corpus_seqs: &[&Labelled]) -> Built {
+    let per_seq: Vec<(HashSet<String>, HashSet<String>)> = corpus_seqs
+        .iter()
+        .map(|s| {
+            (
+                field_keys(s, Label::FunderName),
+                field_keys(s, Label::Infrastructure),
+            )
+        })
+        .collect();
+    let mut funder_count: HashMap<&str, usize> = HashMap::new();
+    let mut infra_count: HashMap<&str, usize> = HashMap::new();
+    for (fu, inf) in &per_seq {
+        for k in fu {
+            *funder_count.entry(k).or_default() += 1;
+        }
+        for k in inf {
+            *infra_count.entry(k).or_default() += 1;
+        }
+    }
+    let lex = FundingLexicon {
+        funders: Gazetteer::from_keys(funder_count.keys().copied()),
+        infrastructures: Gazetteer::from_keys(infra_count.keys().copied()),
+    };
+    let own = per_seq
+        .iter()
+        .map(|(fu, inf)| {
+            (
+                fu.iter()
+                    .filter(|k| funder_count.get(k.as_str()) == Some(&1))
+                    .cloned()
+                    .collect(),
+                inf.iter()
+                    .filter(|k| infra_count.get(k.as_str()) == Some(&1))
+                    .cloned()
+                    .collect(),
+            )
+        })
+        .collect();
+    Built { lex, own }
+}
+
+impl FundingLexicon {
+    /// The gazetteers built from `<dataset>/funding-acknowledgement/corpus`.
+    pub fn from_corpus(dataset: &Path) -> Result<FundingLexicon> {
+        let dir = dataset.join("funding-acknowledgement/corpus");
+        let (files, _) = corpus::read_dir(&dir, &FundingRules)?;
+        let seqs: Vec<&Labelled> = files.iter().flat_map(|f| &f.seqs).collect();
+        Ok(build(&seqs).lex)
+    }
+
+    /// Write `funders.txt` and `infrastructures.txt` (sorted gazetteer keys) into `dir`.
+    pub fn save(&self, dir: &Path) -> Result<()> {
+        std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+        for (name, g) in [
+            (FUNDERS_FILE, &self.funders),
+            (INFRASTRUCTURES_FILE, &self.infrastructures),
+        ] {
+            let mut keys: Vec<&str> = g.keys().collect();
+            keys.sort_unstable();
+            let mut text = keys.join("\n");
+            text.push('\n');
+            let path = dir.join(name);
+            std::fs::write(&path, text).map_err(|e| Error::io(&path, e))?;
+        }
+        Ok(())
+    }
+
+    /// Load what [`FundingLexicon::save`] wrote.
+    pub fn load(dir: &Path) -> Result<FundingLexicon> {
+        let read = |name: &str| -> Result<Gazetteer> {
+            let path = dir.join(name);
+            let text = std::fs::read_to_string(&path).map_err(|e| Error::io(&path, e))?;
+            Ok(Gazetteer::from_keys(text.lines().filter(|l| !l.is_empty())))
+        };
+        Ok(FundingLexicon {
+            funders: read(FUNDERS_FILE)?,
+            infrastructures: read(INFRASTRUCTURES_FILE)?,
+        })
+    }
+}
+
+/// Line status as GROBID's funding features have it: `LINESTART` for the first token only,
+/// `LINEEND` for the last token or before a line break, else `LINEIN`.
+fn line_status(toks: &[Tok], i: usize) -> &'static str {
+    if i == 0 {
+        "LINESTART"
+    } else if i + 1 == toks.len() || toks[i + 1].newline_before {
+        "LINEEND"
+    } else {
+        "LINEIN"
+    }
+}
+
+/// THE feature function (reference §3.10): 17 columns per token.
+pub fn rows(toks: &[Tok], view: &FundingView<'_>) -> Vec<Vec<String>> {
+    let funders = view.lex.funders.flags(toks, view.excluded_funders);
+    let infra = view
+        .lex
+        .infrastructures
+        .flags(toks, view.excluded_infrastructures);
+    toks.iter()
+        .enumerate()
+        .map(|(i, t)| {
+            let s = t.text.as_str();
+            let mut row = Vec::with_capacity(17);
+            f::push_lexical(&mut row, s);
+            row.push(line_status(toks, i).to_string());
+            row.push(f::capitalisation(s).to_string());
+            row.push(f::digit(s).to_string());
+            row.push(f::single_char(s).to_string());
+            row.push(f::flag(funders[i]).to_string());
+            row.push(f::flag(infra[i]).to_string());
+            row.push(f::punct_type(s).to_string());
+            row
+        })
+        .collect()
+}
+
+/// Read `<dataset>/funding-acknowledgement/{corpus,evaluation}` into CRF sequences. Corpus
+/// sequences are featurised without their own gazetteer entries; evaluation sequences see the
+/// whole gazetteers, as run time does.
+pub fn read_dir(dataset: &Path, part: Part) -> Result<(Vec<Sequence>, ReadStats)> {
+    let base = dataset.join("funding-acknowledgement");
+    let (corpus_files, corpus_stats) = corpus::read_dir(&base.join("corpus"), &FundingRules)?;
+    let corpus_seqs: Vec<&Labelled> = corpus_files.iter().flat_map(|f| &f.seqs).collect();
+    let built = build(&corpus_seqs);
+    match part {
+        Part::Corpus => {
+            let out = corpus_seqs
+                .iter()
+                .zip(&built.own)
+                .map(|(s, (fu, inf))| {
+                    let view = FundingView {
+                        lex: &built.lex,
+                        excluded_funders: Some(fu),
+                        excluded_infrastructures: Some(inf),
+                    };
+                    Sequence {
+                        rows: rows(&s.toks, &view),
+                        labels: s.labels.clone(),
+                    }
+                })
+                .collect();
+            Ok((out, corpus_stats))
+        }
+        Part::Evaluation => {
+            let (files, stats) = corpus::read_dir(&base.join("evaluation"), &FundingRules)?;
+            let view = FundingView::new(&built.lex);
+            let out = files
+                .iter()
+                .flat_map(|f| &f.seqs)
+                .map(|s| Sequence {
+                    rows: rows(&s.toks, &view),
+                    labels: s.labels.clone(),
+                })
+                .collect();
+            Ok((out, stats))
+        }
+    }
+}
+
+pub struct Spec;
+
+pub static SPEC: Spec = Spec;
+
+/// Version of [`rows`]' columns.
+pub const FEATURE_VERSION: u32 = 1;
+
+impl ModelSpec for Spec {
+    fn name(&self) -> ModelName {
+        ModelName::FundingAcknowledgement
+    }
+    fn feature_version(&self) -> u32 {
+        FEATURE_VERSION
+    }
+    fn template(&self) -> &'static str {
+        static T: OnceLock<String> = OnceLock::new();
+        T.get_or_init(|| {
+            text::template(
+                &[
+                    (0, &[-3, -2, -1, 0, 1, 2, 3]),
+                    (1, &[-2, -1, 0, 1, 2]),
+                    (2, &[0]),
+                    (3, &[0]),
+                    (4, &[0]),
+                    (5, &[0]),
+                    (6, &[0]),
+                    (7, &[0]),
+                    (8, &[0]),
+                    (9, &[0]),
+                    (10, &[-1, 0, 1]),
+                    (11, &[-1, 0, 1]),
+                    (12, &[-1, 0, 1]),
+                    (13, &[-1, 0, 1]),
+                    (14, &[-1, 0, 1]),
+                    (15, &[-1, 0, 1]),
+                    (16, &[-2, -1, 0, 1, 2]),
+                ],
+                &[
+                    ((-1, 0), (0, 0)),
+                    ((0, 0), (1, 0)),
+                    ((1, 0), (2, 0)),
+                    ((-2, 0), (-1, 0)),
+                    ((0, 11), (1, 11)),
+                    ((-1, 11), (0, 11)),
+                ],
+            )
+        })
+    }
+    fn default_params(&self) -> TrainParams {
+        // GROBID: epsilon 1e-5, window 50, 2,000 iterations (reference §7).
+        TrainParams {
+            c1: 0.5,
+            c2: 0.0001,
+            epsilon: 1e-5,
+            window: 50,
+            max_iter: 2000,
+            threads: 0,
+        }
+    }
+    fn read(&self, dataset: &Path, part: Part) -> Result<(Vec<Sequence>, ReadStats)> {
+        read_dir(dataset, part)
+    }
+    fn write_resources(&self, dataset: &Path, models_dir: &Path) -> Result<()> {
+        FundingLexicon::from_corpus(dataset)?.save(&models_dir.join("lexicon"))
+    }
+    fn rows_from_text(&self, text: &str) -> Option<Vec<Vec<String>>> {
+        static LEX: OnceLock<FundingLexicon> = OnceLock::new();
+        let lex = LEX.get_or_init(|| {
+            FundingLexicon::load(&crate::lexicon::default_dir()).unwrap_or_default()
+        });
+        Some(rows(
+            &f::toks_from_text(text, false),
+            &FundingView::new(lex),
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TEI: &str = r#"<fundings>
+<funding>Funded by the <funder>Wellcome Trust</funder> [<grantNumber>100114</grantNumber>] and
+<institution type="infrastructure">ELIXIR</institution>.</funding>
+<acknowledgment>We thank <individual>J. Doe</individual> (<affiliation>MIT</affiliation>),
+the <funder>Wellcome Trust</funder>, the <programName>H2020</programName> programme.</acknowledgment>
+</fundings>"#;
+
+    fn pairs(s: &Labelled) -> Vec<(&str, &str)> {
+        s.toks
+            .iter()
+            .zip(&s.labels)
+            .map(|(t, l)| (t.text.as_str(), l.as_str()))
+            .collect()
+    }
+
+    #[test]
+    fn paragraphs_are_sequences_with_funding_labels() {
+        let seqs = corpus::read_str(Path::new("f.tei.xml"), TEI, &FundingRules).unwrap();
+        assert_eq!(seqs.len(), 2);
+        assert_eq!(
+            pairs(&seqs[0]),
+            vec![
+                ("Funded", "I-<other>"),
+                ("by", "<other>"),
+                ("the", "<other>"),
+                ("Wellcome", "I-<funderName>"),
+                ("Trust", "<funderName>"),
+                ("[", "I-<other>"),
+                ("100114", "I-<grantNumber>"),
+                ("]", "I-<other>"),
+                ("and", "<other>"),
+                ("ELIXIR", "I-<infrastructure>"),
+                (".", "I-<other>"),
+            ]
+        );
+        let p = pairs(&seqs[1]);
+        assert!(p.contains(&("J", "I-<person>")));
+        assert!(p.contains(&("MIT", "I-<affiliation>")));
+        assert!(p.contains(&("H2020", "I-<programName>")));
+        for s in &seqs {
+            for l in &s.labels {
+                assert!(Label::parse(l).is_some(), "{l}");
+            }
+        }
+    }
+
+    #[test]
+    fn rows_have_17_columns_and_gazetteers_hide_a_sequences_own_entries() {
+        let seqs = corpus::read_str(Path::new("f.tei.xml"), TEI, &FundingRules).unwrap();
+        let refs: Vec<&Labelled> = seqs.iter().collect();
+        let built = build(&refs);
+        assert!(built.lex.funders.contains_key("wellcome trust"));
+        assert!(built.lex.infrastructures.contains_key("elixir"));
+        // "Wellcome Trust" is in both sequences: visible to each; ELIXIR only in the first.
+        assert!(built.own[0].0.is_empty());
+        assert!(built.own[0].1.contains("elixir"));
+        let view = FundingView {
+            lex: &built.lex,
+            excluded_funders: Some(&built.own[0].0),
+            excluded_infrastructures: Some(&built.own[0].1),
+        };
+        let r = rows(&seqs[0].toks, &view);
+        assert!(r.iter().all(|row| row.len() == 17));
+        assert_eq!(r[0][..2], ["Funded".to_string(), "funded".to_string()]);
+        assert_eq!(r[0][10], "LINESTART");
+        assert_eq!(r[3][14], "1", "Wellcome is a known funder");
+        assert_eq!(r[4][14], "1");
+        assert_eq!(r[9][15], "0", "ELIXIR is hidden from its own sequence");
+        assert_eq!(r[6][12], "ALLDIGIT");
+        assert_eq!(r[5][16], "OPENBRACKET");
+        assert_eq!(r[10][10], "LINEEND");
+        // At run time (no exclusion) ELIXIR is known.
+        let r = rows(&seqs[0].toks, &FundingView::new(&built.lex));
+        assert_eq!(r[9][15], "1");
+    }
+
+    #[test]
+    fn gazetteers_round_trip_through_files() {
+        let seqs = corpus::read_str(Path::new("f.tei.xml"), TEI, &FundingRules).unwrap();
+        let refs: Vec<&Labelled> = seqs.iter().collect();
+        let lex = build(&refs).lex;
+        let dir = std::env::temp_dir().join(format!("quire-funding-lex-{}", std::process::id()));
+        lex.save(&dir).unwrap();
+        let back = FundingLexicon::load(&dir).unwrap();
+        assert_eq!(back.funders.len(), 1);
+        assert!(back.infrastructures.contains_key("elixir"));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn malformed_funding_tei_names_the_file() {
+        let bad = "<fundings><funding>By <funder>NSF</grantNumber></funding></fundings>";
+        let msg = corpus::read_str(Path::new("corpus/all-fundings.tei.xml"), bad, &FundingRules)
+            .unwrap_err()
+            .to_string();
+        assert!(msg.contains("corpus/all-fundings.tei.xml"), "{msg}");
+    }
+}

@@ -1,0 +1,151 @@
+//! Table model: labels the tokens of one table zone (head, label, caption, content, notes) —
+//! reference grobid-models.md §2.10, §3.9. GROBID reads and aligns the table corpus exactly as
+//! the figure corpus (`<figure type="table">` elements, one sequence each), so the reader is
+//! [`crate::models::figure`]'s; this module adds the table's label set (the figure's plus
+//! `<note>`) and its spec.
+//!
+//! As for the figure model, the rows are GROBID's raw columns 0–25 for now; the run-time
+//! feature function comes with the table model's own issue.
+
+use std::path::Path;
+
+use crate::crf::{Sequence, TrainParams};
+use crate::models::figure;
+use crate::models::text;
+use crate::models::{ModelName, ModelSpec, Part, ReadStats};
+use crate::Result;
+
+/// GROBID's table labels.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Label {
+    FigureHead,
+    Label,
+    FigDesc,
+    Content,
+    Note,
+    Other,
+}
+
+impl Label {
+    pub const ALL: [Label; 6] = [
+        Label::FigureHead,
+        Label::Label,
+        Label::FigDesc,
+        Label::Content,
+        Label::Note,
+        Label::Other,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Label::FigureHead => "<figure_head>",
+            Label::Label => "<label>",
+            Label::FigDesc => "<figDesc>",
+            Label::Content => "<content>",
+            Label::Note => "<note>",
+            Label::Other => "<other>",
+        }
+    }
+
+    /// Parse a label as the tagger prints it, with or without the `I-` prefix.
+    pub fn parse(s: &str) -> Option<Label> {
+        let p = text::plain(s);
+        Label::ALL.iter().copied().find(|l| l.as_str() == p)
+    }
+}
+
+pub struct Spec;
+
+pub static SPEC: Spec = Spec;
+
+/// Version of the row layout (GROBID's raw columns 0–25).
+pub const FEATURE_VERSION: u32 = 1;
+
+impl ModelSpec for Spec {
+    fn name(&self) -> ModelName {
+        ModelName::Table
+    }
+    fn feature_version(&self) -> u32 {
+        FEATURE_VERSION
+    }
+    fn template(&self) -> &'static str {
+        figure::figure_template()
+    }
+    fn default_params(&self) -> TrainParams {
+        figure::figure_params()
+    }
+    fn read(&self, dataset: &Path, part: Part) -> Result<(Vec<Sequence>, ReadStats)> {
+        figure::read_figure_dir(dataset, "table", part)
+    }
+    fn write_resources(&self, _dataset: &Path, _models_dir: &Path) -> Result<()> {
+        // The rows are GROBID's own columns: no Quire lexicon is involved.
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::models::figure::tests::{raw_row, write};
+
+    const TEI: &str = r#"<tei><teiHeader><fileDesc xml:id="_t.pdf"/></teiHeader>
+<text xml:lang="en">
+  <figure type="table"><head>Table <label>1</label><lb/></head>
+    <figDesc>Costs<lb/></figDesc>
+    <table>Paper<lb/> 37.08<lb/></table>
+    <note>*Overheads.</note></figure>
+</text></tei>"#;
+
+    #[test]
+    fn a_table_file_reads_into_one_sequence_with_notes() {
+        let ds = std::env::temp_dir().join(format!("quire-table-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&ds);
+        let c = ds.join("table/corpus");
+        write(&c.join("tei"), "t.training.table.tei.xml", TEI);
+        // `37.08` is three tokens for GROBID's tokenizer, in the raw file as in the TEI.
+        let toks = [
+            "Table",
+            "1",
+            "Costs",
+            "Paper",
+            "37",
+            ".",
+            "08",
+            "*",
+            "Overheads",
+            ".",
+        ];
+        let raw: Vec<String> = toks.iter().map(|t| raw_row(t, 27)).collect();
+        write(&c.join("raw"), "t.training.table", &raw.join("\n"));
+        // A misaligned file: its rows belong to another document.
+        write(&c.join("tei"), "u.training.table.tei.xml", TEI);
+        let other: Vec<String> = ["Lorem", "ipsum"].iter().map(|t| raw_row(t, 26)).collect();
+        write(&c.join("raw"), "u.training.table", &other.join("\n"));
+
+        let (seqs, stats) = SPEC.read(&ds, Part::Corpus).unwrap();
+        assert_eq!(stats.files_read, 1);
+        assert_eq!(stats.files_dropped.len(), 1);
+        assert!(stats.files_dropped[0].1.contains("no row could be aligned"));
+        assert_eq!(stats.sequences, 1);
+        assert_eq!(stats.tokens, 10);
+        assert_eq!(
+            seqs[0].labels,
+            vec![
+                "I-<figure_head>",
+                "I-<label>",
+                "I-<figDesc>",
+                "I-<content>",
+                "<content>",
+                "<content>",
+                "<content>",
+                "I-<note>",
+                "<note>",
+                "<note>"
+            ]
+        );
+        for l in &seqs[0].labels {
+            assert!(Label::parse(l).is_some(), "{l}");
+        }
+        std::fs::remove_dir_all(&ds).unwrap();
+    }
+}
