@@ -1,7 +1,8 @@
 # Quire: the two set-up commands.
 #   make run   install libpdfium if absent, build release, start the service on 8070/8071
 #   make test  install libpdfium if absent, then fmt, clippy and the whole test suite
-# libpdfium comes from PyPI's pypdfium2 wheel (a plain C library; no Python at run time).
+# libpdfium comes from PyPI's pypdfium2 wheel (a plain C library; no Python at run time);
+# fetching it needs only python3 with pip (Debian: python3-pip), unpacking uses Python's zipfile.
 
 PYPDFIUM_VERSION := 5.15.2
 PDFIUM_DIR := vendor/pdfium
@@ -27,8 +28,11 @@ $(PDFIUM):
 	@mkdir -p wheel $(PDFIUM_DIR)
 	python3 -m pip download --quiet --no-deps --only-binary=:all: \
 		pypdfium2==$(PYPDFIUM_VERSION) -d wheel/
-	unzip -q -o -j wheel/pypdfium2-$(PYPDFIUM_VERSION)-*.whl \
-		'pypdfium2_raw/libpdfium.so' 'pypdfium2_raw/version.json' -d $(PDFIUM_DIR)
+	python3 -c 'import glob, sys, zipfile; \
+		z = zipfile.ZipFile(glob.glob(sys.argv[1])[0]); \
+		[open(sys.argv[2] + "/" + n.split("/")[-1], "wb").write(z.read(n)) \
+		 for n in ("pypdfium2_raw/libpdfium.so", "pypdfium2_raw/version.json")]' \
+		'wheel/pypdfium2-$(PYPDFIUM_VERSION)-*.whl' $(PDFIUM_DIR)
 	@test -s $(PDFIUM) && echo "installed $(PDFIUM)"
 
 clean-pdfium:
