@@ -5,6 +5,7 @@ one line in [`run`].
 
 pub mod layout;
 pub mod serve;
+pub mod strings;
 pub mod train;
 pub mod worker;
 

@@ -1,0 +1,224 @@
+/*!
+The value-level half of `quire eval MODEL` for the five raw-string models: every item of the
+model's `evaluation/` files goes through the endpoint's own code path without HTTP
+(`routes::text::tei_answer`: the string cascade on the model actors, the decoders, the TEI
+writer), and the answers are scored with `quire::strings_eval`. With `--url`, the same items
+are posted to a running service (this one or GROBID) and scored by the same functions; the
+command then says how many answers differ from the in-process ones and measures requests per
+second at concurrency 1 and 10. `bench/strings` is this command run for the five models.
+*/
+
+use std::io::Write;
+use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::Context;
+use quire::strings_eval::{self, Item, Score, StringModel};
+use quire_actors::{CascadeCtx, ModelSettings, Models, Pipeline};
+
+use crate::routes::text::tei_answer;
+
+/// In-process answers (TEI bodies; empty where the endpoint would answer 204) for every item,
+/// and how many items failed (an error the endpoint would answer with a 4xx/5xx).
+pub fn in_process(
+    models_dir: &Path,
+    model: StringModel,
+    items: &[Item],
+) -> anyhow::Result<(Vec<String>, usize)> {
+    let models_dir = models_dir.to_path_buf();
+    let inputs: Vec<String> = items.iter().map(|i| i.input.clone()).collect();
+    actix_web::rt::System::new().block_on(async move {
+        let settings = ModelSettings {
+            models_dir: models_dir.clone(),
+            preload: false,
+            ..ModelSettings::default()
+        };
+        let engine = quire::EngineConfig {
+            models_dir,
+            ..quire::EngineConfig::default()
+        };
+        let models = Models::start(&settings);
+        let pipeline = Pipeline::start(
+            CascadeCtx::new(models, Arc::new(engine)),
+            4,
+            Duration::from_secs(300),
+        );
+        let mut out = Vec::with_capacity(inputs.len());
+        let mut failed = 0;
+        for text in &inputs {
+            match tei_answer(&pipeline, model, text).await {
+                Ok(body) => out.push(body),
+                Err(e) => {
+                    tracing::warn!("in-process answer failed: {e}");
+                    failed += 1;
+                    out.push(String::new());
+                }
+            }
+        }
+        Ok((out, failed))
+    })
+}
+
+/// Score answers against the items' gold values.
+pub fn score(model: StringModel, items: &[Item], answers: &[String]) -> Score {
+    let mut s = Score::default();
+    for (item, body) in items.iter().zip(answers) {
+        s.add(&item.gold, &strings_eval::answer_fields(model, body));
+    }
+    s
+}
+
+/// One POST; `(status, body)`. 503 (pool full) is retried for up to ten seconds.
+fn post(
+    client: &reqwest::blocking::Client,
+    url: &str,
+    field: &str,
+    text: &str,
+) -> anyhow::Result<(u16, String)> {
+    let started = Instant::now();
+    loop {
+        let r = client
+            .post(url)
+            .form(&[(field, text)])
+            .send()
+            .with_context(|| format!("POST {url}"))?;
+        let status = r.status().as_u16();
+        if status == 503 && started.elapsed() < Duration::from_secs(10) {
+            std::thread::sleep(Duration::from_millis(50));
+            continue;
+        }
+        let body = r.text().unwrap_or_default();
+        return Ok((status, if status == 200 { body } else { String::new() }));
+    }
+}
+
+/// Post every item with `concurrency` clients; answers in item order, statuses counted, and
+/// the wall-clock seconds the whole pass took.
+fn post_all(
+    base: &str,
+    model: StringModel,
+    items: &[Item],
+    concurrency: usize,
+) -> anyhow::Result<(Vec<String>, std::collections::BTreeMap<u16, usize>, f64)> {
+    let client = reqwest::blocking::Client::builder()
+        .timeout(Duration::from_secs(120))
+        .build()?;
+    let url = format!("{}{}", base.trim_end_matches('/'), model.endpoint());
+    let next = AtomicUsize::new(0);
+    let started = Instant::now();
+    let results: Vec<anyhow::Result<Vec<(usize, u16, String)>>> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..concurrency.max(1))
+            .map(|_| {
+                let client = client.clone();
+                let (url, next) = (&url, &next);
+                s.spawn(move || {
+                    let mut mine = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        let Some(item) = items.get(i) else {
+                            return Ok(mine);
+                        };
+                        let (status, body) = post(&client, url, model.form_field(), &item.input)?;
+                        mine.push((i, status, body));
+                    }
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| Err(anyhow::anyhow!("client thread panicked")))
+            })
+            .collect()
+    });
+    let secs = started.elapsed().as_secs_f64();
+    let mut answers = vec![String::new(); items.len()];
+    let mut statuses = std::collections::BTreeMap::new();
+    for r in results {
+        for (i, status, body) in r? {
+            *statuses.entry(status).or_insert(0) += 1;
+            answers[i] = body;
+        }
+    }
+    Ok((answers, statuses, secs))
+}
+
+/// `quire eval MODEL [--url URL]`, the value-level part.
+pub fn run(
+    dataset: &Path,
+    models_dir: &Path,
+    model: StringModel,
+    url: Option<&str>,
+    show_diffs: usize,
+) -> anyhow::Result<()> {
+    let items = strings_eval::items(dataset, model)?;
+    let (local, failed) = in_process(models_dir, model, &items)?;
+    let decoded = score(model, &items, &local);
+    let mut out = std::io::stdout().lock();
+    writeln!(
+        out,
+        "\n== {}: decoded field-level F1 (model + decoder + TEI writer, in-process), {} items, {} failed",
+        model.name(),
+        items.len(),
+        failed
+    )?;
+    write!(out, "{}", decoded.table())?;
+    writeln!(out, "decoded micro F1 {:.2}", decoded.micro_f1())?;
+    let Some(base) = url else {
+        return Ok(());
+    };
+    let mut http_f1 = None;
+    for concurrency in [1, 10] {
+        let (answers, statuses, secs) = post_all(base, model, &items, concurrency)?;
+        let differing: Vec<usize> = (0..items.len())
+            .filter(|&i| answers[i] != local[i])
+            .collect();
+        if http_f1.is_none() {
+            let s = score(model, &items, &answers);
+            writeln!(
+                out,
+                "\n== {}: HTTP field-level F1 via {}{}, statuses {:?}",
+                model.name(),
+                base.trim_end_matches('/'),
+                model.endpoint(),
+                statuses
+            )?;
+            write!(out, "{}", s.table())?;
+            writeln!(out, "HTTP micro F1 {:.2}", s.micro_f1())?;
+            http_f1 = Some(s.micro_f1());
+        }
+        writeln!(
+            out,
+            "concurrency {concurrency:>2}: {:>8.1} requests/s ({secs:.2} s); {} of {} answers differ from in-process",
+            items.len() as f64 / secs,
+            differing.len(),
+            items.len()
+        )?;
+        for &i in differing.iter().take(show_diffs) {
+            writeln!(
+                out,
+                "  differs: {:?}\n    in-process: {:?}\n    HTTP:       {:?}",
+                items[i].input, local[i], answers[i]
+            )?;
+        }
+    }
+    if let Some(h) = http_f1 {
+        let same = (h - decoded.micro_f1()).abs() < 1e-9;
+        writeln!(
+            out,
+            "{}: decoded {:.2}, HTTP {:.2}: {}",
+            model.name(),
+            decoded.micro_f1(),
+            h,
+            if same {
+                "equal, the service adds no loss"
+            } else {
+                "DIFFERENT"
+            }
+        )?;
+    }
+    Ok(())
+}
