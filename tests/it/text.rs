@@ -243,6 +243,9 @@ fn process_citation_fields_raw_and_bibtex() {
         "{body}"
     );
     assert!(has(&f, "monogr/title[level=j]", "J. Doc. Eng"), "{body}");
+    // The DOI once, typed; no second untyped `<idno>doi: 10. 1000/xyz</idno>`.
+    assert!(has(&f, "analytic/idno[type=DOI]", "10.1000/xyz"), "{body}");
+    assert_eq!(body.matches("<idno").count(), 1, "{body}");
     assert!(has(&f, "biblScope[unit=volume]", "12"), "{body}");
     assert!(has(&f, "biblScope[unit=issue]", "3"), "{body}");
     assert!(

@@ -153,6 +153,7 @@ pub fn run(
     model: StringModel,
     url: Option<&str>,
     show_diffs: usize,
+    show_errors: usize,
 ) -> anyhow::Result<()> {
     let items = strings_eval::items(dataset, model)?;
     let (local, failed) = in_process(models_dir, model, &items)?;
@@ -167,6 +168,26 @@ pub fn run(
     )?;
     write!(out, "{}", decoded.table())?;
     writeln!(out, "decoded micro F1 {:.2}", decoded.micro_f1())?;
+    let mut shown = 0;
+    for (item, body) in items.iter().zip(&local) {
+        if shown >= show_errors {
+            break;
+        }
+        let mut got = strings_eval::answer_fields(model, body);
+        let mut gold = item.gold.clone();
+        got.sort();
+        gold.sort();
+        if got != gold {
+            shown += 1;
+            let missed: Vec<_> = gold.iter().filter(|v| !got.contains(v)).collect();
+            let extra: Vec<_> = got.iter().filter(|v| !gold.contains(v)).collect();
+            writeln!(
+                out,
+                "  error: {:?}\n    missed: {missed:?}\n    extra:  {extra:?}",
+                item.input
+            )?;
+        }
+    }
     let Some(base) = url else {
         return Ok(());
     };

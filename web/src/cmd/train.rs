@@ -103,6 +103,9 @@ pub struct EvalArgs {
     /// Print up to this many items whose HTTP answer differs from the in-process one.
     #[arg(long, default_value_t = 5)]
     pub show_diffs: usize,
+    /// Print up to this many items whose decoded fields differ from the gold ones.
+    #[arg(long, default_value_t = 0)]
+    pub show_errors: usize,
 }
 
 #[derive(Debug, Clone, clap::Args)]
@@ -249,6 +252,7 @@ pub fn eval(args: EvalArgs) -> anyhow::Result<()> {
             m,
             args.url.as_deref(),
             args.show_diffs,
+            args.show_errors,
         )?,
         None if args.url.is_some() => bail!(
             "--url applies to the raw-string models (date, name-header, name-citation, affiliation-address, citation)"
