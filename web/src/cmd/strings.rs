@@ -94,21 +94,34 @@ fn post(
     }
 }
 
-/// Post every item with `concurrency` clients; answers in item order, statuses counted, and
-/// the wall-clock seconds the whole pass took.
+/// What one pass of posts gave.
+struct Pass {
+    /// The first answer for each item (TEI body, empty for a non-200 status).
+    answers: Vec<String>,
+    statuses: std::collections::BTreeMap<u16, usize>,
+    /// Items answered differently from in-process (once each, with the first such answer).
+    differing: Vec<(usize, String)>,
+    requests: usize,
+    secs: f64,
+}
+
+/// Post `requests` requests (item `k % items.len()` for the k-th) with `concurrency` clients.
 fn post_all(
     base: &str,
     model: StringModel,
     items: &[Item],
+    local: &[String],
     concurrency: usize,
-) -> anyhow::Result<(Vec<String>, std::collections::BTreeMap<u16, usize>, f64)> {
+    requests: usize,
+) -> anyhow::Result<Pass> {
     let client = reqwest::blocking::Client::builder()
         .timeout(Duration::from_secs(120))
         .build()?;
     let url = format!("{}{}", base.trim_end_matches('/'), model.endpoint());
     let next = AtomicUsize::new(0);
     let started = Instant::now();
-    let results: Vec<anyhow::Result<Vec<(usize, u16, String)>>> = std::thread::scope(|s| {
+    type Done = Vec<(usize, u16, String)>;
+    let results: Vec<anyhow::Result<Done>> = std::thread::scope(|s| {
         let handles: Vec<_> = (0..concurrency.max(1))
             .map(|_| {
                 let client = client.clone();
@@ -116,12 +129,13 @@ fn post_all(
                 s.spawn(move || {
                     let mut mine = Vec::new();
                     loop {
-                        let i = next.fetch_add(1, Ordering::Relaxed);
-                        let Some(item) = items.get(i) else {
+                        let k = next.fetch_add(1, Ordering::Relaxed);
+                        if k >= requests || items.is_empty() {
                             return Ok(mine);
-                        };
+                        }
+                        let item = &items[k % items.len()];
                         let (status, body) = post(&client, url, model.form_field(), &item.input)?;
-                        mine.push((i, status, body));
+                        mine.push((k, status, body));
                     }
                 })
             })
@@ -135,15 +149,28 @@ fn post_all(
             .collect()
     });
     let secs = started.elapsed().as_secs_f64();
-    let mut answers = vec![String::new(); items.len()];
-    let mut statuses = std::collections::BTreeMap::new();
+    let mut pass = Pass {
+        answers: vec![String::new(); items.len()],
+        statuses: std::collections::BTreeMap::new(),
+        differing: Vec::new(),
+        requests,
+        secs,
+    };
     for r in results {
-        for (i, status, body) in r? {
-            *statuses.entry(status).or_insert(0) += 1;
-            answers[i] = body;
+        for (k, status, body) in r? {
+            let i = k % items.len();
+            *pass.statuses.entry(status).or_insert(0) += 1;
+            if body != local[i] {
+                pass.differing.push((i, body.clone()));
+            }
+            if k < items.len() {
+                pass.answers[i] = body;
+            }
         }
     }
-    Ok((answers, statuses, secs))
+    pass.differing.sort_by_key(|d| d.0);
+    pass.differing.dedup_by_key(|d| d.0);
+    Ok(pass)
 }
 
 /// `quire eval MODEL [--url URL]`, the value-level part.
@@ -154,6 +181,7 @@ pub fn run(
     url: Option<&str>,
     show_diffs: usize,
     show_errors: usize,
+    min_requests: usize,
 ) -> anyhow::Result<()> {
     let items = strings_eval::items(dataset, model)?;
     let (local, failed) = in_process(models_dir, model, &items)?;
@@ -191,38 +219,47 @@ pub fn run(
     let Some(base) = url else {
         return Ok(());
     };
-    let mut http_f1 = None;
-    for concurrency in [1, 10] {
-        let (answers, statuses, secs) = post_all(base, model, &items, concurrency)?;
-        let differing: Vec<usize> = (0..items.len())
-            .filter(|&i| answers[i] != local[i])
-            .collect();
-        if http_f1.is_none() {
-            let s = score(model, &items, &answers);
+    // One pass over the items for the figure, then timed passes of at least `min_requests`.
+    let first = post_all(base, model, &items, &local, 1, items.len())?;
+    let http = score(model, &items, &first.answers);
+    writeln!(
+        out,
+        "\n== {}: HTTP field-level F1 via {}{}, statuses {:?}",
+        model.name(),
+        base.trim_end_matches('/'),
+        model.endpoint(),
+        first.statuses
+    )?;
+    write!(out, "{}", http.table())?;
+    writeln!(out, "HTTP micro F1 {:.2}", http.micro_f1())?;
+    let http_f1 = Some(http.micro_f1());
+    let requests = items.len() * min_requests.div_ceil(items.len().max(1));
+    for (concurrency, pass) in [(0, Ok(first))]
+        .into_iter()
+        .chain([1, 10].map(|c| (c, post_all(base, model, &items, &local, c, requests))))
+    {
+        let pass = pass?;
+        if concurrency > 0 {
             writeln!(
                 out,
-                "\n== {}: HTTP field-level F1 via {}{}, statuses {:?}",
-                model.name(),
-                base.trim_end_matches('/'),
-                model.endpoint(),
-                statuses
+                "concurrency {concurrency:>2}: {:>8.1} requests/s ({} requests in {:.2} s, statuses {:?})",
+                pass.requests as f64 / pass.secs,
+                pass.requests,
+                pass.secs,
+                pass.statuses
             )?;
-            write!(out, "{}", s.table())?;
-            writeln!(out, "HTTP micro F1 {:.2}", s.micro_f1())?;
-            http_f1 = Some(s.micro_f1());
         }
         writeln!(
             out,
-            "concurrency {concurrency:>2}: {:>8.1} requests/s ({secs:.2} s); {} of {} answers differ from in-process",
-            items.len() as f64 / secs,
-            differing.len(),
+            "  {} of {} items answered differently from in-process",
+            pass.differing.len(),
             items.len()
         )?;
-        for &i in differing.iter().take(show_diffs) {
+        for (i, body) in pass.differing.iter().take(show_diffs) {
             writeln!(
                 out,
                 "  differs: {:?}\n    in-process: {:?}\n    HTTP:       {:?}",
-                items[i].input, local[i], answers[i]
+                items[*i].input, local[*i], body
             )?;
         }
     }

@@ -106,6 +106,10 @@ pub struct EvalArgs {
     /// Print up to this many items whose decoded fields differ from the gold ones.
     #[arg(long, default_value_t = 0)]
     pub show_errors: usize,
+    /// With --url: each timed pass (concurrency 1 and 10) repeats the items until at least
+    /// this many requests are made.
+    #[arg(long, default_value_t = 2000)]
+    pub min_requests: usize,
 }
 
 #[derive(Debug, Clone, clap::Args)]
@@ -253,6 +257,7 @@ pub fn eval(args: EvalArgs) -> anyhow::Result<()> {
             args.url.as_deref(),
             args.show_diffs,
             args.show_errors,
+            args.min_requests,
         )?,
         None if args.url.is_some() => bail!(
             "--url applies to the raw-string models (date, name-header, name-citation, affiliation-address, citation)"
