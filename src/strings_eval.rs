@@ -268,12 +268,19 @@ const MONTHS: [&str; 12] = [
     "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec",
 ];
 
+/// A month number, a month name (English, its first three letters, or one of the other
+/// languages the date model knows), or `None`.
 fn month_of(s: &str) -> Option<u32> {
     if let Some(n) = num(s) {
         return Some(n);
     }
-    let l: String = s.trim().to_lowercase().chars().take(3).collect();
-    MONTHS.iter().position(|m| *m == l).map(|i| i as u32 + 1)
+    let t = s.trim();
+    let l: String = t.to_lowercase().chars().take(3).collect();
+    MONTHS
+        .iter()
+        .position(|m| *m == l)
+        .map(|i| i as u32 + 1)
+        .or_else(|| crate::models::date::month_of_word(t))
 }
 
 /// A four-digit year (1xxx/2xxx) anywhere, else a two-digit one (≤ 30 → 20xx, else 19xx).
@@ -619,6 +626,12 @@ mod tests {
         let gold = "<?xml version=\"1.0\"?><dates>\n\t<date>Received <day>5</day>\n <month>Sept.</month> <year>'07</year><lb/></date><date><year>1992</year></date></dates>";
         let items = items_of_str(StringModel::Date, gold).unwrap();
         assert_eq!(items.len(), 2);
+        let juillet = items_of_str(
+            StringModel::Date,
+            "<dates><date><month>Juillet</month> <year>1996</year></date></dates>",
+        )
+        .unwrap();
+        assert_eq!(juillet[0].gold[0], ("month", "7".to_string()));
         assert_eq!(items[0].input, "Received 5 Sept. '07");
         assert_eq!(
             items[0].gold,
