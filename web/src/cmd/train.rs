@@ -108,7 +108,7 @@ pub struct EvalArgs {
     pub show_errors: usize,
     /// With --url: each timed pass (concurrency 1 and 10) repeats the items until at least
     /// this many requests are made.
-    #[arg(long, default_value_t = 2000)]
+    #[arg(long, default_value_t = 10000)]
     pub min_requests: usize,
 }
 
