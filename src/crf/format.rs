@@ -15,6 +15,9 @@ use std::io::{Cursor, Write};
 
 use super::fxhash::{poly, FxHashMap};
 
+/// `Tables::dense_row` of an attribute that has no dense row.
+pub(crate) const NO_DENSE_ROW: u32 = u32::MAX;
+
 /// Marks a hash shared by several attributes in [`Tables::by_hash`].
 pub(crate) const AMBIGUOUS: u32 = u32::MAX;
 use super::train::{Corpus, Features};
@@ -179,6 +182,13 @@ fn write_refs(out: &mut Vec<u8>, magic: &[u8; 4], lists: &[Vec<u32>], extra: usi
     Ok(())
 }
 
+/// One state feature: weight of `label` when the attribute is present.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct StateFeature {
+    pub weight: f64,
+    pub label: u32,
+}
+
 /// Weights of a CRFsuite model, arranged for Viterbi: per attribute a run of (label, weight).
 #[derive(Debug, Clone)]
 pub(crate) struct Tables {
@@ -191,8 +201,14 @@ pub(crate) struct Tables {
     pub text: Vec<u8>,
     pub text_off: Vec<u32>,
     pub attr_off: Vec<u32>,
-    pub st_label: Vec<u32>,
-    pub st_weight: Vec<f64>,
+    /// State features, attribute by attribute, label and weight side by side (one cache line
+    /// serves a whole attribute of a pruned model).
+    pub st: Vec<StateFeature>,
+    /// Attributes with weights for many labels also get a dense row of `L` weights (zeros
+    /// where the attribute has no feature): `dense[dense_row[a] * L..][..L]`, or
+    /// [`NO_DENSE_ROW`] for a sparse attribute. Adding a dense row is a vector add.
+    pub dense_row: Vec<u32>,
+    pub dense: Vec<f64>,
     /// `trans[i * L + j]`: weight of label i followed by label j.
     pub trans: Vec<f64>,
 }
@@ -289,6 +305,20 @@ pub(crate) fn read(buf: &[u8]) -> Result<Tables> {
     for a in 0..num_attrs {
         attr_off[a + 1] += attr_off[a];
     }
+    // Dense rows for attributes with weights for at least a quarter of the labels (and 4).
+    let mut dense_row = vec![NO_DENSE_ROW; num_attrs];
+    let mut dense = Vec::new();
+    for a in 0..num_attrs {
+        let (s, e) = (attr_off[a] as usize, attr_off[a + 1] as usize);
+        if e - s >= (l / 4).max(4) {
+            dense_row[a] = to_u32(dense.len() / l.max(1), "dense rows")?;
+            let at = dense.len();
+            dense.resize(at + l, 0.0);
+            for &(_, y, w) in &state[s..e] {
+                dense[at + y as usize] = w;
+            }
+        }
+    }
     Ok(Tables {
         labels,
         attr_ids,
@@ -296,8 +326,15 @@ pub(crate) fn read(buf: &[u8]) -> Result<Tables> {
         text,
         text_off,
         attr_off,
-        st_label: state.iter().map(|s| s.1).collect(),
-        st_weight: state.iter().map(|s| s.2).collect(),
+        st: state
+            .iter()
+            .map(|s| StateFeature {
+                weight: s.2,
+                label: s.1,
+            })
+            .collect(),
+        dense_row,
+        dense,
         trans,
     })
 }

@@ -7,7 +7,7 @@ weights and runs Viterbi in log space. A `Model` is immutable and shared between
 
 use std::path::Path;
 
-use super::format::{self, Tables, AMBIGUOUS};
+use super::format::{self, Tables, AMBIGUOUS, NO_DENSE_ROW};
 use super::fxhash::poly;
 use super::template::Template;
 use super::ModelMeta;
@@ -162,15 +162,21 @@ impl Model {
             sc.bounds.push(sc.ids.len());
             sc.state.clear();
             sc.state.resize(rows.len() * l, 0.0);
+            let distinct = self.template.distinct_ids();
             for (t, row) in sc.state.chunks_exact_mut(l).enumerate() {
                 let list = &mut sc.ids[sc.bounds[t]..sc.bounds[t + 1]];
+                // Weights are added in attribute-id order (as crfs does), duplicates once.
                 list.sort_unstable();
-                let mut prev = None;
-                for &a in list.iter() {
-                    if prev != Some(a) {
-                        self.add_state(row, a);
+                if distinct {
+                    self.add_states(row, list);
+                } else {
+                    let mut prev = None;
+                    for &a in list.iter() {
+                        if prev != Some(a) {
+                            self.add_state(row, a);
+                        }
+                        prev = Some(a);
                     }
-                    prev = Some(a);
                 }
             }
             let state = std::mem::take(&mut sc.state);
@@ -217,7 +223,7 @@ impl Model {
         let mut rest = &tb.text[s as usize..e as usize];
         let mut ok = true;
         self.template.pieces(rows, t, p, |b| {
-            if ok && rest.len() >= b.len() && &rest[..b.len()] == b {
+            if ok && rest.len() >= b.len() && small_eq(&rest[..b.len()], b) {
                 rest = &rest[b.len()..];
             } else {
                 ok = false;
@@ -226,23 +232,58 @@ impl Model {
         ok && rest.is_empty()
     }
 
-    #[inline]
+    /// Add the weights of every attribute in `ids` to `row` (AVX2 where the CPU has it).
+    fn add_states(&self, row: &mut [f64], ids: &[u32]) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            if std::arch::is_x86_feature_detected!("avx2") {
+                // SAFETY: the CPU supports AVX2, checked just above.
+                return unsafe { self.add_states_avx2(row, ids) };
+            }
+        }
+        for &a in ids {
+            self.add_state(row, a);
+        }
+    }
+
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    unsafe fn add_states_avx2(&self, row: &mut [f64], ids: &[u32]) {
+        for &a in ids {
+            self.add_state(row, a);
+        }
+    }
+
+    #[inline(always)]
     fn add_state(&self, row: &mut [f64], a: u32) {
         let tb = &self.tables;
+        if let Some(&d) = tb.dense_row.get(a as usize) {
+            if d != NO_DENSE_ROW {
+                let l = row.len();
+                if let Some(w) = tb.dense.get(d as usize * l..(d as usize + 1) * l) {
+                    for (rv, &wv) in row.iter_mut().zip(w) {
+                        *rv += wv;
+                    }
+                    return;
+                }
+            }
+        }
         let (Some(&s), Some(&e)) = (tb.attr_off.get(a as usize), tb.attr_off.get(a as usize + 1))
         else {
             return;
         };
-        let r = s as usize..e as usize;
-        if r.len() == row.len() {
+        let Some(feats) = tb.st.get(s as usize..e as usize) else {
+            return;
+        };
+        if feats.len() == row.len() {
             // Weights for every label, in label order.
-            for (rv, &w) in row.iter_mut().zip(&tb.st_weight[r]) {
-                *rv += w;
+            for (rv, f) in row.iter_mut().zip(feats) {
+                *rv += f.weight;
             }
         } else {
-            for (&y, &w) in tb.st_label[r.clone()].iter().zip(&tb.st_weight[r]) {
-                if let Some(rv) = row.get_mut(y as usize) {
-                    *rv += w;
+            for f in feats {
+                if let Some(rv) = row.get_mut(f.label as usize) {
+                    *rv += f.weight;
                 }
             }
         }
@@ -279,19 +320,24 @@ impl Model {
         sc.score.extend_from_slice(&state[..l]);
         sc.next.resize(l, 0.0);
         sc.back.resize(n * l, 0);
+        sc.arg.resize(l, 0.0);
         for t in 1..n {
-            let back = &mut sc.back[t * l..(t + 1) * l];
             sc.next.iter_mut().for_each(|v| *v = f64::NEG_INFINITY);
             for (i, &si) in sc.score.iter().enumerate() {
                 let tr = &trans[i * l..(i + 1) * l];
-                let i = i as u32;
-                for ((best, arg), &tv) in sc.next.iter_mut().zip(back.iter_mut()).zip(tr) {
-                    // Branch-free so the compiler can use vector compare-and-blend.
+                // The argmax is kept as an f64 too, so both selects are the same width and
+                // the loop compiles to vector add, compare and blend.
+                let fi = i as f64;
+                for ((best, arg), &tv) in sc.next.iter_mut().zip(sc.arg.iter_mut()).zip(tr) {
                     let v = si + tv;
                     let better = v > *best;
                     *best = if better { v } else { *best };
-                    *arg = if better { i } else { *arg };
+                    *arg = if better { fi } else { *arg };
                 }
+            }
+            let back = &mut sc.back[t * l..(t + 1) * l];
+            for (b, &a) in back.iter_mut().zip(&sc.arg) {
+                *b = a as u32;
             }
             for (nv, &sv) in sc.next.iter_mut().zip(&state[t * l..(t + 1) * l]) {
                 *nv += sv;
@@ -313,6 +359,32 @@ impl Model {
     }
 }
 
+/// Equality of two short byte strings of the same length, inline (8 bytes at a time): the
+/// pieces of an attribute are a few bytes long, where a call to `memcmp` costs more than the
+/// comparison.
+#[inline(always)]
+fn small_eq(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut ca = a.chunks_exact(8);
+    let mut cb = b.chunks_exact(8);
+    for (x, y) in (&mut ca).zip(&mut cb) {
+        let (Ok(x), Ok(y)) = (<[u8; 8]>::try_from(x), <[u8; 8]>::try_from(y)) else {
+            return false;
+        };
+        if u64::from_ne_bytes(x) != u64::from_ne_bytes(y) {
+            return false;
+        }
+    }
+    let (ra, rb) = (ca.remainder(), cb.remainder());
+    let mut diff = 0u8;
+    for i in 0..ra.len() {
+        diff |= ra[i] ^ rb[i];
+    }
+    diff == 0
+}
+
 /// Per-thread buffers reused by every tagging call (no allocation per call but the output).
 #[derive(Default)]
 struct Scratch {
@@ -323,6 +395,7 @@ struct Scratch {
     state: Vec<f64>,
     score: Vec<f64>,
     next: Vec<f64>,
+    arg: Vec<f64>,
     back: Vec<u32>,
 }
 
@@ -371,6 +444,56 @@ mod tests {
             evaluation: serde_json::Value::Null,
         };
         Model::from_parts(&bytes, t, meta).unwrap()
+    }
+
+    /// Dense weight rows give the same labels as the sparse runs they copy.
+    #[test]
+    fn dense_rows_agree_with_sparse_features() {
+        let words = [("a", "A"), ("b", "B"), ("c", "C"), ("d", "D")];
+        let data: Vec<Sequence> = (0..24)
+            .map(|k| {
+                let (w1, l1) = words[k % 4];
+                let (w2, l2) = words[(k / 4 + k) % 4];
+                Sequence {
+                    rows: [("the", "T"), (w1, l1), (w2, l2)]
+                        .iter()
+                        .map(|(w, _)| vec![w.to_string()])
+                        .collect(),
+                    labels: [("the", "T"), (w1, l1), (w2, l2)]
+                        .iter()
+                        .map(|(_, l)| l.to_string())
+                        .collect(),
+                }
+            })
+            .collect();
+        let t = Template::parse("U0:%x[0,0]\nU1:%x[-1,0]\nB").unwrap();
+        let p = TrainParams {
+            c1: 0.0,
+            c2: 0.1,
+            ..TrainParams::default()
+        };
+        let bytes = train(&t, &data, &p, &mut |_| true).unwrap();
+        let meta = ModelMeta {
+            model: "toy".into(),
+            labels: vec![],
+            feature_version: 0,
+            data_digest: String::new(),
+            params: p,
+            evaluation: serde_json::Value::Null,
+        };
+        let m = Model::from_parts(&bytes, t, meta).unwrap();
+        assert!(m.tables.dense_row.iter().any(|&d| d != NO_DENSE_ROW));
+        let mut sparse = m.clone();
+        sparse
+            .tables
+            .dense_row
+            .iter_mut()
+            .for_each(|d| *d = NO_DENSE_ROW);
+        for s in &data {
+            let got = m.label(&s.rows).unwrap();
+            assert_eq!(got, s.labels);
+            assert_eq!(got, sparse.label(&s.rows).unwrap());
+        }
     }
 
     /// The hashed lookup gives the same labels as the string lookup it replaces, also when

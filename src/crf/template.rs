@@ -36,6 +36,9 @@ pub struct Template {
     cols: Vec<usize>,
     bigram: bool,
     max_col: Option<usize>,
+    /// Every pattern starts with a literal `<id>:` and no two ids are equal, so two patterns
+    /// can never expand to the same attribute at one token (no duplicates to remove).
+    distinct_ids: bool,
     text: String,
 }
 
@@ -100,12 +103,20 @@ impl Template {
                     .collect()
             })
             .collect();
+        let mut ids = std::collections::HashSet::new();
+        let distinct_ids = patterns.iter().all(|pat| match pat.first() {
+            Some(Piece::Literal(l)) => l
+                .split_once(':')
+                .is_some_and(|(id, _)| ids.insert(id.to_string())),
+            _ => false,
+        });
         Ok(Template {
             patterns,
             hashed,
             cols,
             bigram,
             max_col,
+            distinct_ids,
             text: text.to_string(),
         })
     }
@@ -122,6 +133,12 @@ impl Template {
 
     pub fn is_empty(&self) -> bool {
         self.patterns.is_empty()
+    }
+
+    /// Whether no two patterns can expand to the same attribute at one token (every pattern
+    /// opens with its own `<id>:`).
+    pub fn distinct_ids(&self) -> bool {
+        self.distinct_ids
     }
 
     /// Whether the template asks for label transitions (`B`).
@@ -377,6 +394,22 @@ mod tests {
         assert!(Template::parse("B01:%x[0,0]").is_err());
         assert!(Template::parse("X00:%x[0,0]").is_err());
         assert!(Template::parse("U00:%x[0,0").is_err());
+    }
+
+    #[test]
+    fn distinct_ids_are_detected() {
+        assert!(
+            Template::parse("U0:%x[0,0]\nU01:%x[0,1]\nU1:%x[-1,0]/%x[0,0]\nB")
+                .unwrap()
+                .distinct_ids()
+        );
+        // The same id twice, or a pattern without `<id>:`, may repeat an attribute.
+        assert!(!Template::parse("U0:%x[0,0]\nU0:%x[0,1]")
+            .unwrap()
+            .distinct_ids());
+        assert!(!Template::parse("U0:%x[0,0]\nU%x[0,1]")
+            .unwrap()
+            .distinct_ids());
     }
 
     #[test]
