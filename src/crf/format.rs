@@ -13,7 +13,7 @@ attributes that keep at least one, so L1 pruning shrinks the file.
 
 use std::io::{Cursor, Write};
 
-use super::fxhash::{poly, FxHashMap};
+use super::fxhash::{FxHashMap, Poly2};
 
 /// `Tables::dense_row` of an attribute that has no dense row.
 pub(crate) const NO_DENSE_ROW: u32 = u32::MAX;
@@ -194,12 +194,10 @@ pub(crate) struct StateFeature {
 pub(crate) struct Tables {
     pub labels: Vec<String>,
     pub attr_ids: FxHashMap<String, u32>,
-    /// Attribute id by polynomial hash (`fxhash::poly`) of its text; [`AMBIGUOUS`] where two attributes share a
-    /// hash (then `attr_ids` decides).
-    pub by_hash: FxHashMap<u64, u32>,
-    /// Attribute texts, concatenated; attribute `a` is `text[text_off[a]..text_off[a + 1]]`.
-    pub text: Vec<u8>,
-    pub text_off: Vec<u32>,
+    /// `(attribute id, check)` by the key hash of the attribute's text (`fxhash::Poly2`: key
+    /// modulo 2⁶⁴, check = the low 32 bits of the hash modulo 2⁶¹ − 1); the id is [`AMBIGUOUS`]
+    /// where two attributes share a key (then `attr_ids` decides).
+    pub by_hash: FxHashMap<u64, (u32, u32)>,
     pub attr_off: Vec<u32>,
     /// State features, attribute by attribute, label and weight side by side (one cache line
     /// serves a whole attribute of a pruned model).
@@ -248,21 +246,18 @@ pub(crate) fn read(buf: &[u8]) -> Result<Tables> {
     let attr_db = cqdb_at(off_attrs)?;
     let mut attr_ids = FxHashMap::default();
     attr_ids.reserve(num_attrs);
-    let mut by_hash: FxHashMap<u64, u32> = FxHashMap::default();
+    let mut by_hash: FxHashMap<u64, (u32, u32)> = FxHashMap::default();
     by_hash.reserve(num_attrs);
-    let mut text = Vec::new();
-    let mut text_off = vec![0u32];
     for i in 0..num_attrs {
         let s = attr_db
             .to_str(i as u32)
             .ok_or_else(|| bad(&format!("attribute {i} missing")))?;
         let name = String::from_utf8_lossy(s).into_owned();
+        let (key, check) = Poly2::of(name.as_bytes()).pair();
         by_hash
-            .entry(poly(name.as_bytes()).0)
-            .and_modify(|v| *v = AMBIGUOUS)
-            .or_insert(i as u32);
-        text.extend_from_slice(name.as_bytes());
-        text_off.push(to_u32(text.len(), "attribute text")?);
+            .entry(key)
+            .and_modify(|v| v.0 = AMBIGUOUS)
+            .or_insert((i as u32, check as u32));
         attr_ids.insert(name, i as u32);
     }
     let l = num_labels;
@@ -323,8 +318,6 @@ pub(crate) fn read(buf: &[u8]) -> Result<Tables> {
         labels,
         attr_ids,
         by_hash,
-        text,
-        text_off,
         attr_off,
         st: state
             .iter()

@@ -8,7 +8,7 @@ weights and runs Viterbi in log space. A `Model` is immutable and shared between
 use std::path::Path;
 
 use super::format::{self, Tables, AMBIGUOUS, NO_DENSE_ROW};
-use super::fxhash::poly;
+use super::fxhash::Poly2;
 use super::template::Template;
 use super::ModelMeta;
 use crate::{Error, Result};
@@ -125,9 +125,10 @@ impl Model {
             let mut guard = cell.borrow_mut();
             let sc = &mut *guard;
             // Attribute ids of all tokens in one flat buffer. Each cell value is hashed once;
-            // attribute hashes are combined from those (polynomial hash) and hits are checked
-            // against the model's attribute text, so no attribute string is built unless two
-            // model attributes share a hash.
+            // attribute hashes are combined from those (two polynomial hashes, see
+            // `fxhash::Poly2`): the first finds the attribute, the second must match its
+            // stored check, so no attribute string is built or compared unless two model
+            // attributes share a key.
             sc.ids.clear();
             sc.bounds.clear();
             sc.cells.clear();
@@ -135,17 +136,17 @@ impl Model {
             for row in rows {
                 for &c in cols {
                     sc.cells
-                        .push(row.get(c).map_or((0, 1), |v| poly(v.as_bytes())));
+                        .push(row.get(c).map_or(Poly2::EMPTY, |v| Poly2::of(v.as_bytes())));
                 }
             }
             let tb = &self.tables;
             for t in 0..rows.len() {
                 sc.bounds.push(sc.ids.len());
                 for p in 0..self.template.len() {
-                    let h = self.template.hash_at(rows.len(), t, p, &sc.cells);
-                    match tb.by_hash.get(&h) {
+                    let (key, check) = self.template.hash_at(rows.len(), t, p, &sc.cells);
+                    match tb.by_hash.get(&key) {
                         None => {}
-                        Some(&AMBIGUOUS) => {
+                        Some(&(AMBIGUOUS, _)) => {
                             sc.buf.clear();
                             self.template.pieces(rows, t, p, |b| {
                                 sc.buf.push_str(&String::from_utf8_lossy(b))
@@ -154,7 +155,7 @@ impl Model {
                                 sc.ids.push(a);
                             }
                         }
-                        Some(&a) if self.text_matches(rows, t, p, a) => sc.ids.push(a),
+                        Some(&(a, c)) if c == check as u32 => sc.ids.push(a),
                         Some(_) => {}
                     }
                 }
@@ -210,26 +211,6 @@ impl Model {
     /// The model's id for an attribute string, if it kept it.
     pub fn attr_id(&self, attr: &str) -> Option<u32> {
         self.tables.attr_ids.get(attr).copied()
-    }
-
-    /// Whether pattern `p` at token `t` spells exactly attribute `a`'s text.
-    #[inline]
-    fn text_matches(&self, rows: &[Vec<String>], t: usize, p: usize, a: u32) -> bool {
-        let tb = &self.tables;
-        let (Some(&s), Some(&e)) = (tb.text_off.get(a as usize), tb.text_off.get(a as usize + 1))
-        else {
-            return false;
-        };
-        let mut rest = &tb.text[s as usize..e as usize];
-        let mut ok = true;
-        self.template.pieces(rows, t, p, |b| {
-            if ok && rest.len() >= b.len() && small_eq(&rest[..b.len()], b) {
-                rest = &rest[b.len()..];
-            } else {
-                ok = false;
-            }
-        });
-        ok && rest.is_empty()
     }
 
     /// Add the weights of every attribute in `ids` to `row` (AVX2 where the CPU has it).
@@ -359,37 +340,11 @@ impl Model {
     }
 }
 
-/// Equality of two short byte strings of the same length, inline (8 bytes at a time): the
-/// pieces of an attribute are a few bytes long, where a call to `memcmp` costs more than the
-/// comparison.
-#[inline(always)]
-fn small_eq(a: &[u8], b: &[u8]) -> bool {
-    if a.len() != b.len() {
-        return false;
-    }
-    let mut ca = a.chunks_exact(8);
-    let mut cb = b.chunks_exact(8);
-    for (x, y) in (&mut ca).zip(&mut cb) {
-        let (Ok(x), Ok(y)) = (<[u8; 8]>::try_from(x), <[u8; 8]>::try_from(y)) else {
-            return false;
-        };
-        if u64::from_ne_bytes(x) != u64::from_ne_bytes(y) {
-            return false;
-        }
-    }
-    let (ra, rb) = (ca.remainder(), cb.remainder());
-    let mut diff = 0u8;
-    for i in 0..ra.len() {
-        diff |= ra[i] ^ rb[i];
-    }
-    diff == 0
-}
-
 /// Per-thread buffers reused by every tagging call (no allocation per call but the output).
 #[derive(Default)]
 struct Scratch {
     buf: String,
-    cells: Vec<(u64, u64)>,
+    cells: Vec<Poly2>,
     ids: Vec<u32>,
     bounds: Vec<usize>,
     state: Vec<f64>,
@@ -497,8 +452,8 @@ mod tests {
     }
 
     /// The hashed lookup gives the same labels as the string lookup it replaces, also when
-    /// every hash is marked ambiguous (the string fallback) or points at the wrong attribute
-    /// (the text check refuses it).
+    /// every key is marked ambiguous (the string fallback) or its check belongs to another string
+    /// (the lookup refuses it).
     #[test]
     fn hashed_lookup_agrees_with_the_string_fallback() {
         let m = model();
@@ -506,20 +461,19 @@ mod tests {
         let got: Vec<_> = data().iter().map(|s| m.label(&s.rows).unwrap()).collect();
         assert_eq!(got, expected);
         let mut amb = m.clone();
-        amb.tables.by_hash.values_mut().for_each(|v| *v = AMBIGUOUS);
+        amb.tables
+            .by_hash
+            .values_mut()
+            .for_each(|v| v.0 = AMBIGUOUS);
         let got: Vec<_> = data().iter().map(|s| amb.label(&s.rows).unwrap()).collect();
         assert_eq!(got, expected);
         let mut wrong = m.clone();
-        let n = wrong.tables.attr_ids.len() as u32;
-        wrong
-            .tables
-            .by_hash
-            .values_mut()
-            .for_each(|v| *v = (*v + 1) % n);
+        // As if every key belonged to another string: the checks no longer match.
+        wrong.tables.by_hash.values_mut().for_each(|v| v.1 ^= 1);
         let s = &data()[0];
         let ids: Vec<u32> = {
             let mut ids = Vec::new();
-            let cells: Vec<(u64, u64)> = s
+            let cells: Vec<Poly2> = s
                 .rows
                 .iter()
                 .flat_map(|r| {
@@ -527,14 +481,14 @@ mod tests {
                         .template
                         .hash_cols()
                         .iter()
-                        .map(|&c| poly(r[c].as_bytes()))
+                        .map(|&c| Poly2::of(r[c].as_bytes()))
                 })
                 .collect();
             for t in 0..s.rows.len() {
                 for p in 0..wrong.template.len() {
-                    let h = wrong.template.hash_at(s.rows.len(), t, p, &cells);
-                    if let Some(&a) = wrong.tables.by_hash.get(&h) {
-                        if wrong.text_matches(&s.rows, t, p, a) {
+                    let (key, check) = wrong.template.hash_at(s.rows.len(), t, p, &cells);
+                    if let Some(&(a, c)) = wrong.tables.by_hash.get(&key) {
+                        if c == check as u32 {
                             ids.push(a);
                         }
                     }
@@ -543,5 +497,13 @@ mod tests {
             ids
         };
         assert!(ids.is_empty(), "{ids:?}");
+        // Through the tagger: no attribute found, the same labels as with no attributes.
+        for s in data() {
+            let none = vec![Vec::new(); s.rows.len()];
+            assert_eq!(
+                wrong.label_ids(&s.rows).unwrap(),
+                wrong.label_attr_ids(&none)
+            );
+        }
     }
 }
