@@ -166,11 +166,12 @@ impl Model {
             let distinct = self.template.distinct_ids();
             for (t, row) in sc.state.chunks_exact_mut(l).enumerate() {
                 let list = &mut sc.ids[sc.bounds[t]..sc.bounds[t + 1]];
-                // Weights are added in attribute-id order (as crfs does), duplicates once.
-                list.sort_unstable();
+                // Weights are added in pattern order, as crfs adds the attributes it is
+                // given; a template whose patterns may repeat an attribute counts it once.
                 if distinct {
                     self.add_states(row, list);
                 } else {
+                    list.sort_unstable();
                     let mut prev = None;
                     for &a in list.iter() {
                         if prev != Some(a) {
