@@ -195,7 +195,7 @@ pub(crate) struct Tables {
     pub labels: Vec<String>,
     pub attr_ids: FxHashMap<String, u32>,
     /// `(attribute id, check)` by the key hash of the attribute's text (`fxhash::Poly2`: key
-    /// modulo 2⁶⁴, check = the low 32 bits of the hash modulo 2⁶¹ − 1); the id is [`AMBIGUOUS`]
+    /// modulo 2⁶⁴, check = the hash modulo 2³¹ − 1); the id is [`AMBIGUOUS`]
     /// where two attributes share a key (then `attr_ids` decides).
     pub by_hash: FxHashMap<u64, (u32, u32)>,
     pub attr_off: Vec<u32>,

@@ -84,42 +84,43 @@ pub fn poly_concat(a: u64, b: (u64, u64)) -> u64 {
     a.wrapping_mul(b.1).wrapping_add(b.0)
 }
 
-/// The Mersenne prime 2⁶¹ − 1 and the base of the second polynomial hash, modulo that prime.
-const M61: u64 = (1 << 61) - 1;
-const B61: u64 = 0x1d8e_4e27_c47d_124f % M61;
+/// The Mersenne prime 2³¹ − 1 and the base of the second polynomial hash, modulo that prime
+/// (products of two residues fit in a `u64`, so the check costs one multiply per step).
+const M31: u64 = (1 << 31) - 1;
+const B31: u64 = 0x5bd1_e995 % M31;
 
 #[inline]
-fn mul61(a: u64, b: u64) -> u64 {
-    let p = a as u128 * b as u128;
-    let r = (p as u64 & M61) + (p >> 61) as u64;
-    if r >= M61 {
-        r - M61
+fn mul31(a: u64, b: u64) -> u64 {
+    let p = a * b;
+    let r = (p & M31) + (p >> 31);
+    if r >= M31 {
+        r - M31
     } else {
         r
     }
 }
 
 #[inline]
-fn add61(a: u64, b: u64) -> u64 {
+fn add31(a: u64, b: u64) -> u64 {
     let r = a + b;
-    if r >= M61 {
-        r - M61
+    if r >= M31 {
+        r - M31
     } else {
         r
     }
 }
 
 /// Two polynomial hashes of one byte string, both composable over concatenation: [`poly`]
-/// modulo 2⁶⁴ (the tagger's map key) and the same scheme modulo the prime 2⁶¹ − 1 (the
+/// modulo 2⁶⁴ (the tagger's map key) and the same scheme modulo the prime 2³¹ − 1 (the
 /// check that replaces comparing the attribute text). Modular hashing over a prime is not
 /// open to the Thue–Morse collisions that defeat any base modulo 2⁶⁴, so a wrong match needs
-/// both to collide.
+/// both to collide (natural strings: about 2⁻⁹⁵ per lookup).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Poly2 {
     /// `poly(s)`: hash and `B^|s|` modulo 2⁶⁴.
     pub h: u64,
     pub p: u64,
-    /// The same modulo 2⁶¹ − 1.
+    /// The same modulo 2³¹ − 1.
     pub g: u64,
     pub q: u64,
 }
@@ -138,8 +139,8 @@ impl Poly2 {
         let (h, p) = poly(bytes);
         let (mut g, mut q) = (0u64, 1u64);
         for &b in bytes {
-            g = add61(mul61(g, B61), b as u64 + 1);
-            q = mul61(q, B61);
+            g = add31(mul31(g, B31), b as u64 + 1);
+            q = mul31(q, B31);
         }
         Poly2 { h, p, g, q }
     }
@@ -149,7 +150,7 @@ impl Poly2 {
     pub fn append_to(&self, a: (u64, u64)) -> (u64, u64) {
         (
             poly_concat(a.0, (self.h, self.p)),
-            add61(mul61(a.1, self.q), self.g),
+            add31(mul31(a.1, self.q), self.g),
         )
     }
 
