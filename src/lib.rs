@@ -24,6 +24,7 @@ pub mod features;
 pub mod layout;
 pub mod lexicon;
 pub mod models;
+pub mod strings_eval;
 pub mod tei;
 pub mod tokenizer;
 

@@ -13,7 +13,10 @@ attributes that keep at least one, so L1 pruning shrinks the file.
 
 use std::io::{Cursor, Write};
 
-use super::fxhash::{poly, FxHashMap};
+use super::fxhash::{FxHashMap, Poly2};
+
+/// `Tables::dense_row` of an attribute that has no dense row.
+pub(crate) const NO_DENSE_ROW: u32 = u32::MAX;
 
 /// Marks a hash shared by several attributes in [`Tables::by_hash`].
 pub(crate) const AMBIGUOUS: u32 = u32::MAX;
@@ -179,20 +182,31 @@ fn write_refs(out: &mut Vec<u8>, magic: &[u8; 4], lists: &[Vec<u32>], extra: usi
     Ok(())
 }
 
+/// One state feature: weight of `label` when the attribute is present.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct StateFeature {
+    pub weight: f64,
+    pub label: u32,
+}
+
 /// Weights of a CRFsuite model, arranged for Viterbi: per attribute a run of (label, weight).
 #[derive(Debug, Clone)]
 pub(crate) struct Tables {
     pub labels: Vec<String>,
     pub attr_ids: FxHashMap<String, u32>,
-    /// Attribute id by polynomial hash (`fxhash::poly`) of its text; [`AMBIGUOUS`] where two attributes share a
-    /// hash (then `attr_ids` decides).
-    pub by_hash: FxHashMap<u64, u32>,
-    /// Attribute texts, concatenated; attribute `a` is `text[text_off[a]..text_off[a + 1]]`.
-    pub text: Vec<u8>,
-    pub text_off: Vec<u32>,
+    /// `(attribute id, check)` by the key hash of the attribute's text (`fxhash::Poly2`: key
+    /// modulo 2⁶⁴, check = the hash modulo 2³¹ − 1); the id is [`AMBIGUOUS`]
+    /// where two attributes share a key (then `attr_ids` decides).
+    pub by_hash: FxHashMap<u64, (u32, u32)>,
     pub attr_off: Vec<u32>,
-    pub st_label: Vec<u32>,
-    pub st_weight: Vec<f64>,
+    /// State features, attribute by attribute, label and weight side by side (one cache line
+    /// serves a whole attribute of a pruned model).
+    pub st: Vec<StateFeature>,
+    /// Attributes with weights for many labels also get a dense row of `L` weights (zeros
+    /// where the attribute has no feature): `dense[dense_row[a] * L..][..L]`, or
+    /// [`NO_DENSE_ROW`] for a sparse attribute. Adding a dense row is a vector add.
+    pub dense_row: Vec<u32>,
+    pub dense: Vec<f64>,
     /// `trans[i * L + j]`: weight of label i followed by label j.
     pub trans: Vec<f64>,
 }
@@ -232,21 +246,18 @@ pub(crate) fn read(buf: &[u8]) -> Result<Tables> {
     let attr_db = cqdb_at(off_attrs)?;
     let mut attr_ids = FxHashMap::default();
     attr_ids.reserve(num_attrs);
-    let mut by_hash: FxHashMap<u64, u32> = FxHashMap::default();
+    let mut by_hash: FxHashMap<u64, (u32, u32)> = FxHashMap::default();
     by_hash.reserve(num_attrs);
-    let mut text = Vec::new();
-    let mut text_off = vec![0u32];
     for i in 0..num_attrs {
         let s = attr_db
             .to_str(i as u32)
             .ok_or_else(|| bad(&format!("attribute {i} missing")))?;
         let name = String::from_utf8_lossy(s).into_owned();
+        let (key, check) = Poly2::of(name.as_bytes()).pair();
         by_hash
-            .entry(poly(name.as_bytes()).0)
-            .and_modify(|v| *v = AMBIGUOUS)
-            .or_insert(i as u32);
-        text.extend_from_slice(name.as_bytes());
-        text_off.push(to_u32(text.len(), "attribute text")?);
+            .entry(key)
+            .and_modify(|v| v.0 = AMBIGUOUS)
+            .or_insert((i as u32, check as u32));
         attr_ids.insert(name, i as u32);
     }
     let l = num_labels;
@@ -289,15 +300,34 @@ pub(crate) fn read(buf: &[u8]) -> Result<Tables> {
     for a in 0..num_attrs {
         attr_off[a + 1] += attr_off[a];
     }
+    // Dense rows for attributes with weights for at least a quarter of the labels (and 4).
+    let mut dense_row = vec![NO_DENSE_ROW; num_attrs];
+    let mut dense = Vec::new();
+    for a in 0..num_attrs {
+        let (s, e) = (attr_off[a] as usize, attr_off[a + 1] as usize);
+        if e - s >= (l / 4).max(4) {
+            dense_row[a] = to_u32(dense.len() / l.max(1), "dense rows")?;
+            let at = dense.len();
+            dense.resize(at + l, 0.0);
+            for &(_, y, w) in &state[s..e] {
+                dense[at + y as usize] = w;
+            }
+        }
+    }
     Ok(Tables {
         labels,
         attr_ids,
         by_hash,
-        text,
-        text_off,
         attr_off,
-        st_label: state.iter().map(|s| s.1).collect(),
-        st_weight: state.iter().map(|s| s.2).collect(),
+        st: state
+            .iter()
+            .map(|s| StateFeature {
+                weight: s.2,
+                label: s.1,
+            })
+            .collect(),
+        dense_row,
+        dense,
         trans,
     })
 }

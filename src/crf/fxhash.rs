@@ -84,9 +84,112 @@ pub fn poly_concat(a: u64, b: (u64, u64)) -> u64 {
     a.wrapping_mul(b.1).wrapping_add(b.0)
 }
 
+/// The Mersenne prime 2³¹ − 1 and the base of the second polynomial hash, modulo that prime
+/// (products of two residues fit in a `u64`, so the check costs one multiply per step).
+const M31: u64 = (1 << 31) - 1;
+const B31: u64 = 0x5bd1_e995 % M31;
+
+#[inline]
+fn mul31(a: u64, b: u64) -> u64 {
+    let p = a * b;
+    let r = (p & M31) + (p >> 31);
+    if r >= M31 {
+        r - M31
+    } else {
+        r
+    }
+}
+
+#[inline]
+fn add31(a: u64, b: u64) -> u64 {
+    let r = a + b;
+    if r >= M31 {
+        r - M31
+    } else {
+        r
+    }
+}
+
+/// Two polynomial hashes of one byte string, both composable over concatenation: [`poly`]
+/// modulo 2⁶⁴ (the tagger's map key) and the same scheme modulo the prime 2³¹ − 1 (the
+/// check that replaces comparing the attribute text). Modular hashing over a prime is not
+/// open to the Thue–Morse collisions that defeat any base modulo 2⁶⁴, so a wrong match needs
+/// both to collide (natural strings: about 2⁻⁹⁵ per lookup).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Poly2 {
+    /// `poly(s)`: hash and `B^|s|` modulo 2⁶⁴.
+    pub h: u64,
+    pub p: u64,
+    /// The same modulo 2³¹ − 1.
+    pub g: u64,
+    pub q: u64,
+}
+
+impl Poly2 {
+    /// The empty string.
+    pub const EMPTY: Poly2 = Poly2 {
+        h: 0,
+        p: 1,
+        g: 0,
+        q: 1,
+    };
+
+    #[inline]
+    pub fn of(bytes: &[u8]) -> Poly2 {
+        let (h, p) = poly(bytes);
+        let (mut g, mut q) = (0u64, 1u64);
+        for &b in bytes {
+            g = add31(mul31(g, B31), b as u64 + 1);
+            q = mul31(q, B31);
+        }
+        Poly2 { h, p, g, q }
+    }
+
+    /// The pair `(key, check)` of `a ++ self` from `a`'s pair.
+    #[inline]
+    pub fn append_to(&self, a: (u64, u64)) -> (u64, u64) {
+        (
+            poly_concat(a.0, (self.h, self.p)),
+            add31(mul31(a.1, self.q), self.g),
+        )
+    }
+
+    /// The pair `(key, check)` of this string alone.
+    #[inline]
+    pub fn pair(&self) -> (u64, u64) {
+        (self.h, self.g)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn poly2_composes_over_concatenation() {
+        let text = b"U12:_x-1/Proceedings-of-the\xff\x00";
+        let whole = Poly2::of(text).pair();
+        for cut1 in 0..text.len() {
+            for cut2 in cut1..text.len() {
+                let a = Poly2::of(&text[..cut1]).pair();
+                let ab = Poly2::of(&text[cut1..cut2]).append_to(a);
+                assert_eq!(Poly2::of(&text[cut2..]).append_to(ab), whole);
+            }
+        }
+        assert_eq!(Poly2::of(b""), Poly2::EMPTY);
+        assert_ne!(Poly2::of(b"a").g, Poly2::of(b"b").g);
+        // The Thue–Morse pair of length 2048 collides modulo 2^64 for any odd base; the prime
+        // modulus tells them apart.
+        let tm: Vec<u8> = (0u32..2048)
+            .map(|i| b'a' + (i.count_ones() % 2) as u8)
+            .collect();
+        let inv: Vec<u8> = tm
+            .iter()
+            .map(|&c| if c == b'a' { b'b' } else { b'a' })
+            .collect();
+        assert_eq!(poly(&tm).0, poly(&inv).0);
+        assert_ne!(Poly2::of(&tm).g, Poly2::of(&inv).g);
+    }
 
     #[test]
     fn poly_hash_composes_over_concatenation() {

@@ -7,8 +7,8 @@ weights and runs Viterbi in log space. A `Model` is immutable and shared between
 
 use std::path::Path;
 
-use super::format::{self, Tables, AMBIGUOUS};
-use super::fxhash::poly;
+use super::format::{self, Tables, AMBIGUOUS, NO_DENSE_ROW};
+use super::fxhash::Poly2;
 use super::template::Template;
 use super::ModelMeta;
 use crate::{Error, Result};
@@ -125,9 +125,10 @@ impl Model {
             let mut guard = cell.borrow_mut();
             let sc = &mut *guard;
             // Attribute ids of all tokens in one flat buffer. Each cell value is hashed once;
-            // attribute hashes are combined from those (polynomial hash) and hits are checked
-            // against the model's attribute text, so no attribute string is built unless two
-            // model attributes share a hash.
+            // attribute hashes are combined from those (two polynomial hashes, see
+            // `fxhash::Poly2`): the first finds the attribute, the second must match its
+            // stored check, so no attribute string is built or compared unless two model
+            // attributes share a key.
             sc.ids.clear();
             sc.bounds.clear();
             sc.cells.clear();
@@ -135,17 +136,17 @@ impl Model {
             for row in rows {
                 for &c in cols {
                     sc.cells
-                        .push(row.get(c).map_or((0, 1), |v| poly(v.as_bytes())));
+                        .push(row.get(c).map_or(Poly2::EMPTY, |v| Poly2::of(v.as_bytes())));
                 }
             }
             let tb = &self.tables;
             for t in 0..rows.len() {
                 sc.bounds.push(sc.ids.len());
                 for p in 0..self.template.len() {
-                    let h = self.template.hash_at(rows.len(), t, p, &sc.cells);
-                    match tb.by_hash.get(&h) {
+                    let (key, check) = self.template.hash_at(rows.len(), t, p, &sc.cells);
+                    match tb.by_hash.get(&key) {
                         None => {}
-                        Some(&AMBIGUOUS) => {
+                        Some(&(AMBIGUOUS, _)) => {
                             sc.buf.clear();
                             self.template.pieces(rows, t, p, |b| {
                                 sc.buf.push_str(&String::from_utf8_lossy(b))
@@ -154,7 +155,7 @@ impl Model {
                                 sc.ids.push(a);
                             }
                         }
-                        Some(&a) if self.text_matches(rows, t, p, a) => sc.ids.push(a),
+                        Some(&(a, c)) if c == check as u32 => sc.ids.push(a),
                         Some(_) => {}
                     }
                 }
@@ -162,15 +163,22 @@ impl Model {
             sc.bounds.push(sc.ids.len());
             sc.state.clear();
             sc.state.resize(rows.len() * l, 0.0);
+            let distinct = self.template.distinct_ids();
             for (t, row) in sc.state.chunks_exact_mut(l).enumerate() {
                 let list = &mut sc.ids[sc.bounds[t]..sc.bounds[t + 1]];
-                list.sort_unstable();
-                let mut prev = None;
-                for &a in list.iter() {
-                    if prev != Some(a) {
-                        self.add_state(row, a);
+                // Weights are added in pattern order, as crfs adds the attributes it is
+                // given; a template whose patterns may repeat an attribute counts it once.
+                if distinct {
+                    self.add_states(row, list);
+                } else {
+                    list.sort_unstable();
+                    let mut prev = None;
+                    for &a in list.iter() {
+                        if prev != Some(a) {
+                            self.add_state(row, a);
+                        }
+                        prev = Some(a);
                     }
-                    prev = Some(a);
                 }
             }
             let state = std::mem::take(&mut sc.state);
@@ -206,43 +214,58 @@ impl Model {
         self.tables.attr_ids.get(attr).copied()
     }
 
-    /// Whether pattern `p` at token `t` spells exactly attribute `a`'s text.
-    #[inline]
-    fn text_matches(&self, rows: &[Vec<String>], t: usize, p: usize, a: u32) -> bool {
-        let tb = &self.tables;
-        let (Some(&s), Some(&e)) = (tb.text_off.get(a as usize), tb.text_off.get(a as usize + 1))
-        else {
-            return false;
-        };
-        let mut rest = &tb.text[s as usize..e as usize];
-        let mut ok = true;
-        self.template.pieces(rows, t, p, |b| {
-            if ok && rest.len() >= b.len() && &rest[..b.len()] == b {
-                rest = &rest[b.len()..];
-            } else {
-                ok = false;
+    /// Add the weights of every attribute in `ids` to `row` (AVX2 where the CPU has it).
+    fn add_states(&self, row: &mut [f64], ids: &[u32]) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            if std::arch::is_x86_feature_detected!("avx2") {
+                // SAFETY: the CPU supports AVX2, checked just above.
+                return unsafe { self.add_states_avx2(row, ids) };
             }
-        });
-        ok && rest.is_empty()
+        }
+        for &a in ids {
+            self.add_state(row, a);
+        }
     }
 
-    #[inline]
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    unsafe fn add_states_avx2(&self, row: &mut [f64], ids: &[u32]) {
+        for &a in ids {
+            self.add_state(row, a);
+        }
+    }
+
+    #[inline(always)]
     fn add_state(&self, row: &mut [f64], a: u32) {
         let tb = &self.tables;
+        if let Some(&d) = tb.dense_row.get(a as usize) {
+            if d != NO_DENSE_ROW {
+                let l = row.len();
+                if let Some(w) = tb.dense.get(d as usize * l..(d as usize + 1) * l) {
+                    for (rv, &wv) in row.iter_mut().zip(w) {
+                        *rv += wv;
+                    }
+                    return;
+                }
+            }
+        }
         let (Some(&s), Some(&e)) = (tb.attr_off.get(a as usize), tb.attr_off.get(a as usize + 1))
         else {
             return;
         };
-        let r = s as usize..e as usize;
-        if r.len() == row.len() {
+        let Some(feats) = tb.st.get(s as usize..e as usize) else {
+            return;
+        };
+        if feats.len() == row.len() {
             // Weights for every label, in label order.
-            for (rv, &w) in row.iter_mut().zip(&tb.st_weight[r]) {
-                *rv += w;
+            for (rv, f) in row.iter_mut().zip(feats) {
+                *rv += f.weight;
             }
         } else {
-            for (&y, &w) in tb.st_label[r.clone()].iter().zip(&tb.st_weight[r]) {
-                if let Some(rv) = row.get_mut(y as usize) {
-                    *rv += w;
+            for f in feats {
+                if let Some(rv) = row.get_mut(f.label as usize) {
+                    *rv += f.weight;
                 }
             }
         }
@@ -279,19 +302,24 @@ impl Model {
         sc.score.extend_from_slice(&state[..l]);
         sc.next.resize(l, 0.0);
         sc.back.resize(n * l, 0);
+        sc.arg.resize(l, 0.0);
         for t in 1..n {
-            let back = &mut sc.back[t * l..(t + 1) * l];
             sc.next.iter_mut().for_each(|v| *v = f64::NEG_INFINITY);
             for (i, &si) in sc.score.iter().enumerate() {
                 let tr = &trans[i * l..(i + 1) * l];
-                let i = i as u32;
-                for ((best, arg), &tv) in sc.next.iter_mut().zip(back.iter_mut()).zip(tr) {
-                    // Branch-free so the compiler can use vector compare-and-blend.
+                // The argmax is kept as an f64 too, so both selects are the same width and
+                // the loop compiles to vector add, compare and blend.
+                let fi = i as f64;
+                for ((best, arg), &tv) in sc.next.iter_mut().zip(sc.arg.iter_mut()).zip(tr) {
                     let v = si + tv;
                     let better = v > *best;
                     *best = if better { v } else { *best };
-                    *arg = if better { i } else { *arg };
+                    *arg = if better { fi } else { *arg };
                 }
+            }
+            let back = &mut sc.back[t * l..(t + 1) * l];
+            for (b, &a) in back.iter_mut().zip(&sc.arg) {
+                *b = a as u32;
             }
             for (nv, &sv) in sc.next.iter_mut().zip(&state[t * l..(t + 1) * l]) {
                 *nv += sv;
@@ -317,12 +345,13 @@ impl Model {
 #[derive(Default)]
 struct Scratch {
     buf: String,
-    cells: Vec<(u64, u64)>,
+    cells: Vec<Poly2>,
     ids: Vec<u32>,
     bounds: Vec<usize>,
     state: Vec<f64>,
     score: Vec<f64>,
     next: Vec<f64>,
+    arg: Vec<f64>,
     back: Vec<u32>,
 }
 
@@ -373,9 +402,59 @@ mod tests {
         Model::from_parts(&bytes, t, meta).unwrap()
     }
 
+    /// Dense weight rows give the same labels as the sparse runs they copy.
+    #[test]
+    fn dense_rows_agree_with_sparse_features() {
+        let words = [("a", "A"), ("b", "B"), ("c", "C"), ("d", "D")];
+        let data: Vec<Sequence> = (0..24)
+            .map(|k| {
+                let (w1, l1) = words[k % 4];
+                let (w2, l2) = words[(k / 4 + k) % 4];
+                Sequence {
+                    rows: [("the", "T"), (w1, l1), (w2, l2)]
+                        .iter()
+                        .map(|(w, _)| vec![w.to_string()])
+                        .collect(),
+                    labels: [("the", "T"), (w1, l1), (w2, l2)]
+                        .iter()
+                        .map(|(_, l)| l.to_string())
+                        .collect(),
+                }
+            })
+            .collect();
+        let t = Template::parse("U0:%x[0,0]\nU1:%x[-1,0]\nB").unwrap();
+        let p = TrainParams {
+            c1: 0.0,
+            c2: 0.1,
+            ..TrainParams::default()
+        };
+        let bytes = train(&t, &data, &p, &mut |_| true).unwrap();
+        let meta = ModelMeta {
+            model: "toy".into(),
+            labels: vec![],
+            feature_version: 0,
+            data_digest: String::new(),
+            params: p,
+            evaluation: serde_json::Value::Null,
+        };
+        let m = Model::from_parts(&bytes, t, meta).unwrap();
+        assert!(m.tables.dense_row.iter().any(|&d| d != NO_DENSE_ROW));
+        let mut sparse = m.clone();
+        sparse
+            .tables
+            .dense_row
+            .iter_mut()
+            .for_each(|d| *d = NO_DENSE_ROW);
+        for s in &data {
+            let got = m.label(&s.rows).unwrap();
+            assert_eq!(got, s.labels);
+            assert_eq!(got, sparse.label(&s.rows).unwrap());
+        }
+    }
+
     /// The hashed lookup gives the same labels as the string lookup it replaces, also when
-    /// every hash is marked ambiguous (the string fallback) or points at the wrong attribute
-    /// (the text check refuses it).
+    /// every key is marked ambiguous (the string fallback) or its check belongs to another string
+    /// (the lookup refuses it).
     #[test]
     fn hashed_lookup_agrees_with_the_string_fallback() {
         let m = model();
@@ -383,20 +462,19 @@ mod tests {
         let got: Vec<_> = data().iter().map(|s| m.label(&s.rows).unwrap()).collect();
         assert_eq!(got, expected);
         let mut amb = m.clone();
-        amb.tables.by_hash.values_mut().for_each(|v| *v = AMBIGUOUS);
+        amb.tables
+            .by_hash
+            .values_mut()
+            .for_each(|v| v.0 = AMBIGUOUS);
         let got: Vec<_> = data().iter().map(|s| amb.label(&s.rows).unwrap()).collect();
         assert_eq!(got, expected);
         let mut wrong = m.clone();
-        let n = wrong.tables.attr_ids.len() as u32;
-        wrong
-            .tables
-            .by_hash
-            .values_mut()
-            .for_each(|v| *v = (*v + 1) % n);
+        // As if every key belonged to another string: the checks no longer match.
+        wrong.tables.by_hash.values_mut().for_each(|v| v.1 ^= 1);
         let s = &data()[0];
         let ids: Vec<u32> = {
             let mut ids = Vec::new();
-            let cells: Vec<(u64, u64)> = s
+            let cells: Vec<Poly2> = s
                 .rows
                 .iter()
                 .flat_map(|r| {
@@ -404,14 +482,14 @@ mod tests {
                         .template
                         .hash_cols()
                         .iter()
-                        .map(|&c| poly(r[c].as_bytes()))
+                        .map(|&c| Poly2::of(r[c].as_bytes()))
                 })
                 .collect();
             for t in 0..s.rows.len() {
                 for p in 0..wrong.template.len() {
-                    let h = wrong.template.hash_at(s.rows.len(), t, p, &cells);
-                    if let Some(&a) = wrong.tables.by_hash.get(&h) {
-                        if wrong.text_matches(&s.rows, t, p, a) {
+                    let (key, check) = wrong.template.hash_at(s.rows.len(), t, p, &cells);
+                    if let Some(&(a, c)) = wrong.tables.by_hash.get(&key) {
+                        if c == check as u32 {
                             ids.push(a);
                         }
                     }
@@ -420,5 +498,13 @@ mod tests {
             ids
         };
         assert!(ids.is_empty(), "{ids:?}");
+        // Through the tagger: no attribute found, the same labels as with no attributes.
+        for s in data() {
+            let none = vec![Vec::new(); s.rows.len()];
+            assert_eq!(
+                wrong.label_ids(&s.rows).unwrap(),
+                wrong.label_attr_ids(&none)
+            );
+        }
     }
 }

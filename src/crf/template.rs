@@ -9,7 +9,7 @@ Wapiti. Expansion writes into a reused buffer ([`Template::expand_with`]) so the
 tagger intern or look up attributes without allocating a `String` per attribute.
 */
 
-use super::fxhash::{poly, poly_concat};
+use super::fxhash::Poly2;
 use crate::{Error, Result};
 
 /// One piece of a unigram pattern: literal text or a `%x[row,col]` reference.
@@ -19,11 +19,11 @@ enum Piece {
     Cell { row: isize, col: usize },
 }
 
-/// A pattern piece for hashing: a literal's polynomial hash, or a cell as (row offset, index
+/// A pattern piece for hashing: a literal's polynomial hashes, or a cell as (row offset, index
 /// into [`Template::hash_cols`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum HashPiece {
-    Literal((u64, u64)),
+    Literal(Poly2),
     Cell { row: isize, slot: usize },
 }
 
@@ -36,6 +36,9 @@ pub struct Template {
     cols: Vec<usize>,
     bigram: bool,
     max_col: Option<usize>,
+    /// Every pattern starts with a literal `<id>:` and no two ids are equal, so two patterns
+    /// can never expand to the same attribute at one token (no duplicates to remove).
+    distinct_ids: bool,
     text: String,
 }
 
@@ -91,7 +94,7 @@ impl Template {
             .map(|pat| {
                 pat.iter()
                     .map(|p| match p {
-                        Piece::Literal(s) => HashPiece::Literal(poly(s.as_bytes())),
+                        Piece::Literal(s) => HashPiece::Literal(Poly2::of(s.as_bytes())),
                         Piece::Cell { row, col } => HashPiece::Cell {
                             row: *row,
                             slot: cols.binary_search(col).unwrap_or(0),
@@ -100,12 +103,20 @@ impl Template {
                     .collect()
             })
             .collect();
+        let mut ids = std::collections::HashSet::new();
+        let distinct_ids = patterns.iter().all(|pat| match pat.first() {
+            Some(Piece::Literal(l)) => l
+                .split_once(':')
+                .is_some_and(|(id, _)| ids.insert(id.to_string())),
+            _ => false,
+        });
         Ok(Template {
             patterns,
             hashed,
             cols,
             bigram,
             max_col,
+            distinct_ids,
             text: text.to_string(),
         })
     }
@@ -122,6 +133,12 @@ impl Template {
 
     pub fn is_empty(&self) -> bool {
         self.patterns.is_empty()
+    }
+
+    /// Whether no two patterns can expand to the same attribute at one token (every pattern
+    /// opens with its own `<id>:`).
+    pub fn distinct_ids(&self) -> bool {
+        self.distinct_ids
     }
 
     /// Whether the template asks for label transitions (`B`).
@@ -196,30 +213,32 @@ impl Template {
         &self.cols
     }
 
-    /// Polynomial hash (see `fxhash::poly`) of pattern `p` expanded at token `t` of a sequence
-    /// of `n` rows, from `cells[row * hash_cols().len() + slot]` = `poly(value)`.
+    /// The `(key, check)` hashes (see `fxhash::Poly2`) of pattern `p` expanded at token `t` of
+    /// a sequence of `n` rows, from `cells[row * hash_cols().len() + slot]` = `Poly2::of(value)`.
     #[inline]
-    pub(crate) fn hash_at(&self, n: usize, t: usize, p: usize, cells: &[(u64, u64)]) -> u64 {
+    pub(crate) fn hash_at(&self, n: usize, t: usize, p: usize, cells: &[Poly2]) -> (u64, u64) {
         let k = self.cols.len();
-        let mut h = 0u64;
+        let mut h = (0u64, 0u64);
         let Some(pat) = self.hashed.get(p) else {
             return h;
         };
         for piece in pat {
-            let part = match piece {
-                HashPiece::Literal(lp) => *lp,
+            h = match piece {
+                HashPiece::Literal(lp) => lp.append_to(h),
                 HashPiece::Cell { row, slot } => {
                     let at = t as isize + row;
                     if at < 0 || at >= n as isize {
                         let mut pad = [0u8; 24];
                         let len = pad_bytes(&mut pad, at, n as isize);
-                        poly(&pad[..len])
+                        Poly2::of(&pad[..len]).append_to(h)
                     } else {
-                        cells.get(at as usize * k + slot).copied().unwrap_or((0, 1))
+                        cells
+                            .get(at as usize * k + slot)
+                            .unwrap_or(&Poly2::EMPTY)
+                            .append_to(h)
                     }
                 }
             };
-            h = poly_concat(h, part);
         }
         h
     }
@@ -380,6 +399,22 @@ mod tests {
     }
 
     #[test]
+    fn distinct_ids_are_detected() {
+        assert!(
+            Template::parse("U0:%x[0,0]\nU01:%x[0,1]\nU1:%x[-1,0]/%x[0,0]\nB")
+                .unwrap()
+                .distinct_ids()
+        );
+        // The same id twice, or a pattern without `<id>:`, may repeat an attribute.
+        assert!(!Template::parse("U0:%x[0,0]\nU0:%x[0,1]")
+            .unwrap()
+            .distinct_ids());
+        assert!(!Template::parse("U0:%x[0,0]\nU%x[0,1]")
+            .unwrap()
+            .distinct_ids());
+    }
+
+    #[test]
     fn pieces_spell_the_same_attributes_as_expand() {
         let t =
             Template::parse("U00:%x[-12,0]\nU01:%x[0,1]/%x[3,0]x\nU02:lit\nU03:%x[1,0]").unwrap();
@@ -397,16 +432,16 @@ mod tests {
         }
         assert_eq!(pieced, expanded);
         // Hashes combined from cell hashes equal the hash of the expanded text.
-        let cells: Vec<(u64, u64)> = r
+        let cells: Vec<Poly2> = r
             .iter()
-            .flat_map(|row| t.hash_cols().iter().map(|&c| poly(row[c].as_bytes())))
+            .flat_map(|row| t.hash_cols().iter().map(|&c| Poly2::of(row[c].as_bytes())))
             .collect();
         let mut k = 0;
         for tok in 0..r.len() {
             for p in 0..t.len() {
                 assert_eq!(
                     t.hash_at(r.len(), tok, p, &cells),
-                    poly(expanded[k].as_bytes()).0
+                    Poly2::of(expanded[k].as_bytes()).pair()
                 );
                 k += 1;
             }

@@ -242,11 +242,20 @@ pub fn decode<L: AsRef<str>>(raw: &str, toks: &[Tok], labels: &[L]) -> Citation 
         raw: raw.to_string(),
         ..Citation::default()
     };
+    // Identifiers and URLs keep the input's own spacing (no space inside `10.1000/xyz`).
+    let norm = crate::tokenizer::normalise(raw);
+    let ranges = text::token_ranges(&norm, toks);
     for (label, a, b) in spans(labels) {
-        let value = text::join_tokens(toks.get(a..b).unwrap_or_default());
         if label == "<other>" {
             continue;
         }
+        let source = match label.as_str() {
+            "<web>" | "<pubnum>" => ranges
+                .as_deref()
+                .and_then(|r| text::source_text(&norm, r, a, b)),
+            _ => None,
+        };
+        let value = source.unwrap_or_else(|| text::join_tokens(toks.get(a..b).unwrap_or_default()));
         let v = match label.as_str() {
             "<author>" | "<editor>" => value.trim().to_string(),
             "<title>" | "<journal>" | "<booktitle>" | "<series>" => {
@@ -526,6 +535,8 @@ mod tests {
             Some(("45".to_string(), Some("67".to_string())))
         );
         assert_eq!(c.doi().as_deref(), Some("10.1000/xyz"));
+        // The pubnum keeps the input's spacing (tokens joined would give `doi: 10. 1000/xyz`).
+        assert_eq!(c.pubnums, vec!["doi:10.1000/xyz".to_string()]);
         assert!(!c.is_empty());
         // A second volume/pages run (an erratum) does not merge into the first.
         let mut l = labels.clone();

@@ -95,7 +95,83 @@ fn parse_month(s: &str) -> Option<u32> {
     if let Ok(n) = t.parse::<u32>() {
         return (1..=12).contains(&n).then_some(n);
     }
-    f::month_number(t).or_else(|| f::month_number(f::prefix(t, 3)))
+    month_of_word(t).or_else(|| f::month_number(f::prefix(t, 3)))
+}
+
+/// Month names of other languages met in scholarly dates (French, German, Italian, Spanish,
+/// Portuguese, Dutch), lower-case, in month order; English comes from
+/// [`f::month_number`].
+const FOREIGN_MONTHS: [&[&str]; 12] = [
+    &[
+        "janvier", "januar", "gennaio", "enero", "janeiro", "januari", "jänner",
+    ],
+    &[
+        "février",
+        "fevrier",
+        "februar",
+        "febbraio",
+        "febrero",
+        "fevereiro",
+        "februari",
+    ],
+    &["mars", "märz", "marz", "marzo", "março", "marco", "maart"],
+    &["avril", "aprile", "abril"],
+    &["mai", "maggio", "mayo", "maio", "mei"],
+    &["juin", "juni", "giugno", "junio", "junho"],
+    &["juillet", "juli", "luglio", "julio", "julho"],
+    &["août", "aout", "agosto", "augustus"],
+    &["septembre", "settembre", "septiembre", "setembro"],
+    &["octobre", "oktober", "ottobre", "octubre", "outubro"],
+    &["novembre", "noviembre", "novembro"],
+    &[
+        "décembre",
+        "decembre",
+        "dezember",
+        "dicembre",
+        "diciembre",
+        "dezembro",
+    ],
+];
+
+/// The month a word names (English full or abbreviated, or [`FOREIGN_MONTHS`]).
+pub fn month_of_word(s: &str) -> Option<u32> {
+    f::month_number(s).or_else(|| {
+        let l = s.trim_end_matches('.').to_lowercase();
+        FOREIGN_MONTHS
+            .iter()
+            .position(|names| names.contains(&l.as_str()))
+            .map(|i| i as u32 + 1)
+    })
+}
+
+/// What a token can be as a date part: `YEAR4` (1000-2999), `N12` (1-12: day or month),
+/// `N31` (13-31: a day), `N0` (0 or 00), `N2` (other two digits: a short year), `NUM`
+/// (other numbers), `ORD` (`12th`, `1st`), `MONTHNAME`, or `NONUM`.
+pub fn number_class(s: &str) -> &'static str {
+    if !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()) {
+        let n: u32 = s.parse().unwrap_or(u32::MAX);
+        return match (s.len(), n) {
+            (4, 1000..=2999) => "YEAR4",
+            (_, 0) => "N0",
+            (1 | 2, 1..=12) => "N12",
+            (1 | 2, 13..=31) => "N31",
+            (2, _) => "N2",
+            _ => "NUM",
+        };
+    }
+    let l = s.to_ascii_lowercase();
+    let digits = l.trim_end_matches(|c: char| c.is_ascii_alphabetic());
+    if !digits.is_empty()
+        && digits.len() <= 2
+        && digits.bytes().all(|b| b.is_ascii_digit())
+        && matches!(&l[digits.len()..], "st" | "nd" | "rd" | "th")
+    {
+        return "ORD";
+    }
+    if month_of_word(s).is_some() {
+        return "MONTHNAME";
+    }
+    "NONUM"
 }
 
 fn parse_day(s: &str) -> Option<u32> {
@@ -167,12 +243,19 @@ pub fn best(dates: &[Date]) -> Option<&Date> {
 }
 
 /// Feature rows (reference §3.8): the one function used for training and tagging.
+/// Columns 17-18 are Quire's own: [`number_class`], and whether any token of the string names
+/// a month (then the numbers are days and years).
 pub fn rows(toks: &[Tok], _lex: &LexView<'_>) -> Vec<Vec<String>> {
+    let has_month = if toks.iter().any(|t| month_of_word(&t.text).is_some()) {
+        "1"
+    } else {
+        "0"
+    };
     toks.iter()
         .enumerate()
         .map(|(i, t)| {
             let s = t.text.as_str();
-            let mut row = Vec::with_capacity(17);
+            let mut row = Vec::with_capacity(19);
             f::push_lexical(&mut row, s);
             row.push(f::line_status(toks, i).to_string());
             row.push(f::capitalisation(s).to_string());
@@ -181,18 +264,27 @@ pub fn rows(toks: &[Tok], _lex: &LexView<'_>) -> Vec<Vec<String>> {
             row.push(f::flag(f::is_year(s)).to_string());
             row.push(f::flag(f::is_month(s)).to_string());
             row.push(f::punct_type(s).to_string());
+            row.push(number_class(s).to_string());
+            row.push(has_month.to_string());
             row
         })
         .collect()
 }
 
-/// Tokens of a raw date string (tabs and newlines count as spaces).
+/// Tokens of a raw date string (tabs and newlines count as spaces). A month name glued to a
+/// number (`Aug1991`, `14.Dezember2007`, `5May`) is cut in two, as the corpus annotates such
+/// text (`<month>Aug</month><year>1991</year>`); other letter/digit mixes (`12th`) stay whole.
 pub fn toks(text: &str) -> Vec<Tok> {
-    let mut t = f::toks_from_text(text, false);
-    for tok in &mut t {
-        tok.newline_before = false;
+    let mut out = Vec::new();
+    for t in f::toks_from_text(text, false) {
+        let pieces = crate::tokenizer::split_letter_digit(&t.text);
+        if pieces.len() > 1 && pieces.iter().any(|p| month_of_word(p).is_some()) {
+            out.extend(pieces.into_iter().map(Tok::new));
+        } else {
+            out.push(Tok::new(t.text));
+        }
     }
-    t
+    out
 }
 
 /// Corpus rules: each `<date>` is a sequence of `<year>`, `<month>`, `<day>` fields.
@@ -221,7 +313,7 @@ impl ModelSpec for Spec {
         ModelName::Date
     }
     fn feature_version(&self) -> u32 {
-        1
+        2
     }
     fn template(&self) -> &'static str {
         static T: OnceLock<String> = OnceLock::new();
@@ -245,6 +337,8 @@ impl ModelSpec for Spec {
                     (14, &[-1, 0, 1]),
                     (15, &[-1, 0, 1]),
                     (16, &[-2, -1, 0, 1, 2]),
+                    (17, &[-4, -3, -2, -1, 0, 1, 2, 3, 4]),
+                    (18, &[0]),
                 ],
                 &[
                     ((-1, 0), (0, 0)),
@@ -253,6 +347,16 @@ impl ModelSpec for Spec {
                     ((-2, 0), (-1, 0)),
                     ((0, 11), (1, 11)),
                     ((-1, 11), (0, 11)),
+                    // What the neighbouring numbers can be decides between day and month
+                    // (`4-21-2010`, `Nov. 12th, 2010`, `April 97`).
+                    ((0, 17), (1, 17)),
+                    ((-1, 17), (0, 17)),
+                    ((0, 17), (0, 18)),
+                    ((0, 17), (2, 17)),
+                    ((-2, 17), (0, 17)),
+                    ((-2, 17), (2, 17)),
+                    ((0, 17), (4, 17)),
+                    ((-4, 17), (0, 17)),
                 ],
             )
         })
@@ -311,16 +415,61 @@ mod tests {
                 "0",
                 "0",
                 "1",
-                "NOPUNCT"
+                "NOPUNCT",
+                "MONTHNAME",
+                "1"
             ]
         );
         assert_eq!(
             r[2][11..].to_vec(),
-            vec!["ALLCAP", "NODIGIT", "1", "0", "0", "COMMA"]
+            vec!["ALLCAP", "NODIGIT", "1", "0", "0", "COMMA", "NONUM", "1"]
         );
         assert_eq!(
             r[3][10..].to_vec(),
-            vec!["LINEEND", "NOCAPS", "ALLDIGIT", "0", "1", "0", "NOPUNCT"]
+            vec!["LINEEND", "NOCAPS", "ALLDIGIT", "0", "1", "0", "NOPUNCT", "YEAR4", "1"]
+        );
+        let r = rows(&toks("4-21-2010"), &LexView::new(&lex));
+        let classes: Vec<&str> = r.iter().map(|row| row[17].as_str()).collect();
+        assert_eq!(classes, vec!["N12", "NONUM", "N31", "NONUM", "YEAR4"]);
+        assert!(r.iter().all(|row| row.len() == 19 && row[18] == "0"));
+    }
+
+    #[test]
+    fn number_classes_and_month_words() {
+        for (s, c) in [
+            ("1994", "YEAR4"),
+            ("00", "N0"),
+            ("07", "N12"),
+            ("12", "N12"),
+            ("13", "N31"),
+            ("31", "N31"),
+            ("94", "N2"),
+            ("047", "NUM"),
+            ("3000", "NUM"),
+            ("12th", "ORD"),
+            ("1st", "ORD"),
+            ("Sept.", "MONTHNAME"),
+            ("Gennaio", "MONTHNAME"),
+            ("th", "NONUM"),
+            ("", "NONUM"),
+        ] {
+            assert_eq!(number_class(s), c, "{s}");
+        }
+        assert_eq!(month_of_word("novembre"), Some(11));
+        assert_eq!(month_of_word("JUILLET"), Some(7));
+        assert_eq!(month_of_word("März"), Some(3));
+        assert_eq!(month_of_word("Sept"), Some(9));
+        assert_eq!(month_of_word("Monday"), None);
+        use Label::*;
+        let d = labelled("20 Gennaio 2005", &[Day, Month, Year]);
+        assert_eq!(d[0].when().as_deref(), Some("2005-01-20"));
+        let t: Vec<String> = toks("Aug1991. 14.Dezember2007, 12th\nMay")
+            .into_iter()
+            .map(|t| t.text)
+            .collect();
+        assert_eq!(
+            t,
+            vec!["Aug", "1991", ".", "14", ".", "Dezember", "2007", ",", "12th", "May"]
         );
     }
 

@@ -119,6 +119,36 @@ pub fn join_tokens(toks: &[Tok]) -> String {
     s
 }
 
+/// Byte ranges of the tokens in `norm` (the [`crate::tokenizer::normalise`]d text they were
+/// cut from, in order), or `None` when they were not cut from it.
+pub fn token_ranges(norm: &str, toks: &[Tok]) -> Option<Vec<(usize, usize)>> {
+    let mut pos = 0;
+    let mut out = Vec::with_capacity(toks.len());
+    for t in toks {
+        let rest = norm.get(pos..)?;
+        let start = pos + (rest.len() - rest.trim_start().len());
+        if t.text.is_empty() || !norm.get(start..)?.starts_with(t.text.as_str()) {
+            return None;
+        }
+        pos = start + t.text.len();
+        out.push((start, pos));
+    }
+    Some(out)
+}
+
+/// The source text of tokens `a..b` (ranges from [`token_ranges`]) with its own spacing, each
+/// whitespace run made one space: `doi:10.1000/xyz` stays as written, where
+/// [`join_tokens`] would write `doi: 10. 1000/xyz`.
+pub fn source_text(norm: &str, ranges: &[(usize, usize)], a: usize, b: usize) -> Option<String> {
+    if b <= a {
+        return None;
+    }
+    let start = ranges.get(a)?.0;
+    let end = ranges.get(b.checked_sub(1)?)?.1;
+    let s = norm.get(start..end)?;
+    Some(s.split_whitespace().collect::<Vec<_>>().join(" "))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -144,6 +174,27 @@ mod tests {
             t,
             "U00_0:%x[-1,0]\nU00_1:%x[0,0]\nU00_2:%x[1,0]\nU03_0:%x[0,3]\nUC0:%x[0,0]/%x[1,0]\nB\n"
         );
+    }
+
+    #[test]
+    fn source_text_keeps_the_input_spacing() {
+        let raw = "Eng. 12(3): 45-67. doi:10.1000/xyz  and\tmore";
+        let norm = crate::tokenizer::normalise(raw);
+        let toks = crate::features::toks_from_text(raw, true);
+        let ranges = token_ranges(&norm, &toks).expect("tokens come from the text");
+        let i = toks.iter().position(|t| t.text == "doi").unwrap();
+        let j = toks.iter().position(|t| t.text == "xyz").unwrap();
+        assert_eq!(
+            source_text(&norm, &ranges, i, j + 1).as_deref(),
+            Some("doi:10.1000/xyz")
+        );
+        assert_eq!(
+            source_text(&norm, &ranges, j, toks.len()).as_deref(),
+            Some("xyz and more")
+        );
+        assert_eq!(join_tokens(&toks[i..=j]), "doi: 10. 1000/xyz");
+        assert!(token_ranges("other text", &toks).is_none());
+        assert!(source_text(&norm, &ranges, 3, 3).is_none());
     }
 
     #[test]

@@ -221,6 +221,8 @@ pub fn bibl_struct(c: &Citation, opt: BiblOptions<'_>) -> String {
     let i2 = "\t".repeat(opt.depth + 2);
     let i3 = "\t".repeat(opt.depth + 3);
     let mut out = String::new();
+    // GROBID's exact start tag, two spaces included (grobid-service.md §5.7: the string is
+    // concatenated as `<biblStruct` + ` status="…"` + two spaces + `xml:id` or `>`).
     match opt.id {
         Some(id) => {
             let _ = writeln!(
@@ -373,8 +375,18 @@ fn identifiers(out: &mut String, ind: &str, c: &Citation) {
     if let Some(a) = c.arxiv() {
         let _ = writeln!(out, "{ind}<idno type=\"arXiv\">{}</idno>", escape(&a));
     }
+    // A pubnum holding the DOI (or the arXiv id) is already written above; compare without
+    // spaces or case, so `doi: 10.1000/XYZ` is recognised too.
+    let squash = |s: &str| -> String {
+        s.chars()
+            .filter(|c| !c.is_whitespace())
+            .flat_map(char::to_lowercase)
+            .collect()
+    };
     for p in &c.pubnums {
-        let is_doi = doi.as_deref().is_some_and(|d| p.contains(d));
+        let is_doi = doi
+            .as_deref()
+            .is_some_and(|d| squash(p).contains(&squash(d)));
         if !is_doi && !p.to_lowercase().contains("arxiv") {
             let _ = writeln!(out, "{ind}<idno>{}</idno>", escape(p));
         }
@@ -547,6 +559,27 @@ mod tests {
         assert!(doc.contains("<biblStruct status=\"extracted\"  xml:id=\"b1\">"));
         assert!(!doc.contains("raw_reference"));
         well_formed(&doc).unwrap();
+    }
+
+    #[test]
+    fn a_doi_pubnum_is_written_once() {
+        for pubnum in [
+            "doi:10.1000/xyz",
+            "doi: 10. 1000/XYZ",
+            "https://doi.org/10.1000/xyz",
+        ] {
+            let c = Citation {
+                raw: "A. Title. J. Doc. 1, doi:10.1000/xyz".into(),
+                title: Some("Title".into()),
+                journal: Some("J. Doc.".into()),
+                pubnums: vec![pubnum.into(), "ISBN 978-3-16".into()],
+                ..Citation::default()
+            };
+            let x = bibl_struct(&c, BiblOptions::default());
+            assert_eq!(x.matches("<idno").count(), 2, "{x}");
+            assert!(x.contains("<idno>ISBN 978-3-16</idno>"), "{x}");
+            assert!(x.contains("<idno type=\"DOI\">"), "{x}");
+        }
     }
 
     proptest! {

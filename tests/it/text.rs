@@ -243,6 +243,9 @@ fn process_citation_fields_raw_and_bibtex() {
         "{body}"
     );
     assert!(has(&f, "monogr/title[level=j]", "J. Doc. Eng"), "{body}");
+    // The DOI once, typed; no second untyped `<idno>doi: 10. 1000/xyz</idno>`.
+    assert!(has(&f, "analytic/idno[type=DOI]", "10.1000/xyz"), "{body}");
+    assert_eq!(body.matches("<idno").count(), 1, "{body}");
     assert!(has(&f, "biblScope[unit=volume]", "12"), "{body}");
     assert!(has(&f, "biblScope[unit=issue]", "3"), "{body}");
     assert!(
@@ -410,4 +413,75 @@ fn any_unicode_gives_xml_or_no_content_never_500() {
             Ok(())
         })
         .expect("any input gives XML, 204 or 400");
+}
+
+/// `quire eval MODEL --url`: the value-level figure of the endpoint's in-process path and of
+/// the same items over HTTP come from one scorer and must agree answer for answer. The
+/// evaluation files are written here (a tiny dataset with GROBID's folder layout).
+#[test]
+fn eval_over_http_equals_in_process() {
+    let Some(s) = text_server() else {
+        return;
+    };
+    let ds = tempfile::tempdir().expect("tempdir");
+    let write = |sub: &str, xml: &str| {
+        let dir = ds.path().join(sub);
+        std::fs::create_dir_all(&dir).expect("mkdir");
+        std::fs::write(dir.join("eval.tei.xml"), xml).expect("write");
+    };
+    write(
+        "date/evaluation",
+        "<dates>\n\t<date><day>5</day> <month>March</month> <year>2019</year></date>\n\t<date><month>June</month>\n <year>1992</year> <lb/></date>\n\t<date>Received <day>12</day> <month>November</month> <year>2006</year></date>\n</dates>",
+    );
+    write(
+        "citation/evaluation",
+        &format!(
+            "<listBibl><bibl><author>Smith, J. A. and van der Berg, K.</author> (<date>2019</date>). <title level=\"a\">Deep parsing of references</title>. <title level=\"j\">J. Doc. Eng.</title> <biblScope unit=\"volume\">12</biblScope>(<biblScope unit=\"issue\">3</biblScope>): <biblScope unit=\"page\">45-67</biblScope>. doi:10.1000/xyz</bibl><bibl>{}</bibl></listBibl>",
+            "&lt;odd &amp; \"quoted\"&gt; text"
+        ),
+    );
+    for (model, items) in [("date", 3), ("citation", 2)] {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_quire"))
+            .arg("eval")
+            .arg(model)
+            .arg("--dataset")
+            .arg(ds.path())
+            .arg("--models-dir")
+            .arg(repo_root().join("models"))
+            .arg("--url")
+            .arg(s.url(""))
+            .arg("--min-requests")
+            .arg("20")
+            .output()
+            .expect("run quire eval");
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success(),
+            "{stdout}\n{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(
+            stdout.contains(&format!(
+                "{items} items, 0 failed\nfield                P       R      F1  support"
+            )),
+            "{stdout}"
+        );
+        assert_eq!(
+            stdout
+                .matches(&format!(
+                    "0 of {items} items answered differently from in-process"
+                ))
+                .count(),
+            3,
+            "{stdout}"
+        );
+        assert!(
+            stdout.contains("equal, the service adds no loss"),
+            "{stdout}"
+        );
+        if model == "date" {
+            assert!(stdout.contains("decoded micro F1 100.00"), "{stdout}");
+            assert!(stdout.contains("HTTP micro F1 100.00"), "{stdout}");
+        }
+    }
 }

@@ -6,6 +6,7 @@ one line in [`run`].
 pub mod corpus;
 pub mod layout;
 pub mod serve;
+pub mod strings;
 pub mod train;
 pub mod worker;
 

@@ -1,6 +1,7 @@
 //! `quire train`, `quire eval` and `quire tag`: the command-line face of the CRF core. Each
 //! command resolves a model's spec, then calls the engine (`crf::training`, `crf::Model`) and
-//! prints progress and GROBID-style evaluation tables.
+//! prints progress and GROBID-style evaluation tables; `quire eval` on a raw-string model adds
+//! the value-level figure of the endpoint's own path (`strings.rs`).
 
 use std::io::{BufRead, Write};
 use std::path::PathBuf;
@@ -94,6 +95,21 @@ pub struct TrainArgs {
 pub struct EvalArgs {
     #[command(flatten)]
     pub model: ModelArgs,
+    /// Also post every evaluation item to the service at this URL (e.g.
+    /// http://localhost:8070), score its answers the same way, and measure requests/s
+    /// (raw-string models only).
+    #[arg(long)]
+    pub url: Option<String>,
+    /// Print up to this many items whose HTTP answer differs from the in-process one.
+    #[arg(long, default_value_t = 5)]
+    pub show_diffs: usize,
+    /// Print up to this many items whose decoded fields differ from the gold ones.
+    #[arg(long, default_value_t = 0)]
+    pub show_errors: usize,
+    /// With --url: each timed pass (concurrency 1 and 10) repeats the items until at least
+    /// this many requests are made.
+    #[arg(long, default_value_t = 10000)]
+    pub min_requests: usize,
 }
 
 #[derive(Debug, Clone, clap::Args)]
@@ -230,6 +246,24 @@ pub fn eval(args: EvalArgs) -> anyhow::Result<()> {
         tokens: stats.tokens,
     });
     writeln!(std::io::stdout().lock(), "{}", e.table())?;
+    // The five raw-string models: the value-level figure of the endpoint's own path.
+    let string_model = quire::strings_eval::StringModel::from_name(spec.name().as_str())
+        .filter(|_| spec.flavor().is_none());
+    match string_model {
+        Some(m) => super::strings::run(
+            &args.model.dataset(),
+            &args.model.models_dir,
+            m,
+            args.url.as_deref(),
+            args.show_diffs,
+            args.show_errors,
+            args.min_requests,
+        )?,
+        None if args.url.is_some() => bail!(
+            "--url applies to the raw-string models (date, name-header, name-citation, affiliation-address, citation)"
+        ),
+        None => {}
+    }
     Ok(())
 }
 

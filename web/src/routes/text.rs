@@ -10,9 +10,11 @@ answers `application/xml` (GROBID sends `text/plain` for four of them), or BibTe
 use actix_web::http::header;
 use actix_web::{web, HttpRequest, HttpResponse};
 use quire::models::citation::Citation;
+use quire::strings_eval::StringModel;
 use quire_actors::cascade::strings::{
     AffiliationsCascade, CitationsCascade, DateCascade, NamesCascade,
 };
+use quire_actors::Pipeline;
 
 use crate::app::State;
 use crate::error::ApiError;
@@ -79,23 +81,73 @@ fn one_line(s: &str) -> String {
     s.replace(['\n', '\r', '\t'], " ")
 }
 
+/// The citation of one reference string, through the pipeline.
+async fn citation_of(pipeline: &Pipeline, text: String) -> Result<Citation, quire_actors::Error> {
+    let mut cits = pipeline.run(CitationsCascade { texts: vec![text] }).await?;
+    Ok(cits.pop().unwrap_or_default())
+}
+
+/// What a raw-string endpoint answers for one input string with default options, without the
+/// HTTP layer: the TEI body, empty when nothing was parsed (the route answers 204). The routes
+/// and `quire eval` (its in-process "decoded" figure) both call this, so the two can only
+/// differ by what HTTP itself does.
+pub async fn tei_answer(
+    pipeline: &Pipeline,
+    model: StringModel,
+    text: &str,
+) -> Result<String, quire_actors::Error> {
+    Ok(match model {
+        StringModel::Date => {
+            let dates = pipeline
+                .run(DateCascade {
+                    text: one_line(text),
+                })
+                .await?;
+            quire::tei::dates(&dates)
+        }
+        StringModel::NameHeader | StringModel::NameCitation => {
+            let persons = pipeline
+                .run(NamesCascade {
+                    text: one_line(text),
+                    citation: model == StringModel::NameCitation,
+                })
+                .await?;
+            quire::tei::pers_names(&persons)
+        }
+        StringModel::AffiliationAddress => {
+            let affs = pipeline
+                .run(AffiliationsCascade {
+                    text: text.replace('\t', " "),
+                })
+                .await?;
+            quire::tei::affiliations(&affs)
+        }
+        StringModel::Citation => {
+            let c = citation_of(pipeline, text.to_string()).await?;
+            if c.is_empty() {
+                String::new()
+            } else {
+                quire::tei::bibl_struct(&c, quire::tei::BiblOptions::default())
+            }
+        }
+    })
+}
+
 async fn process_date(state: State, params: Params) -> Result<HttpResponse, ApiError> {
-    let text = one_line(params.required_text("date")?);
+    let text = params.required_text("date")?;
     let _slot = state.pool.acquire("processDate").await?;
-    let dates = state.pipeline.run(DateCascade { text }).await?;
-    xml(quire::tei::dates(&dates))
+    xml(tei_answer(&state.pipeline, StringModel::Date, text).await?)
 }
 
 async fn names(state: State, params: Params, citation: bool) -> Result<HttpResponse, ApiError> {
-    let text = one_line(params.required_text("names")?);
-    let endpoint = if citation {
-        "processCitationNames"
+    let text = params.required_text("names")?;
+    let (endpoint, model) = if citation {
+        ("processCitationNames", StringModel::NameCitation)
     } else {
-        "processHeaderNames"
+        ("processHeaderNames", StringModel::NameHeader)
     };
     let _slot = state.pool.acquire(endpoint).await?;
-    let persons = state.pipeline.run(NamesCascade { text, citation }).await?;
-    xml(quire::tei::pers_names(&persons))
+    xml(tei_answer(&state.pipeline, model, text).await?)
 }
 
 async fn process_header_names(state: State, params: Params) -> Result<HttpResponse, ApiError> {
@@ -107,10 +159,9 @@ async fn process_citation_names(state: State, params: Params) -> Result<HttpResp
 }
 
 async fn process_affiliations(state: State, params: Params) -> Result<HttpResponse, ApiError> {
-    let text = params.required_text("affiliations")?.replace('\t', " ");
+    let text = params.required_text("affiliations")?;
     let _slot = state.pool.acquire("processAffiliations").await?;
-    let affs = state.pipeline.run(AffiliationsCascade { text }).await?;
-    xml(quire::tei::affiliations(&affs))
+    xml(tei_answer(&state.pipeline, StringModel::AffiliationAddress, text).await?)
 }
 
 /// `consolidateCitations` (0-2, validated; the lookup itself is not implemented, so 1 and 2
@@ -136,11 +187,7 @@ async fn process_citation(
     let text = params.required_text("citations")?.to_string();
     let include_raw = citation_options(&params)?;
     let _slot = state.pool.acquire("processCitation").await?;
-    let mut cits = state
-        .pipeline
-        .run(CitationsCascade { texts: vec![text] })
-        .await?;
-    let c = cits.pop().unwrap_or_default();
+    let c = citation_of(&state.pipeline, text).await?;
     if c.is_empty() {
         return Err(ApiError::NoContent);
     }
