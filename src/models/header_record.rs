@@ -253,20 +253,30 @@ pub fn split_emails(s: &str) -> Vec<String> {
         .replace("e-mail:", " ")
         .replace("email:", " ");
     let mut out = Vec::new();
-    // Grouped form: {a, b}@domain
-    if let (Some(a), Some(b)) = (text.find('{'), text.find("}@")) {
-        if a < b {
-            let locals = &text[a + 1..b];
-            let domain: String = text[b + 2..]
-                .chars()
-                .take_while(|c| !c.is_whitespace() && *c != ',' && *c != ';')
-                .collect();
-            for l in locals.split([',', ';', '|']) {
-                let l = l.trim();
-                if !l.is_empty() {
-                    out.push(format!("{l}@{}", domain.trim_end_matches('.')));
-                }
+    // Grouped form: `{a, b}@domain`, also printed with `(…)` or `[…]` and `|` between names.
+    for (open, close) in [('{', '}'), ('(', ')'), ('[', ']')] {
+        let Some(b) = text.find(&format!("{close}@")) else {
+            continue;
+        };
+        // The opening bracket may have been labelled apart from the e-mail field.
+        let start = match text[..b].rfind(open) {
+            Some(a) => a + 1,
+            None if text[..b].contains(['|', ',']) => text[..b].rfind(' ').map_or(0, |a| a + 1),
+            None => continue,
+        };
+        let locals = &text[start..b];
+        let domain: String = text[b + 2..]
+            .chars()
+            .take_while(|c| !c.is_whitespace() && *c != ',' && *c != ';')
+            .collect();
+        let domain = domain.trim_end_matches('.');
+        for l in locals.split([',', ';', '|']) {
+            let l = l.trim();
+            if !l.is_empty() && !l.contains(' ') && !domain.is_empty() {
+                out.push(format!("{l}@{domain}"));
             }
+        }
+        if !out.is_empty() {
             return out;
         }
     }
@@ -664,6 +674,22 @@ mod tests {
         assert_eq!(
             split_emails("E-mail: a@b.org, c@d.org."),
             vec!["a@b.org", "c@d.org"]
+        );
+        assert_eq!(
+            split_emails("{jdoe, ng}@example.org"),
+            vec!["jdoe@example.org", "ng@example.org"]
+        );
+        assert_eq!(
+            split_emails("(georgiana.dinu|marco.baroni)@unitn.it"),
+            vec!["georgiana.dinu@unitn.it", "marco.baroni@unitn.it"]
+        );
+        assert_eq!(
+            split_emails("georgiana.dinu|marco.baroni)@unitn.it"),
+            vec!["georgiana.dinu@unitn.it", "marco.baroni@unitn.it"]
+        );
+        assert_eq!(
+            split_emails("[a.b | c.d]@x.org."),
+            vec!["a.b@x.org", "c.d@x.org"]
         );
         assert_eq!(clean_abstract("ABSTRACT: Text here."), "Text here.");
     }
