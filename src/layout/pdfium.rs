@@ -85,6 +85,9 @@ pub struct RawChar {
     pub oy: f32,
     /// Index into `RawPage::styles`.
     pub style: u32,
+    /// pdfium generated a space just before this character (it saw a gap in the glyph
+    /// positions); the word builder takes it as a break when the gap is also measurable.
+    pub space_before: bool,
 }
 
 /// What all characters of one text object share.
@@ -226,8 +229,10 @@ impl Pdfium {
         let mut named_font = true;
         let mut style_ids: HashMap<StyleKey, u32> = HashMap::new();
         let mut font_cache: HashMap<usize, FontFacts> = HashMap::new();
+        let mut space_before = false;
         for i in 0..n {
             if unsafe { b.FPDFText_IsGenerated(tp, i) } == 1 {
+                space_before |= unsafe { b.FPDFText_GetUnicode(tp, i) } == 0x20;
                 continue;
             }
             let mut r = FS_RECTF {
@@ -278,6 +283,7 @@ impl Pdfium {
                 ox: px,
                 oy: py,
                 style: last_style,
+                space_before: std::mem::take(&mut space_before),
             });
         }
     }
