@@ -670,6 +670,17 @@ mod tests {
         }
     }
 
+    /// An empty US-letter page 1 with these styles.
+    fn letter_page(styles: Vec<RawStyle>) -> RawPage {
+        RawPage {
+            number: 1,
+            width: 612.0,
+            height: 792.0,
+            styles,
+            ..RawPage::default()
+        }
+    }
+
     /// A page with `text` drawn from (x, baseline) at 0.5 × size per glyph.
     fn draw(page: &mut RawPage, x: f32, base: f32, style: u32, text: &str) {
         let size = page.styles[style as usize].size;
@@ -709,13 +720,7 @@ mod tests {
 
     #[test]
     fn lines_and_blocks_follow_baselines_and_spacing() {
-        let mut p = RawPage {
-            number: 1,
-            width: 612.0,
-            height: 792.0,
-            styles: vec![style(10.0), style(14.0)],
-            ..RawPage::default()
-        };
+        let mut p = letter_page(vec![style(10.0), style(14.0)]);
         draw(&mut p, 72.0, 80.0, 1, "Title here");
         draw(&mut p, 72.0, 120.0, 0, "first line of text,");
         draw(&mut p, 72.0, 132.0, 0, "second exam-");
@@ -743,13 +748,7 @@ mod tests {
         // "of" ends at 72 + 2 × 5 = 82; "Psychology" starts 0.5 pt later (0.05 × size, under
         // the 0.1 × size rule, as when an `f`'s loose box overhangs the inter-word gap).
         let page_of = |space: bool| {
-            let mut p = RawPage {
-                number: 1,
-                width: 612.0,
-                height: 792.0,
-                styles: vec![style(10.0)],
-                ..RawPage::default()
-            };
+            let mut p = letter_page(vec![style(10.0)]);
             draw(&mut p, 72.0, 100.0, 0, "of");
             let first = p.chars.len();
             draw(&mut p, 82.5, 100.0, 0, "Psychology");
@@ -762,13 +761,7 @@ mod tests {
 
     #[test]
     fn a_raised_smaller_word_is_a_superscript_on_the_same_line() {
-        let mut p = RawPage {
-            number: 1,
-            width: 612.0,
-            height: 792.0,
-            styles: vec![style(10.0), style(7.0)],
-            ..RawPage::default()
-        };
+        let mut p = letter_page(vec![style(10.0), style(7.0)]);
         draw(&mut p, 72.0, 100.0, 0, "mass");
         draw(&mut p, 92.0, 96.0, 1, "2");
         draw(&mut p, 98.0, 100.0, 0, "x");
@@ -787,13 +780,7 @@ mod tests {
 
     #[test]
     fn limits_are_enforced() {
-        let mut p = RawPage {
-            number: 1,
-            width: 612.0,
-            height: 792.0,
-            styles: vec![style(10.0)],
-            ..RawPage::default()
-        };
+        let mut p = letter_page(vec![style(10.0)]);
         draw(&mut p, 72.0, 100.0, 0, "a b c");
         let err = build_document(
             std::slice::from_ref(&p),
