@@ -263,6 +263,23 @@ pub struct PairRead {
     pub unaligned: usize,
 }
 
+impl PairRead {
+    /// Map every label (a flavour's reduced label set), keeping GROBID's `I-` prefix.
+    pub fn relabel(&mut self, map: impl Fn(&str) -> &str) {
+        for l in self.seqs.iter_mut().flat_map(|s| s.labels.iter_mut()) {
+            *l = relabel(l, &map);
+        }
+    }
+}
+
+/// `label` with its plain part mapped by `map` and its `I-` prefix kept.
+pub fn relabel(label: &str, map: impl Fn(&str) -> &str) -> String {
+    match label.strip_prefix("I-") {
+        Some(plain) => format!("I-{}", map(plain)),
+        None => map(label).to_string(),
+    }
+}
+
 /// Read every TEI + raw pair of `<dataset>/<sub>/{corpus,evaluation}` with `read_pair`
 /// (`Ok(Err(reason))`: GROBID would leave the file out; `Err`: the file cannot be read, e.g.
 /// malformed XML, an error naming the file). Both kinds of failure drop the file with its

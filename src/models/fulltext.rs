@@ -235,9 +235,7 @@ pub fn read_dir(
     corpus::read_pairs(dataset, &sub, part, "fulltext", &|p: &FilePair| {
         let mut r = read_pair(&p.tei, &p.raw)?;
         if let (true, Ok(r)) = (light, r.as_mut()) {
-            for l in r.seqs.iter_mut().flat_map(|s| s.labels.iter_mut()) {
-                *l = light_label(l);
-            }
+            r.relabel(light_plain);
         }
         Ok(r)
     })
@@ -246,15 +244,14 @@ pub fn read_dir(
 /// The `article/light` flavour's label for a standard one: figures and tables become
 /// paragraphs (the `I-` prefix is kept); every other label is unchanged.
 pub fn light_label(label: &str) -> String {
-    let (prefix, plain) = match label.strip_prefix("I-") {
-        Some(p) => ("I-", p),
-        None => ("", label),
-    };
-    let plain = match plain {
+    corpus::relabel(label, light_plain)
+}
+
+fn light_plain(plain: &str) -> &str {
+    match plain {
         "<figure>" | "<table>" => "<paragraph>",
         other => other,
-    };
-    format!("{prefix}{plain}")
+    }
 }
 
 /// The standard model (`flavor: None`) or the `article/light` flavour.

@@ -10,7 +10,7 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-use crate::corpus::layout::{self as corpus, TeiEvent, Unmatched};
+use crate::corpus::layout::{self as corpus, FilePair, PairRead, TeiEvent, Unmatched};
 use crate::crf::{Sequence, TrainParams};
 use crate::layout::{BBox, Block, Document};
 use crate::lexicon::{self, LexView};
@@ -685,7 +685,7 @@ pub fn read_pair(
     raw: &Path,
     lex: &LexView<'_>,
 ) -> Result<std::result::Result<Sequence, String>> {
-    Ok(read_pair_counted(tei, raw, lex)?.map(|(s, _)| s))
+    Ok(read_pair_counted(tei, raw, lex)?.map(|mut r| r.seqs.remove(0)))
 }
 
 /// [`read_pair`], with the number of raw rows that found no TEI entry.
@@ -693,7 +693,7 @@ fn read_pair_counted(
     tei: &Path,
     raw: &Path,
     lex: &LexView<'_>,
-) -> Result<std::result::Result<(Sequence, usize), String>> {
+) -> Result<std::result::Result<PairRead, String>> {
     let events = corpus::walk_tei(tei)?;
     let tei_lines = tei_lines(&events);
     let raw_rows = corpus::read_raw_rows(raw)?;
@@ -721,14 +721,13 @@ fn read_pair_counted(
     if facts.is_empty() {
         return Ok(Err("no line could be aligned".into()));
     }
-    let unaligned = raw_rows.len() - al.matched;
-    Ok(Ok((
-        Sequence {
+    Ok(Ok(PairRead {
+        seqs: vec![Sequence {
             rows: rows(&facts, lex),
             labels,
-        },
-        unaligned,
-    )))
+        }],
+        unaligned: raw_rows.len() - al.matched,
+    }))
 }
 
 /// Read a segmentation corpus folder (`<dir>/tei`, `<dir>/raw`).
@@ -739,55 +738,33 @@ pub fn read_dir(
     flavor: Option<&str>,
     part: Part,
 ) -> Result<(Vec<Sequence>, ReadStats)> {
-    let base = match flavor {
-        Some(f) => dataset.join("segmentation").join(f),
-        None => dataset.join("segmentation"),
+    let sub = match flavor {
+        Some(f) => format!("segmentation/{f}"),
+        None => "segmentation".to_string(),
     };
-    let dir = base.join(match part {
-        Part::Corpus => "corpus",
-        Part::Evaluation => "evaluation",
-    });
+    let light = flavor == Some("article/light");
     let built = lexicon::built_for(dataset);
     let lex = LexView::new(&built.lexicons);
-    let (pairs, dropped) = corpus::pair_files(&dir, "segmentation")?;
-    let mut stats = ReadStats {
-        files_dropped: dropped,
-        ..Default::default()
-    };
-    let mut seqs = Vec::new();
-    for p in pairs {
-        match read_pair_counted(&p.tei, &p.raw, &lex) {
-            Ok(Ok((mut s, unaligned))) => {
-                stats.unaligned += unaligned;
-                if flavor == Some("article/light") {
-                    for l in &mut s.labels {
-                        *l = light_label(l);
-                    }
-                }
-                stats.files_read += 1;
-                stats.tokens += s.rows.len();
-                seqs.push(s);
-            }
-            Ok(Err(reason)) => stats.files_dropped.push((p.tei, reason)),
-            Err(e) => stats.files_dropped.push((p.tei, e.to_string())),
+    corpus::read_pairs(dataset, &sub, part, "segmentation", &|p: &FilePair| {
+        let mut r = read_pair_counted(&p.tei, &p.raw, &lex)?;
+        if let (true, Ok(r)) = (light, r.as_mut()) {
+            r.relabel(light_plain);
         }
-    }
-    stats.sequences = seqs.len();
-    Ok((seqs, stats))
+        Ok(r)
+    })
 }
 
 /// The `article/light` flavour's label for a standard one: only `<header>`, `<body>`, `<other>` are kept, the
 /// rest becomes `<body>` (the `I-` prefix is kept).
 pub fn light_label(label: &str) -> String {
-    let (prefix, plain) = match label.strip_prefix("I-") {
-        Some(p) => ("I-", p),
-        None => ("", label),
-    };
-    let plain = match plain {
+    corpus::relabel(label, light_plain)
+}
+
+fn light_plain(plain: &str) -> &str {
+    match plain {
         "<header>" | "<body>" | "<other>" => plain,
         _ => "<body>",
-    };
-    format!("{prefix}{plain}")
+    }
 }
 
 /// Feature template: Quire's own, over the 33 columns (no id collisions).
