@@ -13,70 +13,23 @@ use crate::models::text::{self, spans};
 use crate::models::{ModelName, ModelSpec, Part, ReadStats};
 use crate::Result;
 
-/// GROBID's affiliation-address labels.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Label {
-    Marker,
-    Institution,
-    Department,
-    Laboratory,
-    AddrLine,
-    Settlement,
-    Region,
-    PostCode,
-    PostBox,
-    Country,
-    Other,
-}
-
-impl Label {
-    pub const ALL: [Label; 11] = [
-        Label::Marker,
-        Label::Institution,
-        Label::Department,
-        Label::Laboratory,
-        Label::AddrLine,
-        Label::Settlement,
-        Label::Region,
-        Label::PostCode,
-        Label::PostBox,
-        Label::Country,
-        Label::Other,
-    ];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Label::Marker => "<marker>",
-            Label::Institution => "<institution>",
-            Label::Department => "<department>",
-            Label::Laboratory => "<laboratory>",
-            Label::AddrLine => "<addrLine>",
-            Label::Settlement => "<settlement>",
-            Label::Region => "<region>",
-            Label::PostCode => "<postCode>",
-            Label::PostBox => "<postBox>",
-            Label::Country => "<country>",
-            Label::Other => "<other>",
-        }
+model_labels!(
+    "affiliation",
+    /// GROBID's affiliation-address labels.
+    {
+        Marker => "<marker>",
+        Institution => "<institution>",
+        Department => "<department>",
+        Laboratory => "<laboratory>",
+        AddrLine => "<addrLine>",
+        Settlement => "<settlement>",
+        Region => "<region>",
+        PostCode => "<postCode>",
+        PostBox => "<postBox>",
+        Country => "<country>",
+        Other => "<other>",
     }
-}
-
-impl AsRef<str> for Label {
-    fn as_ref(&self) -> &str {
-        self.as_str()
-    }
-}
-
-impl std::str::FromStr for Label {
-    type Err = String;
-    fn from_str(s: &str) -> std::result::Result<Label, String> {
-        let p = text::plain(s);
-        Label::ALL
-            .into_iter()
-            .find(|l| l.as_str() == p)
-            .ok_or_else(|| format!("unknown affiliation label `{s}`"))
-    }
-}
+);
 
 /// A decoded affiliation.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

@@ -15,94 +15,31 @@ use crate::models::text::{self, spans};
 use crate::models::{ModelName, ModelSpec, Part, ReadStats};
 use crate::Result;
 
-/// GROBID's citation labels.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Label {
-    Author,
-    Title,
-    Journal,
-    Booktitle,
-    Series,
-    Editor,
-    Date,
-    Institution,
-    Collaboration,
-    Note,
-    Tech,
-    Volume,
-    Issue,
-    Pages,
-    Location,
-    Publisher,
-    Web,
-    Pubnum,
-    Other,
-}
-
-impl Label {
-    pub const ALL: [Label; 19] = [
-        Label::Author,
-        Label::Title,
-        Label::Journal,
-        Label::Booktitle,
-        Label::Series,
-        Label::Editor,
-        Label::Date,
-        Label::Institution,
-        Label::Collaboration,
-        Label::Note,
-        Label::Tech,
-        Label::Volume,
-        Label::Issue,
-        Label::Pages,
-        Label::Location,
-        Label::Publisher,
-        Label::Web,
-        Label::Pubnum,
-        Label::Other,
-    ];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Label::Author => "<author>",
-            Label::Title => "<title>",
-            Label::Journal => "<journal>",
-            Label::Booktitle => "<booktitle>",
-            Label::Series => "<series>",
-            Label::Editor => "<editor>",
-            Label::Date => "<date>",
-            Label::Institution => "<institution>",
-            Label::Collaboration => "<collaboration>",
-            Label::Note => "<note>",
-            Label::Tech => "<tech>",
-            Label::Volume => "<volume>",
-            Label::Issue => "<issue>",
-            Label::Pages => "<pages>",
-            Label::Location => "<location>",
-            Label::Publisher => "<publisher>",
-            Label::Web => "<web>",
-            Label::Pubnum => "<pubnum>",
-            Label::Other => "<other>",
-        }
+model_labels!(
+    "citation",
+    /// GROBID's citation labels.
+    {
+        Author => "<author>",
+        Title => "<title>",
+        Journal => "<journal>",
+        Booktitle => "<booktitle>",
+        Series => "<series>",
+        Editor => "<editor>",
+        Date => "<date>",
+        Institution => "<institution>",
+        Collaboration => "<collaboration>",
+        Note => "<note>",
+        Tech => "<tech>",
+        Volume => "<volume>",
+        Issue => "<issue>",
+        Pages => "<pages>",
+        Location => "<location>",
+        Publisher => "<publisher>",
+        Web => "<web>",
+        Pubnum => "<pubnum>",
+        Other => "<other>",
     }
-}
-
-impl AsRef<str> for Label {
-    fn as_ref(&self) -> &str {
-        self.as_str()
-    }
-}
-
-impl std::str::FromStr for Label {
-    type Err = String;
-    fn from_str(s: &str) -> std::result::Result<Label, String> {
-        let p = text::plain(s);
-        Label::ALL
-            .into_iter()
-            .find(|l| l.as_str() == p)
-            .ok_or_else(|| format!("unknown citation label `{s}`"))
-    }
-}
+);
 
 /// A parsed reference. Text fields hold the labelled text; `authors`, `editors` and `date`
 /// are filled by the name and date models.

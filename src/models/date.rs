@@ -12,44 +12,16 @@ use crate::models::text::{self, spans};
 use crate::models::{ModelName, ModelSpec, Part, ReadStats};
 use crate::Result;
 
-/// GROBID's date labels.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Label {
-    Year,
-    Month,
-    Day,
-    Other,
-}
-
-impl Label {
-    pub const ALL: [Label; 4] = [Label::Year, Label::Month, Label::Day, Label::Other];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Label::Year => "<year>",
-            Label::Month => "<month>",
-            Label::Day => "<day>",
-            Label::Other => "<other>",
-        }
+model_labels!(
+    "date",
+    /// GROBID's date labels.
+    {
+        Year => "<year>",
+        Month => "<month>",
+        Day => "<day>",
+        Other => "<other>",
     }
-}
-
-impl AsRef<str> for Label {
-    fn as_ref(&self) -> &str {
-        self.as_str()
-    }
-}
-
-impl std::str::FromStr for Label {
-    type Err = String;
-    fn from_str(s: &str) -> std::result::Result<Label, String> {
-        let p = text::plain(s);
-        Label::ALL
-            .into_iter()
-            .find(|l| l.as_str() == p)
-            .ok_or_else(|| format!("unknown date label `{s}`"))
-    }
-}
+);
 
 /// A decoded date: the raw parts and their numeric values when they make sense.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

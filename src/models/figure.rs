@@ -26,41 +26,17 @@ use crate::models::{fulltext, text};
 use crate::models::{ModelName, ModelSpec, Part, ReadStats};
 use crate::Result;
 
-/// GROBID's figure labels.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Label {
-    FigureHead,
-    Label,
-    FigDesc,
-    Content,
-    Other,
-}
-
-impl Label {
-    pub const ALL: [Label; 5] = [
-        Label::FigureHead,
-        Label::Label,
-        Label::FigDesc,
-        Label::Content,
-        Label::Other,
-    ];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Label::FigureHead => "<figure_head>",
-            Label::Label => "<label>",
-            Label::FigDesc => "<figDesc>",
-            Label::Content => "<content>",
-            Label::Other => "<other>",
-        }
+model_labels!(
+    "figure",
+    /// GROBID's figure labels.
+    {
+        FigureHead => "<figure_head>",
+        Label => "<label>",
+        FigDesc => "<figDesc>",
+        Content => "<content>",
+        Other => "<other>",
     }
-
-    /// Parse a label as the tagger prints it, with or without the `I-` prefix.
-    pub fn parse(s: &str) -> Option<Label> {
-        let p = text::plain(s);
-        Label::ALL.iter().copied().find(|l| l.as_str() == p)
-    }
-}
+);
 
 /// The label an element inside a `<figure>` gives its text (GROBID's figure/table TEI reader);
 /// `None`: the text keeps the enclosing label.

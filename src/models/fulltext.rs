@@ -25,63 +25,27 @@ use crate::models::text;
 use crate::models::{ModelName, ModelSpec, Part, ReadStats};
 use crate::Result;
 
-/// GROBID's fulltext labels as the training corpus produces them. (`<item>` exists in GROBID
-/// as a label but list items are trained as paragraphs, so it is not here.)
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Label {
-    Section,
-    Paragraph,
-    CitationMarker,
-    FigureMarker,
-    TableMarker,
-    EquationMarker,
-    SectionMarker,
-    Figure,
-    Table,
-    Equation,
-    EquationLabel,
-    Other,
-}
+model_labels!(
+    "fulltext",
+    /// GROBID's fulltext labels as the training corpus produces them. (`<item>` exists in GROBID
+    /// as a label but list items are trained as paragraphs, so it is not here.)
+    {
+        Section => "<section>",
+        Paragraph => "<paragraph>",
+        CitationMarker => "<citation_marker>",
+        FigureMarker => "<figure_marker>",
+        TableMarker => "<table_marker>",
+        EquationMarker => "<equation_marker>",
+        SectionMarker => "<section_marker>",
+        Figure => "<figure>",
+        Table => "<table>",
+        Equation => "<equation>",
+        EquationLabel => "<equation_label>",
+        Other => "<other>",
+    }
+);
 
 impl Label {
-    pub const ALL: [Label; 12] = [
-        Label::Section,
-        Label::Paragraph,
-        Label::CitationMarker,
-        Label::FigureMarker,
-        Label::TableMarker,
-        Label::EquationMarker,
-        Label::SectionMarker,
-        Label::Figure,
-        Label::Table,
-        Label::Equation,
-        Label::EquationLabel,
-        Label::Other,
-    ];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Label::Section => "<section>",
-            Label::Paragraph => "<paragraph>",
-            Label::CitationMarker => "<citation_marker>",
-            Label::FigureMarker => "<figure_marker>",
-            Label::TableMarker => "<table_marker>",
-            Label::EquationMarker => "<equation_marker>",
-            Label::SectionMarker => "<section_marker>",
-            Label::Figure => "<figure>",
-            Label::Table => "<table>",
-            Label::Equation => "<equation>",
-            Label::EquationLabel => "<equation_label>",
-            Label::Other => "<other>",
-        }
-    }
-
-    /// Parse a label as the tagger prints it, with or without the `I-` prefix.
-    pub fn parse(s: &str) -> Option<Label> {
-        let p = text::plain(s);
-        Label::ALL.iter().copied().find(|l| l.as_str() == p)
-    }
-
     /// The label an element of the fulltext corpus gives its text: `Some` for a labelling
     /// element, `None` for one whose text keeps the enclosing label (`list`, a `ref` of an
     /// unknown type, the TEI scaffolding). Unknown elements label their text `<other>`, as

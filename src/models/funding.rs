@@ -26,59 +26,23 @@ use crate::models::text;
 use crate::models::{ModelName, ModelSpec, Part, ReadStats};
 use crate::{Error, Result};
 
-/// GROBID's funding-acknowledgement labels, as the training corpus produces them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Label {
-    FunderName,
-    GrantNumber,
-    GrantName,
-    ProjectName,
-    ProgramName,
-    Person,
-    Institution,
-    Infrastructure,
-    Affiliation,
-    Url,
-    Other,
-}
-
-impl Label {
-    pub const ALL: [Label; 11] = [
-        Label::FunderName,
-        Label::GrantNumber,
-        Label::GrantName,
-        Label::ProjectName,
-        Label::ProgramName,
-        Label::Person,
-        Label::Institution,
-        Label::Infrastructure,
-        Label::Affiliation,
-        Label::Url,
-        Label::Other,
-    ];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Label::FunderName => "<funderName>",
-            Label::GrantNumber => "<grantNumber>",
-            Label::GrantName => "<grantName>",
-            Label::ProjectName => "<projectName>",
-            Label::ProgramName => "<programName>",
-            Label::Person => "<person>",
-            Label::Institution => "<institution>",
-            Label::Infrastructure => "<infrastructure>",
-            Label::Affiliation => "<affiliation>",
-            Label::Url => "<url>",
-            Label::Other => "<other>",
-        }
+model_labels!(
+    "funding-acknowledgement",
+    /// GROBID's funding-acknowledgement labels, as the training corpus produces them.
+    {
+        FunderName => "<funderName>",
+        GrantNumber => "<grantNumber>",
+        GrantName => "<grantName>",
+        ProjectName => "<projectName>",
+        ProgramName => "<programName>",
+        Person => "<person>",
+        Institution => "<institution>",
+        Infrastructure => "<infrastructure>",
+        Affiliation => "<affiliation>",
+        Url => "<url>",
+        Other => "<other>",
     }
-
-    /// Parse a label as the tagger prints it, with or without the `I-` prefix.
-    pub fn parse(s: &str) -> Option<Label> {
-        let p = text::plain(s);
-        Label::ALL.iter().copied().find(|l| l.as_str() == p)
-    }
-}
+);
 
 /// Corpus rules: each `<funding>` or `<acknowledgment>` paragraph is a sequence (element
 /// names arrive lower-cased).

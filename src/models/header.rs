@@ -19,86 +19,34 @@ use crate::models::segmentation::{line_text, LineRef, SizeChange};
 use crate::models::{ModelName, ModelSpec, Part, ReadStats};
 use crate::{Error, Result};
 
-/// GROBID's header labels.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Label {
-    Title,
-    Author,
-    Affiliation,
-    Address,
-    Email,
-    Pubnum,
-    Reference,
-    Keyword,
-    Abstract,
-    Date,
-    Editor,
-    Meeting,
-    Submission,
-    Copyright,
-    Funding,
-    Doctype,
-    Group,
-    Availability,
-    Web,
-    Other,
-}
+model_labels!(
+    "header",
+    /// GROBID's header labels.
+    {
+        Title => "<title>",
+        Author => "<author>",
+        Affiliation => "<affiliation>",
+        Address => "<address>",
+        Email => "<email>",
+        Pubnum => "<pubnum>",
+        Reference => "<reference>",
+        Keyword => "<keyword>",
+        Abstract => "<abstract>",
+        Date => "<date>",
+        Editor => "<editor>",
+        Meeting => "<meeting>",
+        Submission => "<submission>",
+        Copyright => "<copyright>",
+        Funding => "<funding>",
+        Doctype => "<doctype>",
+        Group => "<group>",
+        Availability => "<availability>",
+        Web => "<web>",
+        Other => "<other>",
+    }
+);
 
 impl Label {
-    pub const ALL: [Label; 20] = [
-        Label::Title,
-        Label::Author,
-        Label::Affiliation,
-        Label::Address,
-        Label::Email,
-        Label::Pubnum,
-        Label::Reference,
-        Label::Keyword,
-        Label::Abstract,
-        Label::Date,
-        Label::Editor,
-        Label::Meeting,
-        Label::Submission,
-        Label::Copyright,
-        Label::Funding,
-        Label::Doctype,
-        Label::Group,
-        Label::Availability,
-        Label::Web,
-        Label::Other,
-    ];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Label::Title => "<title>",
-            Label::Author => "<author>",
-            Label::Affiliation => "<affiliation>",
-            Label::Address => "<address>",
-            Label::Email => "<email>",
-            Label::Pubnum => "<pubnum>",
-            Label::Reference => "<reference>",
-            Label::Keyword => "<keyword>",
-            Label::Abstract => "<abstract>",
-            Label::Date => "<date>",
-            Label::Editor => "<editor>",
-            Label::Meeting => "<meeting>",
-            Label::Submission => "<submission>",
-            Label::Copyright => "<copyright>",
-            Label::Funding => "<funding>",
-            Label::Doctype => "<doctype>",
-            Label::Group => "<group>",
-            Label::Availability => "<availability>",
-            Label::Web => "<web>",
-            Label::Other => "<other>",
-        }
-    }
-
-    /// Parse a label as the tagger prints it, with or without `I-`.
-    pub fn parse(s: &str) -> Option<Label> {
-        let s = s.strip_prefix("I-").unwrap_or(s);
-        Label::ALL.iter().copied().find(|l| l.as_str() == s)
-    }
-
     /// The label of a header-corpus TEI element (GROBID's TEIHeaderSaxParser mapping).
     fn from_tei(name: &str, attrs: &[(String, String)]) -> Option<Label> {
         let ty = corpus::attr(attrs, "type").unwrap_or("");

@@ -7,6 +7,48 @@ training parameters, evaluation figures).
 
 use std::path::{Path, PathBuf};
 
+/// Declares a model's `Label` enum (GROBID's labels, in the order given) with `ALL`, `as_str`,
+/// `parse` (with or without the `I-` prefix), `AsRef<str>` and `FromStr`, so every model
+/// spells and parses its labels the same way.
+macro_rules! model_labels {
+    ($model:literal, $(#[$meta:meta])* { $($variant:ident => $text:literal),+ $(,)? }) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        pub enum Label {
+            $($variant),+
+        }
+
+        impl Label {
+            pub const ALL: [Label; [$($text),+].len()] = [$(Label::$variant),+];
+
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $(Label::$variant => $text),+
+                }
+            }
+
+            /// Parse a label as the tagger prints it, with or without the `I-` prefix.
+            pub fn parse(s: &str) -> Option<Label> {
+                let plain = s.strip_prefix("I-").unwrap_or(s);
+                Label::ALL.into_iter().find(|l| l.as_str() == plain)
+            }
+        }
+
+        impl AsRef<str> for Label {
+            fn as_ref(&self) -> &str {
+                self.as_str()
+            }
+        }
+
+        impl std::str::FromStr for Label {
+            type Err = String;
+            fn from_str(s: &str) -> std::result::Result<Label, String> {
+                Label::parse(s).ok_or_else(|| format!(concat!("unknown ", $model, " label `{}`"), s))
+            }
+        }
+    };
+}
+
 pub mod affiliation;
 pub mod citation;
 #[cfg(test)]

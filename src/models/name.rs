@@ -13,58 +13,19 @@ use crate::models::text::{self, spans};
 use crate::models::{ModelName, ModelSpec, Part, ReadStats};
 use crate::Result;
 
-/// GROBID's name labels (`<marker>` only occurs in header names).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Label {
-    Marker,
-    Title,
-    Forename,
-    Middlename,
-    Surname,
-    Suffix,
-    Other,
-}
-
-impl Label {
-    pub const ALL: [Label; 7] = [
-        Label::Marker,
-        Label::Title,
-        Label::Forename,
-        Label::Middlename,
-        Label::Surname,
-        Label::Suffix,
-        Label::Other,
-    ];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Label::Marker => "<marker>",
-            Label::Title => "<title>",
-            Label::Forename => "<forename>",
-            Label::Middlename => "<middlename>",
-            Label::Surname => "<surname>",
-            Label::Suffix => "<suffix>",
-            Label::Other => "<other>",
-        }
+model_labels!(
+    "name",
+    /// GROBID's name labels (`<marker>` only occurs in header names).
+    {
+        Marker => "<marker>",
+        Title => "<title>",
+        Forename => "<forename>",
+        Middlename => "<middlename>",
+        Surname => "<surname>",
+        Suffix => "<suffix>",
+        Other => "<other>",
     }
-}
-
-impl AsRef<str> for Label {
-    fn as_ref(&self) -> &str {
-        self.as_str()
-    }
-}
-
-impl std::str::FromStr for Label {
-    type Err = String;
-    fn from_str(s: &str) -> std::result::Result<Label, String> {
-        let p = text::plain(s);
-        Label::ALL
-            .into_iter()
-            .find(|l| l.as_str() == p)
-            .ok_or_else(|| format!("unknown name label `{s}`"))
-    }
-}
+);
 
 /// A decoded person name.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]

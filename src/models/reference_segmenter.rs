@@ -27,31 +27,15 @@ use crate::models::text;
 use crate::models::{ModelName, ModelSpec, Part, ReadStats};
 use crate::Result;
 
-/// GROBID's reference-segmenter labels.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Label {
-    Label,
-    Reference,
-    Other,
-}
-
-impl Label {
-    pub const ALL: [Label; 3] = [Label::Label, Label::Reference, Label::Other];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Label::Label => "<label>",
-            Label::Reference => "<reference>",
-            Label::Other => "<other>",
-        }
+model_labels!(
+    "reference-segmenter",
+    /// GROBID's reference-segmenter labels.
+    {
+        Label => "<label>",
+        Reference => "<reference>",
+        Other => "<other>",
     }
-
-    /// Parse a label as the tagger prints it, with or without the `I-` prefix.
-    pub fn parse(s: &str) -> Option<Label> {
-        let p = text::plain(s);
-        Label::ALL.iter().copied().find(|l| l.as_str() == p)
-    }
-}
+);
 
 /// `(token, label)` entries of a reference-segmenter TEI file (see the module documentation).
 pub fn tei_tokens(events: &[TeiEvent]) -> Vec<(String, String)> {

@@ -18,68 +18,28 @@ use crate::models::lexical::{self as lx, bit};
 use crate::models::{ModelName, ModelSpec, Part, ReadStats};
 use crate::{Error, Result};
 
-/// GROBID's segmentation labels.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Label {
-    Header,
-    Body,
-    References,
-    Annex,
-    Footnote,
-    Headnote,
-    Marginnote,
-    Page,
-    Cover,
-    Acknowledgement,
-    Availability,
-    Funding,
-    Toc,
-    Other,
-}
+model_labels!(
+    "segmentation",
+    /// GROBID's segmentation labels.
+    {
+        Header => "<header>",
+        Body => "<body>",
+        References => "<references>",
+        Annex => "<annex>",
+        Footnote => "<footnote>",
+        Headnote => "<headnote>",
+        Marginnote => "<marginnote>",
+        Page => "<page>",
+        Cover => "<cover>",
+        Acknowledgement => "<acknowledgement>",
+        Availability => "<availability>",
+        Funding => "<funding>",
+        Toc => "<toc>",
+        Other => "<other>",
+    }
+);
 
 impl Label {
-    pub const ALL: [Label; 14] = [
-        Label::Header,
-        Label::Body,
-        Label::References,
-        Label::Annex,
-        Label::Footnote,
-        Label::Headnote,
-        Label::Marginnote,
-        Label::Page,
-        Label::Cover,
-        Label::Acknowledgement,
-        Label::Availability,
-        Label::Funding,
-        Label::Toc,
-        Label::Other,
-    ];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Label::Header => "<header>",
-            Label::Body => "<body>",
-            Label::References => "<references>",
-            Label::Annex => "<annex>",
-            Label::Footnote => "<footnote>",
-            Label::Headnote => "<headnote>",
-            Label::Marginnote => "<marginnote>",
-            Label::Page => "<page>",
-            Label::Cover => "<cover>",
-            Label::Acknowledgement => "<acknowledgement>",
-            Label::Availability => "<availability>",
-            Label::Funding => "<funding>",
-            Label::Toc => "<toc>",
-            Label::Other => "<other>",
-        }
-    }
-
-    /// Parse a label as the tagger prints it, with or without the `I-` prefix.
-    pub fn parse(s: &str) -> Option<Label> {
-        let s = s.strip_prefix("I-").unwrap_or(s);
-        Label::ALL.iter().copied().find(|l| l.as_str() == s)
-    }
-
     /// The label of a TEI element of the segmentation corpus, if it names a zone.
     fn from_tei(name: &str, attrs: &[(String, String)]) -> Option<Label> {
         let ty = corpus::attr(attrs, "type").unwrap_or("");

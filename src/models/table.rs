@@ -11,48 +11,21 @@ use std::path::Path;
 
 use crate::crf::{Sequence, TrainParams};
 use crate::models::figure;
-use crate::models::text;
 use crate::models::{ModelName, ModelSpec, Part, ReadStats};
 use crate::Result;
 
-/// GROBID's table labels.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Label {
-    FigureHead,
-    Label,
-    FigDesc,
-    Content,
-    Note,
-    Other,
-}
-
-impl Label {
-    pub const ALL: [Label; 6] = [
-        Label::FigureHead,
-        Label::Label,
-        Label::FigDesc,
-        Label::Content,
-        Label::Note,
-        Label::Other,
-    ];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Label::FigureHead => "<figure_head>",
-            Label::Label => "<label>",
-            Label::FigDesc => "<figDesc>",
-            Label::Content => "<content>",
-            Label::Note => "<note>",
-            Label::Other => "<other>",
-        }
+model_labels!(
+    "table",
+    /// GROBID's table labels.
+    {
+        FigureHead => "<figure_head>",
+        Label => "<label>",
+        FigDesc => "<figDesc>",
+        Content => "<content>",
+        Note => "<note>",
+        Other => "<other>",
     }
-
-    /// Parse a label as the tagger prints it, with or without the `I-` prefix.
-    pub fn parse(s: &str) -> Option<Label> {
-        let p = text::plain(s);
-        Label::ALL.iter().copied().find(|l| l.as_str() == p)
-    }
-}
+);
 
 pub struct Spec;
 
