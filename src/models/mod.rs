@@ -172,6 +172,27 @@ mod tests {
             "header-article-light"
         );
     }
+
+    #[test]
+    fn every_committed_model_was_trained_with_its_specs_template() {
+        // Tagging reads `template.txt` from the model folder; training writes the spec's
+        // template there. They must agree, or a retrained model would tag differently.
+        let models = Path::new(env!("CARGO_MANIFEST_DIR")).join("models");
+        let mut checked = 0;
+        for name in ModelName::ALL {
+            for flavor in [None, Some("article/light")] {
+                let file = name.dir(&models, flavor).join(crate::crf::TEMPLATE_FILE);
+                let (Some(spec), Ok(committed)) =
+                    (spec(name, flavor), std::fs::read_to_string(&file))
+                else {
+                    continue;
+                };
+                assert_eq!(spec.template(), committed, "{}", file.display());
+                checked += 1;
+            }
+        }
+        assert!(checked >= 9, "only {checked} committed models found");
+    }
 }
 
 /// Which part of a model's dataset folder to read.
