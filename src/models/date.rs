@@ -290,22 +290,10 @@ impl ModelSpec for Spec {
     fn template(&self) -> &'static str {
         static T: OnceLock<String> = OnceLock::new();
         T.get_or_init(|| {
-            text::template(
+            text::shared_template(
+                text::TOKEN_WINDOW,
+                text::LOWER_WINDOW,
                 &[
-                    (0, &[-3, -2, -1, 0, 1, 2, 3]),
-                    (1, &[-2, -1, 0, 1, 2]),
-                    (2, &[0]),
-                    (3, &[0]),
-                    (4, &[0]),
-                    (5, &[0]),
-                    (6, &[0]),
-                    (7, &[0]),
-                    (8, &[0]),
-                    (9, &[0]),
-                    (10, &[-1, 0, 1]),
-                    (11, &[-1, 0, 1]),
-                    (12, &[-1, 0, 1]),
-                    (13, &[-1, 0, 1]),
                     (14, &[-1, 0, 1]),
                     (15, &[-1, 0, 1]),
                     (16, &[-2, -1, 0, 1, 2]),
@@ -313,12 +301,6 @@ impl ModelSpec for Spec {
                     (18, &[0]),
                 ],
                 &[
-                    ((-1, 0), (0, 0)),
-                    ((0, 0), (1, 0)),
-                    ((1, 0), (2, 0)),
-                    ((-2, 0), (-1, 0)),
-                    ((0, 11), (1, 11)),
-                    ((-1, 11), (0, 11)),
                     // What the neighbouring numbers can be decides between day and month
                     // (`4-21-2010`, `Nov. 12th, 2010`, `April 97`).
                     ((0, 17), (1, 17)),

@@ -284,32 +284,15 @@ pub static HEADER_SPEC: Spec = Spec { citation: false };
 pub static CITATION_SPEC: Spec = Spec { citation: true };
 
 fn build_template(citation: bool) -> String {
-    let tok: &[i32] = if citation {
-        &[-4, -3, -2, -1, 0, 1, 2, 3, 4]
+    let (tok, low): (&[i32], &[i32]) = if citation {
+        (&[-4, -3, -2, -1, 0, 1, 2, 3, 4], text::TOKEN_WINDOW)
     } else {
-        &[-3, -2, -1, 0, 1, 2, 3]
+        (text::TOKEN_WINDOW, text::LOWER_WINDOW)
     };
-    let low: &[i32] = if citation {
-        &[-3, -2, -1, 0, 1, 2, 3]
-    } else {
-        &[-2, -1, 0, 1, 2]
-    };
-    text::template(
+    text::shared_template(
+        tok,
+        low,
         &[
-            (0, tok),
-            (1, low),
-            (2, &[0]),
-            (3, &[0]),
-            (4, &[0]),
-            (5, &[0]),
-            (6, &[0]),
-            (7, &[0]),
-            (8, &[0]),
-            (9, &[0]),
-            (10, &[-1, 0, 1]),
-            (11, &[-1, 0, 1]),
-            (12, &[-1, 0, 1]),
-            (13, &[-1, 0, 1]),
             (14, &[-2, -1, 0, 1, 2]),
             (15, &[-2, -1, 0, 1, 2]),
             (16, &[-2, -1, 0, 1, 2]),
@@ -317,14 +300,7 @@ fn build_template(citation: bool) -> String {
             (18, &[-1, 0, 1]),
             (19, &[-2, -1, 0, 1, 2]),
         ],
-        &[
-            ((-1, 0), (0, 0)),
-            ((0, 0), (1, 0)),
-            ((1, 0), (2, 0)),
-            ((-2, 0), (-1, 0)),
-            ((0, 11), (1, 11)),
-            ((-1, 11), (0, 11)),
-        ],
+        &[],
     )
 }
 

@@ -79,6 +79,36 @@ pub fn template(windows: &[(usize, &[i32])], conjunctions: &[Conjunction]) -> St
     t
 }
 
+/// Windows of a token column (0) and its lower-cased form (1) as most text models use them.
+pub const TOKEN_WINDOW: &[i32] = &[-3, -2, -1, 0, 1, 2, 3];
+pub const LOWER_WINDOW: &[i32] = &[-2, -1, 0, 1, 2];
+
+/// [`template`] for the text models that share GROBID's head (reference §4): the token and
+/// lower-cased token windows, prefixes and suffixes (columns 2–9) at the token, columns 10–13
+/// over [-1, +1], four token conjunctions and two capitalisation ones; each model's own
+/// columns (`tail`) and conjunctions (`more`) follow.
+pub fn shared_template(
+    token: &[i32],
+    lower: &[i32],
+    tail: &[(usize, &[i32])],
+    more: &[Conjunction],
+) -> String {
+    let mut windows: Vec<(usize, &[i32])> = vec![(0, token), (1, lower)];
+    windows.extend((2..=9).map(|c| (c, &[0][..])));
+    windows.extend((10..=13).map(|c| (c, &[-1, 0, 1][..])));
+    windows.extend_from_slice(tail);
+    let mut conjunctions = vec![
+        ((-1, 0), (0, 0)),
+        ((0, 0), (1, 0)),
+        ((1, 0), (2, 0)),
+        ((-2, 0), (-1, 0)),
+        ((0, 11), (1, 11)),
+        ((-1, 11), (0, 11)),
+    ];
+    conjunctions.extend_from_slice(more);
+    template(&windows, &conjunctions)
+}
+
 /// The plain label (`<title>` of `I-<title>`).
 pub fn plain(label: &str) -> &str {
     label.strip_prefix("I-").unwrap_or(label)
