@@ -321,6 +321,30 @@ pub fn read_pairs(
     Ok((seqs, stats))
 }
 
+/// [`read_pairs`] for a model with an `article/light` flavour: the pairs of
+/// `<dataset>/<model>[/<flavor>]`, with every label mapped by `light_plain` for that flavour.
+pub fn read_flavoured_pairs(
+    dataset: &Path,
+    model: &str,
+    flavor: Option<&str>,
+    part: Part,
+    light_plain: fn(&str) -> &str,
+    read_pair: &dyn Fn(&FilePair) -> Result<std::result::Result<PairRead, String>>,
+) -> Result<(Vec<Sequence>, ReadStats)> {
+    let sub = match flavor {
+        Some(f) => format!("{model}/{f}"),
+        None => model.to_string(),
+    };
+    let light = flavor == Some("article/light");
+    read_pairs(dataset, &sub, part, model, &|p: &FilePair| {
+        let mut r = read_pair(p)?;
+        if let (true, Ok(r)) = (light, r.as_mut()) {
+            r.relabel(light_plain);
+        }
+        Ok(r)
+    })
+}
+
 /// Check that every raw row has at least `min_columns` columns; the reason names the row.
 pub fn check_columns(rows: &[Vec<String>], min_columns: usize) -> std::result::Result<(), String> {
     match rows.iter().position(|r| r.len() < min_columns) {

@@ -19,7 +19,7 @@
 use std::path::Path;
 use std::sync::OnceLock;
 
-use crate::corpus::layout::{self as corpus, FilePair, PairRead, TeiEvent, Unmatched};
+use crate::corpus::layout::{self as corpus, PairRead, TeiEvent, Unmatched};
 use crate::crf::{Sequence, TrainParams};
 use crate::models::text;
 use crate::models::{ModelName, ModelSpec, Part, ReadStats};
@@ -191,17 +191,8 @@ pub fn read_dir(
     flavor: Option<&str>,
     part: Part,
 ) -> Result<(Vec<Sequence>, ReadStats)> {
-    let sub = match flavor {
-        Some(f) => format!("fulltext/{f}"),
-        None => "fulltext".to_string(),
-    };
-    let light = flavor == Some("article/light");
-    corpus::read_pairs(dataset, &sub, part, "fulltext", &|p: &FilePair| {
-        let mut r = read_pair(&p.tei, &p.raw)?;
-        if let (true, Ok(r)) = (light, r.as_mut()) {
-            r.relabel(light_plain);
-        }
-        Ok(r)
+    corpus::read_flavoured_pairs(dataset, "fulltext", flavor, part, light_plain, &|p| {
+        read_pair(&p.tei, &p.raw)
     })
 }
 

@@ -10,7 +10,7 @@
 
 use std::path::Path;
 
-use crate::corpus::layout::{self as corpus, FilePair, PairRead, TeiEvent, Unmatched};
+use crate::corpus::layout::{self as corpus, PairRead, TeiEvent, Unmatched};
 use crate::crf::{Sequence, TrainParams};
 use crate::layout::Document;
 use crate::lexicon::{self, LexView};
@@ -710,19 +710,10 @@ pub fn read_dir(
     flavor: Option<&str>,
     part: Part,
 ) -> Result<(Vec<Sequence>, ReadStats)> {
-    let sub = match flavor {
-        Some(f) => format!("header/{f}"),
-        None => "header".to_string(),
-    };
-    let light = flavor == Some("article/light");
     let built = lexicon::built_for(dataset);
     let lex = LexView::new(&built.lexicons);
-    corpus::read_pairs(dataset, &sub, part, "header", &|p: &FilePair| {
-        let mut r = read_pair_counted(&p.tei, &p.raw, &lex)?;
-        if let (true, Ok(r)) = (light, r.as_mut()) {
-            r.relabel(light_plain);
-        }
-        Ok(r)
+    corpus::read_flavoured_pairs(dataset, "header", flavor, part, light_plain, &|p| {
+        read_pair_counted(&p.tei, &p.raw, &lex)
     })
 }
 
