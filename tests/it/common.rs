@@ -2,10 +2,10 @@
 //! directory with a generated config, waits until it answers, and kills it on drop.
 
 use std::collections::BTreeMap;
-use std::io::Read;
-use std::net::TcpListener;
+use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
+use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use reqwest::blocking::Client;
@@ -29,11 +29,32 @@ pub struct Server {
     pub client: Client,
 }
 
-fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .expect("a free port")
+/// The port of `key=HOST:PORT` in the server's `listening api=… admin=…` line.
+fn port_of(line: &str, key: &str) -> Option<u16> {
+    line.split_whitespace()
+        .find_map(|w| w.strip_prefix(key)?.strip_prefix('='))
+        .and_then(|addr| addr.rsplit(':').next())
+        .and_then(|p| p.parse().ok())
+}
+
+/// Reads the server's stdout on a thread: the first `listening` line's two ports go to the
+/// returned channel, the rest is drained so the server never blocks on a full pipe.
+fn watch_stdout(child: &mut Child) -> mpsc::Receiver<(u16, u16)> {
+    let (tx, rx) = mpsc::channel();
+    let stdout = child.stdout.take().expect("piped stdout");
+    std::thread::spawn(move || {
+        let mut sent = false;
+        for line in BufReader::new(stdout).lines() {
+            let Ok(line) = line else { break };
+            if !sent && line.starts_with("listening ") {
+                if let (Some(api), Some(admin)) = (port_of(&line, "api"), port_of(&line, "admin")) {
+                    let _ = tx.send((api, admin));
+                    sent = true;
+                }
+            }
+        }
+    });
+    rx
 }
 
 /// The repository root (the web crate's parent).
@@ -91,8 +112,10 @@ impl ServerBuilder {
         out
     }
 
-    /// Writes the config and runs the binary; returns the child and the log path.
-    fn spawn(&self, port: u16, admin_port: u16) -> (Child, PathBuf) {
+    /// Writes the config and runs the binary on ports the system picks (`--port 0`: no race
+    /// with other servers between choosing a port and binding it); returns the child and the
+    /// log path.
+    fn spawn(&self) -> (Child, PathBuf) {
         let config = self.dir.path().join("config.toml");
         std::fs::write(&config, self.config_text()).expect("write config");
         let log = self.dir.path().join("server.log");
@@ -102,12 +125,12 @@ impl ServerBuilder {
             .arg("--config")
             .arg(&config)
             .arg("--port")
-            .arg(port.to_string())
+            .arg("0")
             .arg("--admin-port")
-            .arg(admin_port.to_string())
+            .arg("0")
             .args(&self.args)
             .current_dir(self.dir.path())
-            .stdout(Stdio::null())
+            .stdout(Stdio::piped())
             .stderr(log_file);
         for (k, _) in std::env::vars() {
             if k.starts_with("QUIRE_") && k != "QUIRE_DATASET" {
@@ -123,7 +146,8 @@ impl ServerBuilder {
 
     /// Runs the binary expecting it to exit; returns (success, stderr).
     pub fn run_to_exit(self) -> (bool, String) {
-        let (mut child, log) = self.spawn(free_port(), free_port());
+        let (mut child, log) = self.spawn();
+        drop(watch_stdout(&mut child));
         let deadline = Instant::now() + Duration::from_secs(20);
         loop {
             if let Ok(Some(status)) = child.try_wait() {
@@ -143,9 +167,19 @@ impl ServerBuilder {
     }
 
     pub fn start(self) -> Server {
-        let port = free_port();
-        let admin_port = free_port();
-        let (child, log) = self.spawn(port, admin_port);
+        let (mut child, log) = self.spawn();
+        let ports = watch_stdout(&mut child);
+        let (port, admin_port) = match ports.recv_timeout(Duration::from_secs(30)) {
+            Ok(p) => p,
+            Err(_) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                panic!(
+                    "quire did not report its ports; log:\n{}",
+                    std::fs::read_to_string(&log).unwrap_or_default()
+                );
+            }
+        };
         let client = Client::builder()
             .timeout(Duration::from_secs(60))
             .build()

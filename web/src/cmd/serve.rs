@@ -132,9 +132,19 @@ async fn serve(config: Config) -> anyhow::Result<()> {
         )
     })?;
 
+    // With port 0 the system picks free ports: say which, on stdout, in one line scripts and the
+    // integration tests read (`listening api=HOST:PORT admin=HOST:PORT`).
+    let api_addr = bound_addr(&api.addrs(), "server.port")?;
+    let admin_addr = bound_addr(&admin.addrs(), "server.admin_port")?;
+    {
+        use std::io::Write as _;
+        let mut out = std::io::stdout().lock();
+        let _ = writeln!(out, "listening api={api_addr} admin={admin_addr}");
+        let _ = out.flush();
+    }
     tracing::info!(
-        port = config.server.port,
-        admin_port = config.server.admin_port,
+        port = api_addr.port(),
+        admin_port = admin_addr.port(),
         models_dir = %config.models.dir.display(),
         preload = config.models.preload,
         concurrency = config.pool.concurrency,
@@ -144,6 +154,14 @@ async fn serve(config: Config) -> anyhow::Result<()> {
     );
     futures::try_join!(api.run(), admin.run())?;
     Ok(())
+}
+
+/// The address a server bound (the first, when a host name resolved to several).
+fn bound_addr(addrs: &[std::net::SocketAddr], key: &str) -> anyhow::Result<std::net::SocketAddr> {
+    addrs
+        .first()
+        .copied()
+        .with_context(|| format!("no address bound for {key}"))
 }
 
 /// `/api/health`'s check of the layout workers: up unless starting a worker process failed.
