@@ -125,7 +125,7 @@ impl Citation {
     /// The arXiv identifier, from a pubnum field.
     pub fn arxiv(&self) -> Option<String> {
         self.pubnums.iter().find_map(|p| {
-            let l = p.to_lowercase();
+            let l = p.to_ascii_lowercase(); // same byte offsets as `p`
             let i = l.find("arxiv")?;
             let id = p[i + 5..].trim_start_matches([':', ' ']).trim();
             (!id.is_empty()).then(|| id.to_string())
@@ -506,5 +506,19 @@ mod tests {
         assert_eq!(r[d][26], "1");
         assert_eq!(r[d][28], "11");
         assert_eq!(r[t.len() / 2][28], "6");
+    }
+
+    #[test]
+    fn arxiv_pubnum_after_characters_whose_lower_case_changes_length() {
+        let c = Citation {
+            pubnums: vec!["İİ arXiv:2101.00001".into()],
+            ..Citation::default()
+        };
+        assert_eq!(c.arxiv().as_deref(), Some("2101.00001"));
+        let c = Citation {
+            pubnums: vec!["\u{212A}\u{212A}\u{212A} ARXIV: 2101.00001".into()],
+            ..Citation::default()
+        };
+        assert_eq!(c.arxiv().as_deref(), Some("2101.00001"));
     }
 }

@@ -139,7 +139,9 @@ pub fn clean_title(s: &str) -> String {
 /// removed.
 pub fn clean_abstract(s: &str) -> String {
     let t = clean(s);
-    let lower = t.to_lowercase();
+    // ASCII lower-casing keeps byte offsets: `t` is sliced at the length of an ASCII head
+    // (`to_lowercase` would change lengths for `İ`, `ẞ`, `K` (Kelvin), … and shift them).
+    let lower = t.to_ascii_lowercase();
     for head in ["abstract", "summary", "a b s t r a c t"] {
         if lower.starts_with(head) {
             let rest = &t[head.len()..];
@@ -156,7 +158,7 @@ pub fn clean_abstract(s: &str) -> String {
 /// `·`, `•`, `|` (on `,` only when no stronger separator is present), trailing `.` removed.
 pub fn split_keywords(s: &str) -> Vec<String> {
     let mut t = clean(s);
-    let lower = t.to_lowercase();
+    let lower = t.to_ascii_lowercase(); // same byte offsets as `t` (see clean_abstract)
     for head in [
         "keywords",
         "key words",
@@ -218,7 +220,7 @@ pub fn find_dois(text: &str) -> Vec<String> {
 
 /// An arXiv identifier (`arXiv:1234.56789v2` or `arXiv:hep-th/9901001`) in a text.
 pub fn find_arxiv(text: &str) -> Option<String> {
-    let lower = text.to_lowercase();
+    let lower = text.to_ascii_lowercase(); // same byte offsets as `text`
     let at = lower.find("arxiv")?;
     let rest = text[at + 5..].trim_start_matches([':', ' ']);
     let id: String = rest
@@ -692,5 +694,26 @@ mod tests {
             vec!["a.b@x.org", "c.d@x.org"]
         );
         assert_eq!(clean_abstract("ABSTRACT: Text here."), "Text here.");
+    }
+
+    #[test]
+    fn characters_whose_lower_case_changes_length_do_not_shift_offsets() {
+        // `İ` lower-cases to `i̇` (2 → 3 bytes): offsets from a `to_lowercase` copy were off.
+        assert_eq!(
+            find_arxiv("İİ arXiv:2101.00001").as_deref(),
+            Some("2101.00001")
+        );
+        assert_eq!(
+            find_arxiv("ẞẞ Ⱥ arXiv:2101.00001").as_deref(),
+            Some("2101.00001")
+        );
+        assert_eq!(clean_abstract("İİ Abstract: text"), "İİ Abstract: text");
+        assert_eq!(clean_abstract("ABSTRACT: İİ text here."), "İİ text here.");
+        assert_eq!(split_keywords("Keywords: İa; b"), vec!["İa", "b"]);
+        // The Kelvin sign lower-cases to an ASCII `k` (3 → 1 bytes).
+        assert_eq!(
+            split_keywords("\u{212A}EYWORDS: a; b"),
+            vec!["\u{212A}EYWORDS: a", "b"]
+        );
     }
 }

@@ -244,7 +244,7 @@ pub fn toks(text: &str, citation: bool) -> Vec<Tok> {
 }
 
 fn remove_et_al(text: &str) -> String {
-    let lower = text.to_lowercase();
+    let lower = text.to_ascii_lowercase(); // same byte offsets as `text`
     match lower.find("et al") {
         Some(i) => {
             let mut s = text[..i].to_string();

@@ -380,3 +380,138 @@ mod decode_props {
         }
     }
 }
+
+/// The decoders slice strings at offsets found by (ASCII) case-insensitive search: strings
+/// mixing characters whose lower case changes byte length (`İ`, `ẞ`, `Ⱥ`, the Kelvin sign…)
+/// with the patterns searched for (`arXiv`, `Keywords`, `et al`, DOIs, e-mails) never panic.
+#[cfg(test)]
+mod case_props {
+    use std::sync::OnceLock;
+
+    use proptest::prelude::*;
+
+    use crate::models::header::{HeaderFields, Label};
+    use crate::models::header_record::{self as hr, SubResults};
+    use crate::models::{citation, name};
+
+    /// Every char whose `to_lowercase` has another UTF-8 length than the char itself.
+    fn length_changing() -> &'static [char] {
+        static CHARS: OnceLock<Vec<char>> = OnceLock::new();
+        CHARS.get_or_init(|| {
+            (0..=0x10FFFFu32)
+                .filter_map(char::from_u32)
+                .filter(|c| c.to_lowercase().map(char::len_utf8).sum::<usize>() != c.len_utf8())
+                .collect()
+        })
+    }
+
+    const PATTERNS: &[&str] = &[
+        "arXiv:",
+        "ARXIV",
+        "arxiv",
+        "Abstract",
+        "ABSTRACT",
+        "a b s t r a c t",
+        "Summary",
+        "Keywords",
+        "\u{212A}EYWORDS",
+        "KEY WORDS",
+        "Index Terms",
+        "et al",
+        "ET AL.",
+        "10.",
+        "10.1000/x",
+        "2101.00001",
+        "@",
+        "{",
+        "}",
+        "(",
+        ")",
+        "|",
+        " ",
+        ":",
+        ".",
+        ";",
+        ",",
+        "-",
+        "\n",
+        "pp",
+        "doi:",
+    ];
+
+    fn text() -> impl Strategy<Value = String> {
+        prop::collection::vec(
+            prop_oneof![
+                "\\PC{0,4}",
+                prop::sample::select(length_changing()).prop_map(String::from),
+                prop::sample::select(PATTERNS).prop_map(String::from),
+            ],
+            0..16,
+        )
+        .prop_map(|v| v.concat())
+    }
+
+    const CIT: &[&str] = &[
+        "<author>",
+        "<title>",
+        "<journal>",
+        "<date>",
+        "<pages>",
+        "<pubnum>",
+        "<web>",
+        "<other>",
+    ];
+
+    proptest! {
+        #[test]
+        fn header_record_helpers_never_panic(s in text(), t in text()) {
+            let _ = (hr::clean_title(&s), hr::clean_abstract(&s), hr::split_keywords(&s));
+            let _ = (hr::find_dois(&s), hr::find_arxiv(&s), hr::split_emails(&s));
+            let f = HeaderFields {
+                spans: vec![
+                    (Label::Title, s.clone()),
+                    (Label::Author, t.clone()),
+                    (Label::Abstract, s.clone()),
+                    (Label::Keyword, t.clone()),
+                    (Label::Pubnum, s.clone()),
+                    (Label::Email, t.clone()),
+                ],
+                largest: Vec::new(),
+            };
+            let _ = hr::assemble(&f, SubResults::default(), &t);
+        }
+
+        #[test]
+        fn arxiv_ids_are_found_after_any_text(s in text()) {
+            prop_assume!(!s.to_ascii_lowercase().contains("arxiv"));
+            let with_id = format!("{s} arXiv:2101.00001 ");
+            prop_assert_eq!(hr::find_arxiv(&with_id), Some("2101.00001".to_string()));
+            let c = citation::Citation {
+                pubnums: vec![format!("{s} arXiv:2101.00001")],
+                ..Default::default()
+            };
+            prop_assert_eq!(c.arxiv(), Some("2101.00001".to_string()));
+        }
+
+        #[test]
+        fn citation_decoding_never_panics(
+            raw in text(),
+            picks in prop::collection::vec((0..CIT.len(), any::<bool>()), 0..64),
+        ) {
+            let p = citation::prepare(&raw);
+            let toks = citation::toks(&p);
+            let labels: Vec<String> = (0..toks.len())
+                .map(|i| {
+                    let (l, begin) = picks.get(i % picks.len().max(1)).copied().unwrap_or((0, false));
+                    if begin { format!("I-{}", CIT[l]) } else { CIT[l].to_string() }
+                })
+                .collect();
+            let c = citation::decode(&p, &toks, &labels);
+            let _ = (c.page_range(), c.doi(), c.arxiv());
+            let xml = crate::tei::bibl_struct(&c, crate::tei::BiblOptions::default());
+            prop_assert!(xml.starts_with("<biblStruct"));
+            let _ = name::toks(c.author_text.as_deref().unwrap_or(&raw), true);
+            let _ = name::toks(&raw, true);
+        }
+    }
+}
