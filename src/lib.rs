@@ -18,6 +18,7 @@ pub mod bibtex;
 pub mod config;
 pub mod corpus;
 pub mod crf;
+pub mod document;
 pub mod error;
 pub mod eval;
 pub mod features;

@@ -86,8 +86,12 @@ pub trait Cascade: Send + 'static {
     fn run(self, ctx: CascadeCtx) -> BoxFuture<'static, Result<Self::Output, Error>>;
 }
 
-/// Run a cascade on the coordinator.
-pub struct Run<C: Cascade>(pub C);
+/// Run a cascade on the coordinator, stopping it at `deadline`.
+pub struct Run<C: Cascade> {
+    pub cascade: C,
+    pub deadline: tokio::time::Instant,
+    pub limit: Duration,
+}
 
 impl<C: Cascade> Message for Run<C> {
     type Result = Result<C::Output, Error>;
@@ -110,8 +114,22 @@ impl Actor for Coordinator {
 impl<C: Cascade> Handler<Run<C>> for Coordinator {
     type Result = ResponseFuture<Result<C::Output, Error>>;
 
+    /// The cascade's future is dropped at the deadline, so a timed-out request starts no
+    /// further model call or stage (a call already sent finishes in its model actor).
     fn handle(&mut self, msg: Run<C>, _ctx: &mut Self::Context) -> Self::Result {
-        msg.0.run(self.ctx.clone())
+        let work = msg.cascade.run(self.ctx.clone());
+        let (deadline, limit) = (msg.deadline, msg.limit);
+        Box::pin(async move {
+            match tokio::time::timeout_at(deadline, work).await {
+                Ok(result) => result,
+                Err(_elapsed) => {
+                    crate::metrics::metrics().cascades_cancelled.inc();
+                    Err(Error::Timeout {
+                        stage: format!("processing (limit {} s)", limit.as_secs()),
+                    })
+                }
+            }
+        })
     }
 }
 
@@ -163,7 +181,16 @@ impl Pipeline {
                 model: "pipeline coordinator".to_string(),
             });
         };
-        match tokio::time::timeout(self.timeout, addr.send(Run(cascade))).await {
+        let deadline = tokio::time::Instant::now() + self.timeout;
+        let run = Run {
+            cascade,
+            deadline,
+            limit: self.timeout,
+        };
+        // The coordinator stops the cascade at the deadline; this outer bound (a little later)
+        // only covers a coordinator that cannot answer at all.
+        let grace = Duration::from_millis(250);
+        match tokio::time::timeout_at(deadline + grace, addr.send(run)).await {
             Ok(Ok(result)) => result,
             Ok(Err(_mailbox)) => Err(Error::Panicked {
                 model: "pipeline coordinator".to_string(),
@@ -235,6 +262,38 @@ mod tests {
         );
         let slow = p.run(SumThenSleep(vec![1], Duration::from_secs(2))).await;
         assert!(matches!(slow, Err(Error::Timeout { .. })), "{slow:?}");
+    }
+
+    /// Counts steps forever, one every few milliseconds (as a cascade making model call
+    /// after model call would).
+    struct Steps(Arc<AtomicUsize>);
+
+    impl Cascade for Steps {
+        type Output = ();
+        fn run(self, _ctx: CascadeCtx) -> BoxFuture<'static, Result<(), Error>> {
+            Box::pin(async move {
+                loop {
+                    self.0.fetch_add(1, Ordering::SeqCst);
+                    tokio::time::sleep(Duration::from_millis(5)).await;
+                }
+            })
+        }
+    }
+
+    #[actix::test]
+    async fn a_timed_out_cascade_stops_working_and_is_counted() {
+        let p = pipeline(Duration::from_millis(100));
+        let steps = Arc::new(AtomicUsize::new(0));
+        let cancelled = crate::metrics::metrics().cascades_cancelled.get();
+        let out = p.run(Steps(steps.clone())).await;
+        assert!(matches!(out, Err(Error::Timeout { .. })), "{out:?}");
+        assert!(crate::metrics::metrics().cascades_cancelled.get() > cancelled);
+        // Stopped, not left running behind the answer: no step after the timeout.
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        let after_timeout = steps.load(Ordering::SeqCst);
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        assert_eq!(steps.load(Ordering::SeqCst), after_timeout);
+        assert!(after_timeout > 0);
     }
 
     /// Reports the thread it ran on.

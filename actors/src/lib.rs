@@ -19,6 +19,7 @@ Nothing here speaks HTTP; [`Error`] says what failed and the web crate chooses t
 pub mod cascade;
 pub mod coordinator;
 pub mod error;
+pub mod labeler;
 pub mod metrics;
 pub mod model;
 pub mod pool;
@@ -34,6 +35,7 @@ use quire::models::ModelName;
 
 pub use coordinator::{Cascade, CascadeCtx, Pipeline};
 pub use error::{Error, Result};
+pub use labeler::Labeler;
 pub use model::{ModelSettings, ModelState};
 pub use pool::{Pool, PoolGuard, PoolStats};
 pub use trace::{format_debug_dump, parse_models_filter, DebugTrace};
@@ -164,27 +166,6 @@ impl Models {
         handle.ask(Label { seqs }).await?
     }
 
-    /// Like [`Models::label`], and records the invocation (rows and labels, under the model's
-    /// key) in `trace` when one is given (`debugMode`). Empty and failed invocations are not
-    /// recorded.
-    pub async fn label_traced(
-        &self,
-        model: ModelName,
-        flavor: Option<&'static str>,
-        seqs: Vec<Vec<Vec<String>>>,
-        trace: Option<&mut DebugTrace>,
-    ) -> Result<Vec<Vec<String>>> {
-        match trace {
-            None => self.label(model, flavor, seqs).await,
-            Some(_) if seqs.is_empty() => Ok(Vec::new()),
-            Some(trace) => {
-                let labels = self.label(model, flavor, seqs.clone()).await?;
-                trace.record(model.as_str(), &seqs, &labels);
-                Ok(labels)
-            }
-        }
-    }
-
     /// Every model's state, keyed by its folder name, for `/api/health`.
     pub fn states(&self) -> Vec<(String, ModelState)> {
         self.inner
@@ -264,25 +245,5 @@ mod tests {
             "{err}"
         );
         assert_eq!(models.ping(ModelName::Header).await.ok(), Some(1));
-        // Nothing to label: no actor round trip, nothing recorded.
-        let mut trace = DebugTrace::new();
-        let none = models
-            .label_traced(ModelName::Date, None, Vec::new(), Some(&mut trace))
-            .await;
-        assert_eq!(none.ok(), Some(Vec::new()));
-        assert!(trace.entries.is_empty());
-        let failed = models
-            .label_traced(
-                ModelName::Date,
-                None,
-                vec![vec![vec!["1999".into()]]],
-                Some(&mut trace),
-            )
-            .await;
-        assert!(failed.is_err());
-        assert!(
-            trace.entries.is_empty(),
-            "a failed invocation is not recorded"
-        );
     }
 }

@@ -36,6 +36,8 @@ pub struct Metrics {
     pub model_panics: IntCounterVec,
     pub model_restarts: IntCounterVec,
     pub panics: IntCounter,
+    pub cascades_cancelled: IntCounter,
+    pub model_sequences: IntCounterVec,
     pub pdf_workers_started: IntGauge,
     pub pdf_workers_lost: IntGauge,
     pub pdf_workers_idle: IntGauge,
@@ -120,6 +122,17 @@ impl Metrics {
         let panics = IntCounter::new("quire_panics_total", "Panics anywhere in the process")
             .unwrap_or_else(|e| unreachable("quire_panics_total", e));
 
+        let cascades_cancelled = IntCounter::new(
+            "quire_cascades_cancelled_total",
+            "Request cascades stopped at their time limit (no model call starts after it)",
+        )
+        .unwrap_or_else(|e| unreachable("quire_cascades_cancelled_total", e));
+        let model_sequences = counter_vec(
+            "quire_model_sequences_labelled_total",
+            "Sequences labelled by each model",
+            &["model"],
+        );
+
         let pdf_workers_started = gauge(
             "quire_pdf_workers_started",
             "PDF layout worker processes started since start-up",
@@ -144,6 +157,8 @@ impl Metrics {
             Box::new(model_panics.clone()),
             Box::new(model_restarts.clone()),
             Box::new(panics.clone()),
+            Box::new(cascades_cancelled.clone()),
+            Box::new(model_sequences.clone()),
             Box::new(pdf_workers_started.clone()),
             Box::new(pdf_workers_lost.clone()),
             Box::new(pdf_workers_idle.clone()),
@@ -167,6 +182,8 @@ impl Metrics {
             model_panics,
             model_restarts,
             panics,
+            cascades_cancelled,
+            model_sequences,
             pdf_workers_started,
             pdf_workers_lost,
             pdf_workers_idle,

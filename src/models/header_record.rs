@@ -4,11 +4,11 @@
 //! filtering, e-mail and affiliation attachment, title/abstract/keyword clean-up, DOI and
 //! arXiv identifiers.
 
+use crate::document::{Author, HeaderRecord};
 use crate::models::affiliation::Affiliation;
 use crate::models::date::Date;
 use crate::models::header::{join_lines, HeaderFields, Label};
 use crate::models::name::Person;
-use crate::tei::header::{Author, HeaderRecord};
 
 /// The text given to the name model, one entry per `<author>` span.
 pub fn author_segments(f: &HeaderFields) -> Vec<String> {

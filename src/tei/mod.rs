@@ -400,8 +400,13 @@ fn identifiers(out: &mut String, ind: &str, c: &Citation) {
 /// `xml:id="b0"…`, in input order.
 pub fn list_bibl(cs: &[Citation], include_raw: bool) -> String {
     let mut out = String::from(
-        "<TEI xmlns=\"http://www.tei-c.org/ns/1.0\" xmlns:xlink=\"http://www.w3.org/1999/xlink\" xmlns:mml=\"http://www.w3.org/1998/Math/MathML\">\n\t<teiHeader/>\n\t<text>\n\t\t<front/>\n\t\t<body/>\n\t\t<back>\n\t\t\t<div>\n\t\t\t\t<listBibl>\n",
+        "<TEI xmlns=\"http://www.tei-c.org/ns/1.0\" xmlns:xlink=\"http://www.w3.org/1999/xlink\" xmlns:mml=\"http://www.w3.org/1998/Math/MathML\">\n\t<teiHeader/>\n\t<text>\n\t\t<front/>\n\t\t<body/>\n\t\t<back>\n\t\t\t<div>\n",
     );
+    if cs.is_empty() {
+        out.push_str("\t\t\t\t<listBibl/>\n\t\t\t</div>\n\t\t</back>\n\t</text>\n</TEI>\n");
+        return out;
+    }
+    out.push_str("\t\t\t\t<listBibl>\n");
     for (i, c) in cs.iter().enumerate() {
         let id = format!("b{i}");
         out.push_str(&bibl_struct(
@@ -415,6 +420,30 @@ pub fn list_bibl(cs: &[Citation], include_raw: bool) -> String {
     }
     out.push_str("\t\t\t\t</listBibl>\n\t\t\t</div>\n\t\t</back>\n\t</text>\n</TEI>\n");
     out
+}
+
+/// Golden files of the TEI writers' tests (`src/tei/golden/`).
+#[cfg(test)]
+pub(crate) mod golden {
+    use std::path::PathBuf;
+
+    /// Compares `got` with the golden file `name`; with `QUIRE_BLESS=1` writes it instead.
+    pub fn check(name: &str, got: &str) {
+        let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("src/tei/golden")
+            .join(name);
+        if std::env::var_os("QUIRE_BLESS").is_some() {
+            std::fs::write(&path, got).expect("write golden file");
+            return;
+        }
+        let want = std::fs::read_to_string(&path)
+            .unwrap_or_else(|e| panic!("{}: {e} (QUIRE_BLESS=1 writes it)", path.display()));
+        assert!(
+            got == want,
+            "{} differs from the writer's output:\n{got}",
+            path.display()
+        );
+    }
 }
 
 #[cfg(test)]
@@ -559,6 +588,40 @@ mod tests {
         assert!(doc.contains("<biblStruct status=\"extracted\"  xml:id=\"b1\">"));
         assert!(!doc.contains("raw_reference"));
         well_formed(&doc).unwrap();
+    }
+
+    /// The references envelope (processReferences, processCitationList), byte for byte, with
+    /// entries and empty: `golden/references.tei.xml`, `golden/references-empty.tei.xml`.
+    #[test]
+    fn references_envelope_matches_the_golden_files() {
+        let c = Citation {
+            raw: "Ng B, Smith J. A prior study. J Examples 3(2):1-9, 2019. doi:10.1234/p.1".into(),
+            title: Some("A prior study".into()),
+            journal: Some("J Examples".into()),
+            volume: Some("3".into()),
+            issue: Some("2".into()),
+            pages: Some("1-9".into()),
+            pubnums: vec!["doi:10.1234/p.1".into()],
+            authors: vec![person("B", "Ng"), person("J", "Smith")],
+            date: Some(Date {
+                year: Some(2019),
+                ..Date::default()
+            }),
+            ..Citation::default()
+        };
+        let book = Citation {
+            raw: "Okafor E. Water & energy. CUP, 2009.".into(),
+            title: Some("Water & energy".into()),
+            publisher: Some("CUP".into()),
+            authors: vec![person("E", "Okafor")],
+            ..Citation::default()
+        };
+        let doc = list_bibl(&[c, book], true);
+        well_formed(&doc).unwrap();
+        golden::check("references.tei.xml", &doc);
+        let empty = list_bibl(&[], false);
+        well_formed(&empty).unwrap();
+        golden::check("references-empty.tei.xml", &empty);
     }
 
     #[test]

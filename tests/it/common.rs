@@ -236,6 +236,37 @@ impl Server {
         Server::builder().start()
     }
 
+    /// A server over the repository's trained models and the vendored libpdfium, or `None`
+    /// (after printing why the test is skipped) when one of `needed` or libpdfium is missing.
+    pub fn with_models(needed: &[&str]) -> Option<Server> {
+        let models = repo_root().join("models");
+        for m in needed {
+            if !models.join(m).join("model.crf").is_file() {
+                eprintln!("skipped: no trained `{m}` model under {}", models.display());
+                return None;
+            }
+        }
+        let pdfium = std::env::var_os("QUIRE_PDFIUM_LIB")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| repo_root().join("vendor/pdfium/libpdfium.so"));
+        if !pdfium.is_file() {
+            eprintln!("skipped: no libpdfium at {}", pdfium.display());
+            return None;
+        }
+        Some(
+            Server::builder()
+                .set(
+                    "models",
+                    &format!("dir = {:?}", models.display().to_string()),
+                )
+                .set(
+                    "models",
+                    &format!("pdfium_lib = {:?}", pdfium.display().to_string()),
+                )
+                .start(),
+        )
+    }
+
     pub fn url(&self, path: &str) -> String {
         format!("http://127.0.0.1:{}{path}", self.port)
     }

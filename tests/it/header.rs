@@ -21,32 +21,7 @@ const NEEDED: [&str; 5] = [
 
 /// A server over the repository's trained models, or why it cannot run.
 fn server() -> Option<Server> {
-    let models = repo_root().join("models");
-    for m in NEEDED {
-        if !models.join(m).join("model.crf").is_file() {
-            eprintln!("skipped: no trained `{m}` model under {}", models.display());
-            return None;
-        }
-    }
-    let pdfium = std::env::var_os("QUIRE_PDFIUM_LIB")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| repo_root().join("vendor/pdfium/libpdfium.so"));
-    if !pdfium.is_file() {
-        eprintln!("skipped: no libpdfium at {}", pdfium.display());
-        return None;
-    }
-    Some(
-        Server::builder()
-            .set(
-                "models",
-                &format!("dir = {:?}", models.display().to_string()),
-            )
-            .set(
-                "models",
-                &format!("pdfium_lib = {:?}", pdfium.display().to_string()),
-            )
-            .start(),
-    )
+    Server::with_models(&NEEDED)
 }
 
 fn post(

@@ -9,6 +9,7 @@ mod errors;
 mod header;
 mod layout;
 mod pool;
+mod references;
 mod service;
 mod text;
 mod workers;

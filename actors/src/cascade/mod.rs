@@ -4,5 +4,7 @@ holds the cascades of one endpoint family (raw strings, header, full text, …) 
 here as it lands.
 */
 
+pub mod document;
 pub mod header;
+pub mod references;
 pub mod strings;

@@ -17,58 +17,34 @@ use quire::models::date::{self, Date};
 use quire::models::name::{self, Person};
 use quire::models::ModelName;
 
-use crate::{CascadeCtx, Error, Models};
+use crate::{CascadeCtx, Error, Labeler};
 
 fn lexicons(ctx: &CascadeCtx) -> Result<Arc<Lexicons>, Error> {
     Ok(quire::lexicon::shared(&ctx.engine.models_dir)?)
 }
 
-/// Label token sequences with `model` (empty sequences get no labels and cost no call).
+/// Label token sequences with `model` through the request's [`Labeler`] (empty sequences get
+/// no labels and cost no call).
 async fn label(
-    models: &Models,
+    labeler: &mut Labeler,
     model: ModelName,
     lex: &Lexicons,
     seqs: &[Vec<Tok>],
     rows: fn(&[Tok], &LexView<'_>) -> Vec<Vec<String>>,
 ) -> Result<Vec<Vec<String>>, Error> {
     let view = LexView::new(lex);
-    let batch: Vec<Vec<Vec<String>>> = seqs
-        .iter()
-        .filter(|s| !s.is_empty())
-        .map(|s| rows(s, &view))
-        .collect();
-    let mut labelled = models.label(model, None, batch).await?.into_iter();
-    let mut out = Vec::with_capacity(seqs.len());
-    for s in seqs {
-        if s.is_empty() {
-            out.push(Vec::new());
-        } else {
-            let labels = labelled.next().ok_or_else(|| {
-                Error::Engine(quire::Error::Tagging {
-                    model: model.as_str().to_string(),
-                    reason: "fewer label sequences than inputs".to_string(),
-                })
-            })?;
-            if labels.len() != s.len() {
-                return Err(Error::Engine(quire::Error::Tagging {
-                    model: model.as_str().to_string(),
-                    reason: format!("{} labels for {} tokens", labels.len(), s.len()),
-                }));
-            }
-            out.push(labels);
-        }
-    }
-    Ok(out)
+    let batch: Vec<Vec<Vec<String>>> = seqs.iter().map(|s| rows(s, &view)).collect();
+    labeler.label(model, batch).await
 }
 
 /// Parse date strings with the date model: the dates found in each string.
 pub async fn parse_dates(
-    models: &Models,
+    labeler: &mut Labeler,
     lex: &Lexicons,
     texts: &[String],
 ) -> Result<Vec<Vec<Date>>, Error> {
     let toks: Vec<Vec<Tok>> = texts.iter().map(|t| date::toks(t)).collect();
-    let labels = label(models, ModelName::Date, lex, &toks, date::rows).await?;
+    let labels = label(labeler, ModelName::Date, lex, &toks, date::rows).await?;
     Ok(toks
         .iter()
         .zip(&labels)
@@ -78,7 +54,7 @@ pub async fn parse_dates(
 
 /// Parse name strings with `name-header` (or `name-citation` when `citation`).
 pub async fn parse_names(
-    models: &Models,
+    labeler: &mut Labeler,
     lex: &Lexicons,
     texts: &[String],
     citation: bool,
@@ -89,7 +65,7 @@ pub async fn parse_names(
     } else {
         ModelName::NameHeader
     };
-    let labels = label(models, model, lex, &toks, name::rows).await?;
+    let labels = label(labeler, model, lex, &toks, name::rows).await?;
     Ok(toks
         .iter()
         .zip(&labels)
@@ -99,13 +75,13 @@ pub async fn parse_names(
 
 /// Parse affiliation blocks with `affiliation-address`.
 pub async fn parse_affiliations(
-    models: &Models,
+    labeler: &mut Labeler,
     lex: &Lexicons,
     texts: &[String],
 ) -> Result<Vec<Vec<Affiliation>>, Error> {
     let toks: Vec<Vec<Tok>> = texts.iter().map(|t| affiliation::toks(t)).collect();
     let labels = label(
-        models,
+        labeler,
         ModelName::AffiliationAddress,
         lex,
         &toks,
@@ -122,13 +98,13 @@ pub async fn parse_affiliations(
 /// Parse reference strings: citation, then name-citation for authors and editors, then date.
 /// An empty string gives an empty [`Citation`] at its position.
 pub async fn parse_citations(
-    models: &Models,
+    labeler: &mut Labeler,
     lex: &Lexicons,
     texts: &[String],
 ) -> Result<Vec<Citation>, Error> {
     let prepared: Vec<String> = texts.iter().map(|t| citation::prepare(t)).collect();
     let toks: Vec<Vec<Tok>> = prepared.iter().map(|p| citation::toks(p)).collect();
-    let labels = label(models, ModelName::Citation, lex, &toks, citation::rows).await?;
+    let labels = label(labeler, ModelName::Citation, lex, &toks, citation::rows).await?;
     let mut cits: Vec<Citation> = prepared
         .iter()
         .zip(toks.iter().zip(&labels))
@@ -148,7 +124,7 @@ pub async fn parse_citations(
             slots.push((i, true));
         }
     }
-    let persons = parse_names(models, lex, &name_texts, true).await?;
+    let persons = parse_names(labeler, lex, &name_texts, true).await?;
     for ((i, editor), ps) in slots.into_iter().zip(persons) {
         if let Some(c) = cits.get_mut(i) {
             if editor {
@@ -168,7 +144,7 @@ pub async fn parse_citations(
             owners.push(i);
         }
     }
-    let dates = parse_dates(models, lex, &date_texts).await?;
+    let dates = parse_dates(labeler, lex, &date_texts).await?;
     for (i, ds) in owners.into_iter().zip(dates) {
         if let Some(c) = cits.get_mut(i) {
             c.date = date::best(&ds).cloned();
@@ -187,7 +163,12 @@ impl crate::Cascade for DateCascade {
     fn run(self, ctx: CascadeCtx) -> BoxFuture<'static, Result<Vec<Date>, Error>> {
         Box::pin(async move {
             let lex = lexicons(&ctx)?;
-            let mut all = parse_dates(&ctx.models, &lex, &[self.text]).await?;
+            let mut all = parse_dates(
+                &mut Labeler::new(ctx.models.clone(), None, false),
+                &lex,
+                &[self.text],
+            )
+            .await?;
             Ok(all.pop().unwrap_or_default())
         })
     }
@@ -204,7 +185,13 @@ impl crate::Cascade for NamesCascade {
     fn run(self, ctx: CascadeCtx) -> BoxFuture<'static, Result<Vec<Person>, Error>> {
         Box::pin(async move {
             let lex = lexicons(&ctx)?;
-            let mut all = parse_names(&ctx.models, &lex, &[self.text], self.citation).await?;
+            let mut all = parse_names(
+                &mut Labeler::new(ctx.models.clone(), None, false),
+                &lex,
+                &[self.text],
+                self.citation,
+            )
+            .await?;
             Ok(all.pop().unwrap_or_default())
         })
     }
@@ -220,7 +207,12 @@ impl crate::Cascade for AffiliationsCascade {
     fn run(self, ctx: CascadeCtx) -> BoxFuture<'static, Result<Vec<Affiliation>, Error>> {
         Box::pin(async move {
             let lex = lexicons(&ctx)?;
-            let mut all = parse_affiliations(&ctx.models, &lex, &[self.text]).await?;
+            let mut all = parse_affiliations(
+                &mut Labeler::new(ctx.models.clone(), None, false),
+                &lex,
+                &[self.text],
+            )
+            .await?;
             Ok(all.pop().unwrap_or_default())
         })
     }
@@ -236,7 +228,12 @@ impl crate::Cascade for CitationsCascade {
     fn run(self, ctx: CascadeCtx) -> BoxFuture<'static, Result<Vec<Citation>, Error>> {
         Box::pin(async move {
             let lex = lexicons(&ctx)?;
-            parse_citations(&ctx.models, &lex, &self.texts).await
+            parse_citations(
+                &mut Labeler::new(ctx.models.clone(), None, false),
+                &lex,
+                &self.texts,
+            )
+            .await
         })
     }
 }

@@ -16,6 +16,7 @@ use actix_web::{web, HttpRequest, HttpResponse};
 use quire::layout::PageRange;
 use quire::tei::header::{now_stamp, to_bibtex, to_tei, TeiOptions};
 use quire_actors::cascade::header::{HeaderCascade, HeaderRequest};
+use quire_actors::cascade::references::{ReferencesCascade, ReferencesRequest};
 use quire_actors::parse_models_filter;
 
 use crate::app::State;
@@ -30,7 +31,9 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
     .route(
         "/api/processHeaderDocument",
         web::put().to(process_header_document),
-    );
+    )
+    .route("/api/processReferences", web::post().to(process_references))
+    .route("/api/processReferences", web::put().to(process_references));
 }
 
 const XML: &str = "application/xml; charset=UTF-8";
@@ -55,7 +58,6 @@ fn flag(params: &Params, name: &str) -> Result<bool, ApiError> {
 
 /// The request's options, validated before any work starts.
 struct HeaderParams {
-    consolidate: u8,
     include_raw_affiliations: bool,
     include_raw_copyrights: bool,
     start: i64,
@@ -65,7 +67,8 @@ struct HeaderParams {
 }
 
 fn header_params(params: &Params) -> Result<HeaderParams, ApiError> {
-    let consolidate = params.int_range("consolidateHeader", 1, 0, 3)? as u8;
+    // Validated (0-3); the lookup itself is not performed yet, see `consolidate_header` below.
+    params.int_range("consolidateHeader", 1, 0, 3)?;
     let start = params.int_range("start", -1, -1, i64::from(u32::MAX))?;
     let end = params.int_range("end", 2, -1, i64::from(u32::MAX))?;
     if start >= 1 && end >= 1 && end < start {
@@ -74,6 +77,19 @@ fn header_params(params: &Params) -> Result<HeaderParams, ApiError> {
             format!("page {end} is before the start page {start}"),
         ));
     }
+    let (debug, models) = debug_params(params)?;
+    Ok(HeaderParams {
+        include_raw_affiliations: flag(params, "includeRawAffiliations")?,
+        include_raw_copyrights: flag(params, "includeRawCopyrights")?,
+        start,
+        end,
+        debug,
+        models,
+    })
+}
+
+/// `debugMode` (1 or true) and the `models` filter of the dump (an unknown name is a 400).
+fn debug_params(params: &Params) -> Result<(bool, Option<Vec<String>>), ApiError> {
     let debug = match params.text("debugMode")?.map(str::trim) {
         None | Some("") | Some("0") | Some("false") => false,
         Some("1") | Some("true") => true,
@@ -90,15 +106,7 @@ fn header_params(params: &Params) -> Result<HeaderParams, ApiError> {
         }
         _ => None,
     };
-    Ok(HeaderParams {
-        consolidate,
-        include_raw_affiliations: flag(params, "includeRawAffiliations")?,
-        include_raw_copyrights: flag(params, "includeRawCopyrights")?,
-        start,
-        end,
-        debug,
-        models,
-    })
+    Ok((debug, models))
 }
 
 async fn process_header_document(
@@ -139,11 +147,56 @@ async fn process_header_document(
         include_raw_copyrights: p.include_raw_copyrights,
         start_page: p.start.max(0),
         end_page: p.end,
-        consolidate_header: p.consolidate,
+        // What was done, not what was asked: no consolidation service runs yet, so every
+        // accepted value (0-3) is processed as 0.
+        consolidate_header: 0,
         version: env!("CARGO_PKG_VERSION").to_string(),
         when: now_stamp(),
     };
     Ok(HttpResponse::Ok()
         .content_type(XML)
         .body(to_tei(&out.record, &opt)))
+}
+
+/// processReferences: the bibliography of the whole document as GROBID's `listBibl` envelope
+/// (`biblStruct xml:id="b0"…` in document order; `<listBibl/>` when the document has no
+/// references), BibTeX entries keyed `0`, `1`, … with `Accept: application/x-bibtex`, or the
+/// debug dump of the reference-segmenter, citation, name-citation and date invocations.
+/// `consolidateCitations` (0-2) is validated and processed as 0 until consolidation lands.
+async fn process_references(
+    req: HttpRequest,
+    state: State,
+    params: Params,
+) -> Result<HttpResponse, ApiError> {
+    let input = params.required_file("input")?.data.to_vec();
+    params.int_range("consolidateCitations", 0, 0, 2)?;
+    let include_raw = flag(&params, "includeRawCitations")?;
+    let (debug, models) = debug_params(&params)?;
+    let bibtex = wants_bibtex(&req);
+    let _slot = state.pool.acquire("processReferences").await?;
+    let out = state
+        .pipeline
+        .run(ReferencesCascade {
+            request: ReferencesRequest {
+                pdf: input,
+                range: PageRange::default(),
+                debug,
+            },
+        })
+        .await?;
+    if let Some(trace) = out.trace.filter(|_| debug) {
+        return Ok(HttpResponse::Ok()
+            .content_type(DUMP)
+            .body(trace.format(models.as_deref())));
+    }
+    let citations: Vec<quire::models::citation::Citation> =
+        out.references.into_iter().map(|r| r.citation).collect();
+    if bibtex {
+        return Ok(HttpResponse::Ok()
+            .content_type(BIBTEX)
+            .body(quire::bibtex::entries(&citations, include_raw)));
+    }
+    Ok(HttpResponse::Ok()
+        .content_type(XML)
+        .body(quire::tei::list_bibl(&citations, include_raw)))
 }

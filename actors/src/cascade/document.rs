@@ -1,0 +1,353 @@
+/*!
+The document pipeline shared by every PDF endpoint. A request lays out its PDF once (worker
+processes), then runs stages over one [`DocStage`] context: the laid-out document, the
+lexicons, the request's [`Labeler`] (flavour, debug trace) and what earlier stages produced.
+
+- [`DocStage::segment`]: segmentation, the zones of the document (header, body, references, …)
+  as line ranges; computed once, every later stage reads it.
+- [`DocStage::header`]: the header zone → header → name-header, affiliation-address, date →
+  [`HeaderRecord`].
+- [`DocStage::references`]: the references zone → reference-segmenter → citation (one batch)
+  → name-citation, date → [`Reference`]s, with the boxes each covers and identifiers taken
+  from the PDF's link annotations over it.
+
+Each endpoint is a composition of stages (`processHeaderDocument`: segment + header;
+`processReferences`: segment + references); no stage runs twice. Feature extraction and
+decoding run on the blocking pool; tagging runs on the model actors.
+*/
+
+use std::sync::Arc;
+
+use quire::document::{md5_hex, HeaderRecord, PageBox, Reference};
+use quire::layout::{BBox, Document};
+use quire::lexicon::{LexView, Lexicons};
+use quire::models::header::{self, HeaderFields};
+use quire::models::header_record::{self, SubResults};
+use quire::models::reference_segmenter as refseg;
+use quire::models::segmentation::{self, Zones};
+use quire::models::{affiliation, date, name, ModelName};
+
+use crate::cascade::strings;
+use crate::{CascadeCtx, DebugTrace, Error, Labeler};
+
+/// One request's document and what its stages share.
+pub struct DocStage {
+    pub ctx: CascadeCtx,
+    pub doc: Arc<Document>,
+    pub lex: Arc<Lexicons>,
+    pub labeler: Labeler,
+    /// Upper-case hex MD5 of the uploaded PDF.
+    pub md5: String,
+    zones: Option<Zones>,
+}
+
+impl DocStage {
+    /// Lays out `pdf` on the context's worker processes and prepares the stages.
+    pub async fn open(
+        ctx: CascadeCtx,
+        pdf: Vec<u8>,
+        range: quire::layout::PageRange,
+        flavor: Option<&'static str>,
+        debug: bool,
+    ) -> Result<DocStage, Error> {
+        let md5 = md5_hex(&pdf);
+        let doc = ctx.pdf()?.layout(pdf, range).await?;
+        let lex = quire::lexicon::shared(&ctx.engine.models_dir)?;
+        let labeler = Labeler::new(ctx.models.clone(), flavor, debug);
+        Ok(DocStage {
+            ctx,
+            doc: Arc::new(doc),
+            lex,
+            labeler,
+            md5,
+            zones: None,
+        })
+    }
+
+    /// The model invocations recorded so far (debugMode), ending the request's stages.
+    pub fn into_trace(self) -> Option<DebugTrace> {
+        self.labeler.into_trace()
+    }
+
+    /// Segmentation: the document's zones (computed on first use, then shared).
+    pub async fn segment(&mut self) -> Result<&Zones, Error> {
+        if self.zones.is_none() {
+            let (d, l) = (self.doc.clone(), self.lex.clone());
+            let (rows, refs) = CascadeCtx::blocking("segmentation features", move || {
+                let (facts, refs) = segmentation::document_lines(&d);
+                Ok((segmentation::rows(&facts, &LexView::new(&l)), refs))
+            })
+            .await?;
+            let zones = if rows.is_empty() {
+                Zones::default()
+            } else {
+                let labels = self
+                    .labeler
+                    .label(ModelName::Segmentation, vec![rows])
+                    .await?;
+                let mut zones = segmentation::decode(&refs, &labels[0])?;
+                zones.extend_header_over_abstract(&self.doc, 60);
+                zones
+            };
+            self.zones = Some(zones);
+        }
+        Ok(self.zones.get_or_insert_with(Zones::default))
+    }
+
+    /// The header stage: header zone → header model → names, affiliations, dates → record.
+    pub async fn header(&mut self) -> Result<HeaderRecord, Error> {
+        let header_lines = self.segment().await?.lines(segmentation::Label::Header);
+        let (d, l) = (self.doc.clone(), self.lex.clone());
+        let (tokens, rows) = CascadeCtx::blocking("header features", move || {
+            let tokens = header::document_tokens(&d, &header_lines);
+            let facts: Vec<header::TokenFacts> = tokens.iter().map(|t| t.facts.clone()).collect();
+            let rows = header::rows(&facts, &LexView::new(&l));
+            Ok((tokens, rows))
+        })
+        .await?;
+        let mut fields = if rows.is_empty() {
+            HeaderFields::default()
+        } else {
+            let labels = self.labeler.label(ModelName::Header, vec![rows]).await?;
+            header::decode(&tokens, &labels[0])?
+        };
+        header_record::rescue_authors_by_email(&mut fields);
+        let sub = self.header_sub_models(&fields).await?;
+        let d = self.doc.clone();
+        let mut record = CascadeCtx::blocking("header assembly", move || {
+            Ok(header_record::assemble(&fields, sub, &document_text(&d)))
+        })
+        .await?;
+        if !record.is_empty() {
+            record.md5 = Some(self.md5.clone());
+        }
+        Ok(record)
+    }
+
+    /// Names, affiliations and dates of the header fields.
+    async fn header_sub_models(&mut self, fields: &HeaderFields) -> Result<SubResults, Error> {
+        let lex = self.lex.clone();
+        let view = LexView::new(&lex);
+        let mut sub = SubResults::default();
+
+        // One name-header call per author segment, as GROBID does.
+        for seg in header_record::author_segments(fields) {
+            let toks = name::toks(&seg, false);
+            let rows = name::rows(&toks, &view);
+            let labels = self
+                .labeler
+                .label(ModelName::NameHeader, vec![rows])
+                .await?;
+            let mut persons = name::decode(&toks, &labels[0]);
+            name::middle_words_out_of_surnames(&mut persons, &view);
+            sub.persons.push(persons);
+        }
+
+        // All affiliation segments in one batch.
+        let segs = header_record::affiliation_segments(fields);
+        if !segs.is_empty() {
+            let toks: Vec<_> = segs.iter().map(|s| affiliation::toks(s)).collect();
+            let rows: Vec<_> = toks.iter().map(|t| affiliation::rows(t, &view)).collect();
+            let labels = self
+                .labeler
+                .label(ModelName::AffiliationAddress, rows)
+                .await?;
+            for ((t, l), seg) in toks.iter().zip(&labels).zip(&segs) {
+                let mut affs = affiliation::decode(t, l, &lex);
+                // One affiliation in the segment: its raw text is the segment as printed.
+                if let [one] = affs.as_mut_slice() {
+                    one.raw = seg.split_whitespace().collect::<Vec<_>>().join(" ");
+                }
+                sub.affiliations.extend(affs);
+            }
+        }
+
+        // Dates: the first string that normalises.
+        for s in header_record::date_strings(fields) {
+            let toks = date::toks(&s);
+            let rows = date::rows(&toks, &view);
+            let labels = self.labeler.label(ModelName::Date, vec![rows]).await?;
+            let dates = date::decode(&toks, &labels[0]);
+            if let Some(best) = date::best(&dates) {
+                if best.year.is_some() {
+                    sub.date = Some(best.clone());
+                    break;
+                }
+            }
+        }
+        Ok(sub)
+    }
+
+    /// The references stage: references zone → reference-segmenter → citation batch →
+    /// name-citation, date. A document without a references zone has no references.
+    pub async fn references(&mut self) -> Result<Vec<Reference>, Error> {
+        let lines = self.segment().await?.lines(segmentation::Label::References);
+        if lines.is_empty() {
+            return Ok(Vec::new());
+        }
+        let (d, l) = (self.doc.clone(), self.lex.clone());
+        let (tokens, rows) = CascadeCtx::blocking("reference-segmenter features", move || {
+            let tokens = refseg::document_tokens(&d, &lines);
+            let facts: Vec<refseg::TokenFacts> = tokens.iter().map(|t| t.facts.clone()).collect();
+            let rows = refseg::rows(&facts, &LexView::new(&l));
+            Ok((tokens, rows))
+        })
+        .await?;
+        if rows.is_empty() {
+            return Ok(Vec::new());
+        }
+        let labels = self
+            .labeler
+            .label(ModelName::ReferenceSegmenter, vec![rows])
+            .await?;
+        let raw = refseg::decode(&tokens, &labels[0])?;
+        let texts: Vec<String> = raw.iter().map(|r| r.text.clone()).collect();
+        let lex = self.lex.clone();
+        let citations = strings::parse_citations(&mut self.labeler, &lex, &texts).await?;
+        let doc = self.doc.clone();
+        let mut out = Vec::with_capacity(raw.len());
+        for (r, mut citation) in raw.into_iter().zip(citations) {
+            if citation.is_empty() {
+                continue;
+            }
+            let boxes = line_boxes(&doc, &tokens[r.tokens.clone()]);
+            link_identifiers(&doc, &boxes, &mut citation);
+            out.push(Reference {
+                citation,
+                marker: r.marker,
+                boxes,
+            });
+        }
+        Ok(out)
+    }
+}
+
+/// Text of the laid-out pages, for identifiers found anywhere (a lone DOI).
+fn document_text(doc: &Document) -> String {
+    let mut s = String::new();
+    for b in doc.blocks() {
+        for l in &b.lines {
+            s.push_str(&segmentation::line_text(l));
+            s.push('\n');
+        }
+    }
+    s
+}
+
+/// One box per line fragment covered by `tokens` (the union of the tokens' boxes on each
+/// line), in reading order.
+fn line_boxes(doc: &Document, tokens: &[refseg::RefSegToken]) -> Vec<PageBox> {
+    let mut out: Vec<(segmentation::LineRef, PageBox)> = Vec::new();
+    for t in tokens {
+        let Some(page) = doc.pages.get(t.line.page) else {
+            continue;
+        };
+        let Some(tok) = page
+            .blocks
+            .get(t.line.block)
+            .and_then(|b| b.lines.get(t.line.line))
+            .and_then(|l| l.tokens.get(t.index))
+        else {
+            continue;
+        };
+        match out.last_mut() {
+            Some((line, pb)) if *line == t.line => pb.bbox = pb.bbox.union(&tok.bbox),
+            _ => out.push((
+                t.line,
+                PageBox {
+                    page: page.number,
+                    bbox: tok.bbox,
+                },
+            )),
+        }
+    }
+    out.into_iter().map(|(_, b)| b).collect()
+}
+
+fn overlaps(a: &BBox, b: &BBox) -> bool {
+    a.x < b.right() && b.x < a.right() && a.y < b.bottom() && b.y < a.bottom()
+}
+
+/// The DOI in a link target (`https://doi.org/10.…`, `doi:10.…`, a bare `10.…/…`).
+pub fn doi_of_uri(uri: &str) -> Option<String> {
+    let uri = decode_percent(uri);
+    let start = uri.find("10.")?;
+    let prefix = uri[..start].to_ascii_lowercase();
+    let plausible = prefix.is_empty()
+        || prefix.ends_with("doi.org/")
+        || prefix.ends_with("doi:")
+        || prefix.ends_with("dx.doi.org/")
+        || prefix.ends_with("doi/");
+    let doi = uri[start..].trim_end_matches(['.', ',', ';', ')']);
+    let (registrant, suffix) = doi.split_once('/')?;
+    (plausible && registrant.len() > 3 && !suffix.is_empty()).then(|| doi.to_string())
+}
+
+/// `%2F`-style escapes in a link target, decoded where they form valid UTF-8.
+fn decode_percent(s: &str) -> String {
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' && i + 2 < bytes.len() {
+            let hex = |b: u8| (b as char).to_digit(16);
+            if let (Some(h), Some(l)) = (hex(bytes[i + 1]), hex(bytes[i + 2])) {
+                out.push((h * 16 + l) as u8);
+                i += 3;
+                continue;
+            }
+        }
+        out.push(bytes[i]);
+        i += 1;
+    }
+    String::from_utf8(out).unwrap_or_else(|_| s.to_string())
+}
+
+/// DOIs and URLs of the PDF's link annotations that cover the reference: a DOI link gives the
+/// reference its DOI when the text printed none; another web link its `web` pointer.
+fn link_identifiers(doc: &Document, boxes: &[PageBox], c: &mut quire::models::citation::Citation) {
+    for pb in boxes {
+        let Some(page) = doc.pages.iter().find(|p| p.number == pb.page) else {
+            continue;
+        };
+        for link in &page.links {
+            let Some(uri) = link.uri.as_deref() else {
+                continue;
+            };
+            if !overlaps(&link.bbox, &pb.bbox) {
+                continue;
+            }
+            if let Some(doi) = doi_of_uri(uri) {
+                if c.doi().is_none() {
+                    c.pubnums.push(doi);
+                }
+            } else if c.web.is_none() && (uri.starts_with("http://") || uri.starts_with("https://"))
+            {
+                c.web = Some(uri.to_string());
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dois_come_out_of_link_targets_and_other_links_do_not() {
+        assert_eq!(
+            doi_of_uri("https://doi.org/10.1000/xyz.12").as_deref(),
+            Some("10.1000/xyz.12")
+        );
+        assert_eq!(
+            doi_of_uri("http://dx.doi.org/10.1371%2Fjournal.pone.1").as_deref(),
+            Some("10.1371/journal.pone.1")
+        );
+        assert_eq!(
+            doi_of_uri("doi:10.5555/abc.").as_deref(),
+            Some("10.5555/abc")
+        );
+        assert_eq!(doi_of_uri("https://example.org/v10.2/page"), None);
+        assert_eq!(doi_of_uri("https://doi.org/10.1000"), None);
+    }
+}

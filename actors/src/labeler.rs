@@ -1,0 +1,168 @@
+/*!
+The one way a cascade labels sequences: a [`Labeler`] per request holds the model actors, the
+request's flavour and, with `debugMode`, the [`DebugTrace`]. Every model invocation of every
+cascade goes through [`Labeler::label`], which skips empty sequences without a round trip,
+checks in one place that the model answered one label per token, records the invocation in the
+trace, and hands back typed labels when asked ([`Labeler::label_as`]).
+*/
+
+use std::str::FromStr;
+
+use quire::models::ModelName;
+
+use crate::{DebugTrace, Error, Models};
+
+/// Labels sequences for one request (see the module documentation).
+pub struct Labeler {
+    models: Models,
+    flavor: Option<&'static str>,
+    trace: Option<DebugTrace>,
+}
+
+fn tagging(model: ModelName, reason: String) -> Error {
+    Error::Engine(quire::Error::Tagging {
+        model: model.as_str().to_string(),
+        reason,
+    })
+}
+
+impl Labeler {
+    /// A labeler for one request; `debug` keeps a trace of every invocation.
+    pub fn new(models: Models, flavor: Option<&'static str>, debug: bool) -> Labeler {
+        Labeler {
+            models,
+            flavor,
+            trace: debug.then(DebugTrace::new),
+        }
+    }
+
+    /// The request's flavour.
+    pub fn flavor(&self) -> Option<&'static str> {
+        self.flavor
+    }
+
+    /// The trace, when the request asked for one.
+    pub fn into_trace(self) -> Option<DebugTrace> {
+        self.trace
+    }
+
+    /// Labels `seqs` (feature rows per token, per sequence) with `model`, one batch. Empty
+    /// sequences get no labels and cost nothing; the answer has one label per row of every
+    /// sequence, or the call fails with `TAGGING_ERROR`. Only the segmentation and header
+    /// models have flavoured variants; the request's flavour is passed to those.
+    pub async fn label(
+        &mut self,
+        model: ModelName,
+        seqs: Vec<Vec<Vec<String>>>,
+    ) -> Result<Vec<Vec<String>>, Error> {
+        let flavor = match model {
+            ModelName::Segmentation | ModelName::Header => self.flavor,
+            _ => None,
+        };
+        let n = seqs.len();
+        let mut slots = Vec::with_capacity(n);
+        let mut batch = Vec::with_capacity(n);
+        for (i, seq) in seqs.into_iter().enumerate() {
+            if !seq.is_empty() {
+                slots.push(i);
+                batch.push(seq);
+            }
+        }
+        let mut out: Vec<Vec<String>> = vec![Vec::new(); n];
+        if batch.is_empty() {
+            return Ok(out);
+        }
+        let labelled = self.label_batch(model, flavor, batch).await?;
+        for (slot, labels) in slots.into_iter().zip(labelled) {
+            out[slot] = labels;
+        }
+        Ok(out)
+    }
+
+    async fn label_batch(
+        &mut self,
+        model: ModelName,
+        flavor: Option<&'static str>,
+        batch: Vec<Vec<Vec<String>>>,
+    ) -> Result<Vec<Vec<String>>, Error> {
+        let lens: Vec<usize> = batch.iter().map(Vec::len).collect();
+        // The trace needs the rows after the call; without a trace nothing is copied.
+        let (labels, rows) = match self.trace {
+            Some(_) => {
+                let labels = self.models.label(model, flavor, batch.clone()).await?;
+                (labels, Some(batch))
+            }
+            None => (self.models.label(model, flavor, batch).await?, None),
+        };
+        if labels.len() != lens.len() {
+            return Err(tagging(
+                model,
+                format!("{} label sequences for {} inputs", labels.len(), lens.len()),
+            ));
+        }
+        if let Some((got, want)) = labels
+            .iter()
+            .zip(&lens)
+            .map(|(l, n)| (l.len(), *n))
+            .find(|(got, want)| got != want)
+        {
+            return Err(tagging(model, format!("{got} labels for {want} tokens")));
+        }
+        crate::metrics::metrics()
+            .model_sequences
+            .with_label_values(&[model.as_str()])
+            .inc_by(lens.len() as u64);
+        if let (Some(trace), Some(rows)) = (self.trace.as_mut(), rows) {
+            trace.record(model.as_str(), &rows, &labels);
+        }
+        Ok(labels)
+    }
+
+    /// Like [`Labeler::label`], with the labels parsed into the model's label type; a label
+    /// the type does not know is a `TAGGING_ERROR`.
+    pub async fn label_as<L: FromStr>(
+        &mut self,
+        model: ModelName,
+        seqs: Vec<Vec<Vec<String>>>,
+    ) -> Result<Vec<Vec<L>>, Error> {
+        let labels = self.label(model, seqs).await?;
+        labels
+            .into_iter()
+            .map(|seq| {
+                seq.iter()
+                    .map(|l| {
+                        l.parse::<L>()
+                            .map_err(|_| tagging(model, format!("unknown label `{l}`")))
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ModelSettings;
+
+    #[actix::test]
+    async fn empty_sequences_cost_nothing_and_absent_models_fail_with_the_model_named() {
+        let settings = ModelSettings {
+            models_dir: std::env::temp_dir().join("quire-labeler-test-empty"),
+            preload: false,
+            ..ModelSettings::default()
+        };
+        let mut labeler = Labeler::new(Models::start(&settings), None, true);
+        let out = labeler
+            .label(ModelName::Date, vec![Vec::new(), Vec::new()])
+            .await
+            .expect("no call");
+        assert_eq!(out, vec![Vec::<String>::new(), Vec::new()]);
+        let err = labeler
+            .label(ModelName::Date, vec![Vec::new(), vec![vec!["1999".into()]]])
+            .await
+            .expect_err("absent model");
+        assert!(err.to_string().contains("date"), "{err}");
+        assert!(labeler.into_trace().expect("trace").entries.is_empty());
+    }
+}
