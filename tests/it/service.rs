@@ -74,6 +74,37 @@ fn health_reports_init_pool_models_and_checks() {
     }
 }
 
+/// Relative paths in the config file are resolved against the file's folder, not against the
+/// working directory the server runs in (issue #12: `quire serve --config /elsewhere/...`).
+#[test]
+fn relative_paths_in_the_config_file_follow_the_file() {
+    let elsewhere = tempfile::tempdir().expect("temp dir");
+    let builder = Server::builder().with_model("date");
+    let folder = builder.dir().to_path_buf();
+    std::fs::rename(folder.join("models"), folder.join("my-models")).expect("rename");
+    // A libpdfium stand-in beside the config: only the health check looks at it here.
+    std::fs::create_dir_all(folder.join("lib")).expect("lib dir");
+    std::fs::write(folder.join("lib/libpdfium.so"), b"stand-in").expect("stand-in");
+    let s = builder
+        .set("models", "dir = \"my-models\"")
+        .set("models", "pdfium_lib = \"lib/libpdfium.so\"")
+        .cwd(elsewhere.path())
+        .start();
+    let h: serde_json::Value = s.get("/api/health").json().expect("json");
+    assert_eq!(h["models"]["date"]["state"], "ready", "{h}");
+    assert_eq!(h["checks"]["models_dir"]["ok"], true, "{h}");
+    assert_eq!(h["checks"]["pdfium"]["ok"], true, "{h}");
+    let pdfium = h["checks"]["pdfium"]["detail"].as_str().unwrap_or("");
+    assert!(
+        pdfium.contains(&folder.join("lib/libpdfium.so").display().to_string()),
+        "{pdfium}"
+    );
+    assert_eq!(s.get("/api/isalive").status(), 200);
+    // The resolved (absolute) models folder is logged at start-up.
+    let logged = format!("models_dir={}", folder.join("my-models").display());
+    assert!(s.log().contains(&logged), "{logged} not in:\n{}", s.log());
+}
+
 #[test]
 fn health_is_503_when_pdfium_or_the_models_dir_is_missing() {
     let s = Server::builder()
