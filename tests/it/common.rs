@@ -1,7 +1,8 @@
 //! The test harness: [`Server`] runs `quire serve` from `CARGO_BIN_EXE_quire` in a temporary
 //! directory with a generated config, waits until its start-up is over (`/api/health`'s `init`
-//! has left `loading`), and kills it on drop. The default models directory is empty;
-//! [`ServerBuilder::with_model`] copies a committed model in.
+//! has left `loading`), and kills it on drop. The default models directory is empty, so such a
+//! server is up but not alive (`/api/isalive` 503); [`ServerBuilder::with_model`] copies a
+//! committed model in for tests that need an alive or ready server.
 
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Read};

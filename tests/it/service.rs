@@ -33,7 +33,7 @@ fn version_reports_the_package_version_and_a_git_revision() {
 
 #[test]
 fn isalive_is_true_once_initialized() {
-    let s = Server::start();
+    let s = Server::builder().with_model("date").start();
     let res = s.get("/api/isalive");
     assert_eq!(res.status(), 200);
     assert!(res.headers()["content-type"]
@@ -45,7 +45,10 @@ fn isalive_is_true_once_initialized() {
 
 #[test]
 fn health_reports_init_pool_models_and_checks() {
-    let s = Server::builder().set("pool", "concurrency = 3").start();
+    let s = Server::builder()
+        .with_model("date")
+        .set("pool", "concurrency = 3")
+        .start();
     let res = s.get("/api/health");
     assert_eq!(res.status(), 200);
     let h: serde_json::Value = res.json().expect("json");
@@ -54,13 +57,14 @@ fn health_reports_init_pool_models_and_checks() {
     assert_eq!(h["pool"]["max"], 3);
     assert_eq!(h["pool"]["idle"], 3);
     assert_eq!(h["pool"]["active"], 0);
+    assert_eq!(h["pool"]["waiting"], 0);
     let models = h["models"].as_object().expect("models object");
+    assert_eq!(models["date"]["state"], "ready", "{h}");
     for key in [
         "segmentation",
         "header",
         "citation",
         "name-header",
-        "date",
         "patent-citation",
     ] {
         assert_eq!(models[key]["state"], "absent", "{key}: {h}");
@@ -72,6 +76,41 @@ fn health_reports_init_pool_models_and_checks() {
     for check in ["models_dir", "pdfium", "model_actors", "pdf_workers"] {
         assert_eq!(h["checks"][check]["ok"], true, "{check}: {h}");
     }
+}
+
+/// With no usable model nothing can be processed: never alive, and health says why.
+#[test]
+fn an_empty_or_missing_models_dir_is_not_alive_and_health_says_why() {
+    let s = Server::start();
+    let alive = s.get("/api/isalive");
+    assert_eq!(alive.status(), 503);
+    assert_eq!(alive.text().unwrap_or_default(), "false");
+    let res = s.get("/api/health");
+    assert_eq!(res.status(), 503);
+    let h: serde_json::Value = res.json().expect("json");
+    assert_eq!(h["init"], "ready", "start-up is over: {h}");
+    assert_eq!(h["checks"]["models_dir"]["ok"], false, "{h}");
+    let detail = h["checks"]["models_dir"]["detail"].as_str().unwrap_or("");
+    assert!(detail.contains("holds no model"), "{detail}");
+    assert!(detail.contains("models.dir"), "{detail}");
+
+    let s = Server::builder()
+        .set("models", "dir = \"/nonexistent/models\"")
+        .start();
+    let alive = s.get("/api/isalive");
+    assert_eq!(alive.status(), 503);
+    assert_eq!(alive.text().unwrap_or_default(), "false");
+    let h: serde_json::Value = s.get("/api/health").json().expect("json");
+    let detail = h["checks"]["models_dir"]["detail"].as_str().unwrap_or("");
+    assert!(
+        detail.contains("/nonexistent/models is not readable"),
+        "{detail}"
+    );
+    assert!(
+        s.log().contains("the models directory does not exist"),
+        "{}",
+        s.log()
+    );
 }
 
 /// Relative paths in the config file are resolved against the file's folder, not against the
@@ -108,9 +147,10 @@ fn relative_paths_in_the_config_file_follow_the_file() {
 #[test]
 fn health_is_503_when_pdfium_or_the_models_dir_is_missing() {
     let s = Server::builder()
+        .with_model("date")
         .set("models", "pdfium_lib = \"/nonexistent/libpdfium.so\"")
         .start();
-    // Alive (initialized) but not ready.
+    // Alive (initialized, a model usable) but not ready.
     assert_eq!(s.get("/api/isalive").status(), 200);
     let res = s.get("/api/health");
     assert_eq!(res.status(), 503);
@@ -129,6 +169,7 @@ fn health_is_503_when_pdfium_or_the_models_dir_is_missing() {
     assert_eq!(res.status(), 503);
     let h: serde_json::Value = res.json().expect("json");
     assert_eq!(h["checks"]["models_dir"]["ok"], false, "{h}");
+    assert_eq!(s.get("/api/isalive").status(), 503);
 }
 
 #[test]
