@@ -53,6 +53,7 @@ fn health_reports_init_pool_models_and_checks() {
     assert_eq!(res.status(), 200);
     let h: serde_json::Value = res.json().expect("json");
     assert_eq!(h["status"], "ready", "{h}");
+    assert_eq!(h["ready"], true, "{h}");
     assert_eq!(h["init"], "ready");
     assert_eq!(h["pool"]["max"], 3);
     assert_eq!(h["pool"]["idle"], 3);
@@ -78,6 +79,30 @@ fn health_reports_init_pool_models_and_checks() {
     }
 }
 
+/// grobid-client-python reads GROBID's names from `/api/health`: `pool.maxActive` (to compare
+/// its concurrency with the server's) and `ready`.
+#[test]
+fn health_carries_grobids_pool_names_beside_ours() {
+    let s = Server::builder()
+        .with_model("date")
+        .set("pool", "concurrency = 4")
+        .start();
+    let h: serde_json::Value = s.get("/api/health").json().expect("json");
+    let pool = &h["pool"];
+    assert_eq!(pool["maxActive"], 4, "{h}");
+    assert!(
+        pool["maxActive"].is_u64(),
+        "an integer, as the client checks: {h}"
+    );
+    assert_eq!(pool["numActive"], pool["active"], "{h}");
+    assert_eq!(pool["numIdle"], 4, "{h}");
+    assert_eq!(pool["numWaiters"], 0, "{h}");
+    assert_eq!(h["ready"], h["status"] == "ready", "{h}");
+    // The admin healthcheck embeds the same report.
+    let hc: serde_json::Value = s.admin_get("/healthcheck").json().expect("json");
+    assert_eq!(hc["service"]["pool"]["maxActive"], 4, "{hc}");
+}
+
 /// With no usable model nothing can be processed: never alive, and health says why.
 #[test]
 fn an_empty_or_missing_models_dir_is_not_alive_and_health_says_why() {
@@ -89,6 +114,7 @@ fn an_empty_or_missing_models_dir_is_not_alive_and_health_says_why() {
     assert_eq!(res.status(), 503);
     let h: serde_json::Value = res.json().expect("json");
     assert_eq!(h["init"], "ready", "start-up is over: {h}");
+    assert_eq!(h["ready"], false, "{h}");
     assert_eq!(h["checks"]["models_dir"]["ok"], false, "{h}");
     let detail = h["checks"]["models_dir"]["detail"].as_str().unwrap_or("");
     assert!(detail.contains("holds no model"), "{detail}");

@@ -1,14 +1,14 @@
 /*!
 Service checks: `/api/version` (version and git revision, fixed at build time by `build.rs`),
 `/api/isalive` (`true` once initialization completed and at least one model is usable, else
-`false` with 503) and `/api/health` (readiness: initialization state, pool metrics,
-per-model state and the configuration checks; 200 when ready, else 503).
+`false` with 503) and `/api/health` (readiness: initialization state, pool metrics under our
+names and GROBID's, per-model state and the configuration checks; 200 when ready, else 503).
 The console page is served at `/`.
 */
 
 use actix_web::http::header::ContentType;
 use actix_web::{web, HttpResponse};
-use quire_actors::{InitState, ModelState};
+use quire_actors::{InitState, ModelState, PoolStats};
 
 use crate::app::{AppState, Check, State};
 
@@ -114,14 +114,32 @@ pub fn health_report(state: &AppState) -> (bool, serde_json::Value) {
         .collect();
     let body = serde_json::json!({
         "status": if ready { "ready" } else { "not_ready" },
+        // GROBID's name (grobid-client-python warns when it is false).
+        "ready": ready,
         "init": init,
-        "pool": state.pool.stats(),
+        "pool": pool_json(state.pool.stats()),
         "models": models,
         "checks": checks,
         "version": env!("CARGO_PKG_VERSION"),
         "uptime_s": quire_actors::metrics::metrics().uptime().as_secs_f64(),
     });
     (ready, body)
+}
+
+/// The pool under our names (`active`, `idle`, `max`, `waiting`) and GROBID's engine-pool names
+/// beside them (`maxActive`, read by grobid-client-python to compare its concurrency with the
+/// server's; `numActive`, `numIdle`, `numWaiters` as the pool's getters name them).
+pub fn pool_json(stats: PoolStats) -> serde_json::Value {
+    serde_json::json!({
+        "active": stats.active,
+        "idle": stats.idle,
+        "max": stats.max,
+        "waiting": stats.waiting,
+        "maxActive": stats.max,
+        "numActive": stats.active,
+        "numIdle": stats.idle,
+        "numWaiters": stats.waiting,
+    })
 }
 
 /// The models directory must be readable and hold at least one usable model.
