@@ -332,3 +332,68 @@ fn json_logs_are_json_lines_with_a_span_per_request() {
         .find(|v| v["span"]["name"] == "request" && v["span"]["path"] == "/api/noSuchEndpoint");
     assert!(request_line.is_some(), "{log}");
 }
+
+/// Every GET route answers HEAD (CORS advertises it): the GET's status and headers, no body.
+#[test]
+fn every_get_route_answers_head_with_the_gets_status_and_headers() {
+    let s = Server::builder().with_model("date").start();
+    let head = |url: String| s.client.head(url).send().expect("HEAD");
+    let get = |url: String| s.client.get(url).send().expect("GET");
+    let header = |res: &reqwest::blocking::Response, name: &str| {
+        res.headers()
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_string)
+    };
+    let urls = [
+        (s.url("/"), true),
+        (s.url("/console/console.js"), true),
+        (s.url("/api/version"), true),
+        (s.url("/api/isalive"), true),
+        (s.url("/api/health"), false),
+        (s.admin_url("/"), true),
+        (s.admin_url("/ping"), true),
+        (s.admin_url("/healthcheck"), false),
+        (s.admin_url("/heartbeat"), false),
+        (s.admin_url("/metrics"), false),
+        (s.admin_url("/metrics/prometheus"), false),
+    ];
+    for (url, fixed_body) in urls {
+        let g = get(url.clone());
+        let g_status = g.status();
+        let g_type = header(&g, "content-type");
+        let g_body = g.bytes().expect("GET body");
+        let h = head(url.clone());
+        assert_eq!(h.status(), g_status, "HEAD {url}");
+        assert_eq!(header(&h, "content-type"), g_type, "HEAD {url}");
+        if fixed_body {
+            assert_eq!(
+                header(&h, "content-length"),
+                Some(g_body.len().to_string()),
+                "HEAD {url}: the GET's Content-Length"
+            );
+        }
+        assert!(
+            h.bytes().expect("HEAD body").is_empty(),
+            "HEAD {url}: no body"
+        );
+    }
+    // The same connection still serves normally after the HEAD requests.
+    assert_eq!(
+        get(s.url("/api/isalive")).text().unwrap_or_default(),
+        "true"
+    );
+    // Not-ready still answers 503 to HEAD, like GET.
+    let down = Server::start();
+    assert_eq!(
+        down.client
+            .head(down.url("/api/isalive"))
+            .send()
+            .expect("HEAD")
+            .status(),
+        503
+    );
+    // HEAD where GET is not served: 405 on a POST-only route, 404 on an unknown one.
+    assert_eq!(head(s.url("/api/processDate")).status(), 405);
+    assert_eq!(head(s.url("/api/noSuchEndpoint")).status(), 404);
+}

@@ -110,6 +110,7 @@ async fn serve(config: Config) -> anyhow::Result<()> {
         App::new()
             .app_data(api_state.clone())
             .app_data(limits)
+            .wrap(middleware::from_fn(app::head_as_get))
             .wrap(middleware::from_fn(app::observe))
             .wrap(app::cors(&api_config))
             .configure(routes::configure)
@@ -130,6 +131,7 @@ async fn serve(config: Config) -> anyhow::Result<()> {
     let admin = HttpServer::new(move || {
         App::new()
             .app_data(admin_state.clone())
+            .wrap(middleware::from_fn(app::head_as_get))
             .configure(admin::routes)
             .default_service(web::to(app::not_found))
     })
