@@ -9,6 +9,7 @@ use crate::common::Server;
 #[test]
 fn a_panicking_model_actor_is_restarted_and_the_next_request_succeeds() {
     let s = Server::builder()
+        .with_model("date")
         .test_routes()
         .set("debug", "allow_panic_route = true")
         .start();
@@ -117,7 +118,10 @@ fn without_preload_a_broken_model_fails_only_the_requests_that_need_it() {
         return;
     };
     let key = model.as_str();
+    assert_ne!(key, "date", "the sound model below must be another one");
+    // Another, sound model keeps the service alive while the broken one fails.
     let builder = Server::builder()
+        .with_model("date")
         .test_routes()
         .set("models", "preload = false");
     let dir = builder.dir().join("models").join(model.dir_name(None));

@@ -4,7 +4,7 @@ use crate::common::Server;
 
 #[test]
 fn ping_healthcheck_and_heartbeat() {
-    let s = Server::start();
+    let s = Server::builder().with_model("date").start();
     let ping = s.admin_get("/ping");
     assert_eq!(ping.status(), 200);
     assert_eq!(ping.text().unwrap_or_default().trim(), "pong");

@@ -1,5 +1,8 @@
 //! The test harness: [`Server`] runs `quire serve` from `CARGO_BIN_EXE_quire` in a temporary
-//! directory with a generated config, waits until it answers, and kills it on drop.
+//! directory with a generated config, waits until its start-up is over (`/api/health`'s `init`
+//! has left `loading`), and kills it on drop. The default models directory is empty, so such a
+//! server is up but not alive (`/api/isalive` 503); [`ServerBuilder::with_model`] copies a
+//! committed model in for tests that need an alive or ready server.
 
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Read};
@@ -15,7 +18,8 @@ pub struct ServerBuilder {
     sections: BTreeMap<String, Vec<String>>,
     args: Vec<String>,
     env: Vec<(String, String)>,
-    wait_alive: bool,
+    wait_started: bool,
+    cwd: Option<PathBuf>,
     dir: tempfile::TempDir,
 }
 
@@ -89,9 +93,24 @@ impl ServerBuilder {
         self
     }
 
-    /// Don't wait for `/api/isalive` to say 200, only for the server to answer at all.
+    /// Don't wait for start-up (model preloading) to finish, only for the server to answer.
     pub fn no_wait_alive(mut self) -> Self {
-        self.wait_alive = false;
+        self.wait_started = false;
+        self
+    }
+
+    /// Runs the server in `dir` instead of the temporary directory holding its config.
+    pub fn cwd(mut self, dir: &Path) -> Self {
+        self.cwd = Some(dir.to_path_buf());
+        self
+    }
+
+    /// Copies the committed model `models/<name>` of the repository into the server's models
+    /// directory (so that the server has a usable model: alive and, with libpdfium, ready).
+    pub fn with_model(self, name: &str) -> Self {
+        let from = repo_root().join("models").join(name);
+        let to = self.dir.path().join("models").join(name);
+        copy_dir(&from, &to);
         self
     }
 
@@ -129,7 +148,7 @@ impl ServerBuilder {
             .arg("--admin-port")
             .arg("0")
             .args(&self.args)
-            .current_dir(self.dir.path())
+            .current_dir(self.cwd.as_deref().unwrap_or(self.dir.path()))
             .stdout(Stdio::piped())
             .stderr(log_file);
         for (k, _) in std::env::vars() {
@@ -192,7 +211,7 @@ impl ServerBuilder {
             log,
             client,
         };
-        server.wait_until_up(self.wait_alive);
+        server.wait_until_up(self.wait_started);
         server
     }
 }
@@ -217,7 +236,8 @@ impl Server {
             sections: BTreeMap::new(),
             args: Vec::new(),
             env: Vec::new(),
-            wait_alive: true,
+            wait_started: true,
+            cwd: None,
             dir,
         }
         .set("server", "host = \"127.0.0.1\"")
@@ -303,15 +323,21 @@ impl Server {
         s
     }
 
-    fn wait_until_up(&self, alive: bool) {
+    /// Waits until the server answers and, with `started`, until its start-up is over
+    /// (`/api/health`'s `init` is no longer `loading`: `ready` or `failed`).
+    fn wait_until_up(&self, started: bool) {
         let deadline = Instant::now() + Duration::from_secs(30);
         let probe = Client::builder()
             .timeout(Duration::from_secs(2))
             .build()
             .expect("probe client");
         while Instant::now() < deadline {
-            if let Ok(res) = probe.get(self.url("/api/isalive")).send() {
-                if !alive || res.status() == 200 {
+            if let Ok(res) = probe.get(self.url("/api/health")).send() {
+                if !started {
+                    return;
+                }
+                let health: serde_json::Value = res.json().unwrap_or_default();
+                if health["init"].is_string() && health["init"] != "loading" {
                     return;
                 }
             }
@@ -327,6 +353,22 @@ impl Server {
             .find(|l| l.starts_with(prefix))
             .and_then(|l| l.rsplit(' ').next())
             .and_then(|v| v.parse().ok())
+    }
+}
+
+/// Copies a folder's files (recursively).
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).expect("create model dir");
+    let entries =
+        std::fs::read_dir(from).unwrap_or_else(|e| panic!("cannot read {}: {e}", from.display()));
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            copy_dir(&path, &to.join(entry.file_name()));
+        } else {
+            std::fs::copy(&path, to.join(entry.file_name()))
+                .unwrap_or_else(|e| panic!("cannot copy {}: {e}", path.display()));
+        }
     }
 }
 

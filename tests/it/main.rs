@@ -9,6 +9,7 @@ mod errors;
 mod header;
 mod layout;
 mod pool;
+mod readme;
 mod references;
 mod service;
 mod text;

@@ -33,7 +33,7 @@ fn version_reports_the_package_version_and_a_git_revision() {
 
 #[test]
 fn isalive_is_true_once_initialized() {
-    let s = Server::start();
+    let s = Server::builder().with_model("date").start();
     let res = s.get("/api/isalive");
     assert_eq!(res.status(), 200);
     assert!(res.headers()["content-type"]
@@ -45,22 +45,27 @@ fn isalive_is_true_once_initialized() {
 
 #[test]
 fn health_reports_init_pool_models_and_checks() {
-    let s = Server::builder().set("pool", "concurrency = 3").start();
+    let s = Server::builder()
+        .with_model("date")
+        .set("pool", "concurrency = 3")
+        .start();
     let res = s.get("/api/health");
     assert_eq!(res.status(), 200);
     let h: serde_json::Value = res.json().expect("json");
     assert_eq!(h["status"], "ready", "{h}");
+    assert_eq!(h["ready"], true, "{h}");
     assert_eq!(h["init"], "ready");
     assert_eq!(h["pool"]["max"], 3);
     assert_eq!(h["pool"]["idle"], 3);
     assert_eq!(h["pool"]["active"], 0);
+    assert_eq!(h["pool"]["waiting"], 0);
     let models = h["models"].as_object().expect("models object");
+    assert_eq!(models["date"]["state"], "ready", "{h}");
     for key in [
         "segmentation",
         "header",
         "citation",
         "name-header",
-        "date",
         "patent-citation",
     ] {
         assert_eq!(models[key]["state"], "absent", "{key}: {h}");
@@ -74,12 +79,104 @@ fn health_reports_init_pool_models_and_checks() {
     }
 }
 
+/// grobid-client-python reads GROBID's names from `/api/health`: `pool.maxActive` (to compare
+/// its concurrency with the server's) and `ready`.
+#[test]
+fn health_carries_grobids_pool_names_beside_ours() {
+    let s = Server::builder()
+        .with_model("date")
+        .set("pool", "concurrency = 4")
+        .start();
+    let h: serde_json::Value = s.get("/api/health").json().expect("json");
+    let pool = &h["pool"];
+    assert_eq!(pool["maxActive"], 4, "{h}");
+    assert!(
+        pool["maxActive"].is_u64(),
+        "an integer, as the client checks: {h}"
+    );
+    assert_eq!(pool["numActive"], pool["active"], "{h}");
+    assert_eq!(pool["numIdle"], 4, "{h}");
+    assert_eq!(pool["numWaiters"], 0, "{h}");
+    assert_eq!(h["ready"], h["status"] == "ready", "{h}");
+    // The admin healthcheck embeds the same report.
+    let hc: serde_json::Value = s.admin_get("/healthcheck").json().expect("json");
+    assert_eq!(hc["service"]["pool"]["maxActive"], 4, "{hc}");
+}
+
+/// With no usable model nothing can be processed: never alive, and health says why.
+#[test]
+fn an_empty_or_missing_models_dir_is_not_alive_and_health_says_why() {
+    let s = Server::start();
+    let alive = s.get("/api/isalive");
+    assert_eq!(alive.status(), 503);
+    assert_eq!(alive.text().unwrap_or_default(), "false");
+    let res = s.get("/api/health");
+    assert_eq!(res.status(), 503);
+    let h: serde_json::Value = res.json().expect("json");
+    assert_eq!(h["init"], "ready", "start-up is over: {h}");
+    assert_eq!(h["ready"], false, "{h}");
+    assert_eq!(h["checks"]["models_dir"]["ok"], false, "{h}");
+    let detail = h["checks"]["models_dir"]["detail"].as_str().unwrap_or("");
+    assert!(detail.contains("holds no model"), "{detail}");
+    assert!(detail.contains("models.dir"), "{detail}");
+
+    let s = Server::builder()
+        .set("models", "dir = \"/nonexistent/models\"")
+        .start();
+    let alive = s.get("/api/isalive");
+    assert_eq!(alive.status(), 503);
+    assert_eq!(alive.text().unwrap_or_default(), "false");
+    let h: serde_json::Value = s.get("/api/health").json().expect("json");
+    let detail = h["checks"]["models_dir"]["detail"].as_str().unwrap_or("");
+    assert!(
+        detail.contains("/nonexistent/models is not readable"),
+        "{detail}"
+    );
+    assert!(
+        s.log().contains("the models directory does not exist"),
+        "{}",
+        s.log()
+    );
+}
+
+/// Relative paths in the config file are resolved against the file's folder, not against the
+/// working directory the server runs in (issue #12: `quire serve --config /elsewhere/...`).
+#[test]
+fn relative_paths_in_the_config_file_follow_the_file() {
+    let elsewhere = tempfile::tempdir().expect("temp dir");
+    let builder = Server::builder().with_model("date");
+    let folder = builder.dir().to_path_buf();
+    std::fs::rename(folder.join("models"), folder.join("my-models")).expect("rename");
+    // A libpdfium stand-in beside the config: only the health check looks at it here.
+    std::fs::create_dir_all(folder.join("lib")).expect("lib dir");
+    std::fs::write(folder.join("lib/libpdfium.so"), b"stand-in").expect("stand-in");
+    let s = builder
+        .set("models", "dir = \"my-models\"")
+        .set("models", "pdfium_lib = \"lib/libpdfium.so\"")
+        .cwd(elsewhere.path())
+        .start();
+    let h: serde_json::Value = s.get("/api/health").json().expect("json");
+    assert_eq!(h["models"]["date"]["state"], "ready", "{h}");
+    assert_eq!(h["checks"]["models_dir"]["ok"], true, "{h}");
+    assert_eq!(h["checks"]["pdfium"]["ok"], true, "{h}");
+    let pdfium = h["checks"]["pdfium"]["detail"].as_str().unwrap_or("");
+    assert!(
+        pdfium.contains(&folder.join("lib/libpdfium.so").display().to_string()),
+        "{pdfium}"
+    );
+    assert_eq!(s.get("/api/isalive").status(), 200);
+    // The resolved (absolute) models folder is logged at start-up.
+    let logged = format!("models_dir={}", folder.join("my-models").display());
+    assert!(s.log().contains(&logged), "{logged} not in:\n{}", s.log());
+}
+
 #[test]
 fn health_is_503_when_pdfium_or_the_models_dir_is_missing() {
     let s = Server::builder()
+        .with_model("date")
         .set("models", "pdfium_lib = \"/nonexistent/libpdfium.so\"")
         .start();
-    // Alive (initialized) but not ready.
+    // Alive (initialized, a model usable) but not ready.
     assert_eq!(s.get("/api/isalive").status(), 200);
     let res = s.get("/api/health");
     assert_eq!(res.status(), 503);
@@ -98,6 +195,7 @@ fn health_is_503_when_pdfium_or_the_models_dir_is_missing() {
     assert_eq!(res.status(), 503);
     let h: serde_json::Value = res.json().expect("json");
     assert_eq!(h["checks"]["models_dir"]["ok"], false, "{h}");
+    assert_eq!(s.get("/api/isalive").status(), 503);
 }
 
 #[test]
@@ -233,4 +331,69 @@ fn json_logs_are_json_lines_with_a_span_per_request() {
         .iter()
         .find(|v| v["span"]["name"] == "request" && v["span"]["path"] == "/api/noSuchEndpoint");
     assert!(request_line.is_some(), "{log}");
+}
+
+/// Every GET route answers HEAD (CORS advertises it): the GET's status and headers, no body.
+#[test]
+fn every_get_route_answers_head_with_the_gets_status_and_headers() {
+    let s = Server::builder().with_model("date").start();
+    let head = |url: String| s.client.head(url).send().expect("HEAD");
+    let get = |url: String| s.client.get(url).send().expect("GET");
+    let header = |res: &reqwest::blocking::Response, name: &str| {
+        res.headers()
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_string)
+    };
+    let urls = [
+        (s.url("/"), true),
+        (s.url("/console/console.js"), true),
+        (s.url("/api/version"), true),
+        (s.url("/api/isalive"), true),
+        (s.url("/api/health"), false),
+        (s.admin_url("/"), true),
+        (s.admin_url("/ping"), true),
+        (s.admin_url("/healthcheck"), false),
+        (s.admin_url("/heartbeat"), false),
+        (s.admin_url("/metrics"), false),
+        (s.admin_url("/metrics/prometheus"), false),
+    ];
+    for (url, fixed_body) in urls {
+        let g = get(url.clone());
+        let g_status = g.status();
+        let g_type = header(&g, "content-type");
+        let g_body = g.bytes().expect("GET body");
+        let h = head(url.clone());
+        assert_eq!(h.status(), g_status, "HEAD {url}");
+        assert_eq!(header(&h, "content-type"), g_type, "HEAD {url}");
+        if fixed_body {
+            assert_eq!(
+                header(&h, "content-length"),
+                Some(g_body.len().to_string()),
+                "HEAD {url}: the GET's Content-Length"
+            );
+        }
+        assert!(
+            h.bytes().expect("HEAD body").is_empty(),
+            "HEAD {url}: no body"
+        );
+    }
+    // The same connection still serves normally after the HEAD requests.
+    assert_eq!(
+        get(s.url("/api/isalive")).text().unwrap_or_default(),
+        "true"
+    );
+    // Not-ready still answers 503 to HEAD, like GET.
+    let down = Server::start();
+    assert_eq!(
+        down.client
+            .head(down.url("/api/isalive"))
+            .send()
+            .expect("HEAD")
+            .status(),
+        503
+    );
+    // HEAD where GET is not served: 405 on a POST-only route, 404 on an unknown one.
+    assert_eq!(head(s.url("/api/processDate")).status(), 405);
+    assert_eq!(head(s.url("/api/noSuchEndpoint")).status(), 404);
 }

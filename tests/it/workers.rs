@@ -23,6 +23,7 @@ fn a_pdf_is_laid_out_in_a_worker_process_and_a_broken_one_fails_alone() {
         return;
     }
     let s = Server::builder()
+        .with_model("date")
         .test_routes()
         .set("pool", "pdf_workers = 1")
         .start();

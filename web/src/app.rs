@@ -1,8 +1,9 @@
 /*!
 What every request shares: [`AppState`] (configuration, model actors, pool, coordinator,
 trainer registry, health checks), the request middleware [`observe`] (one tracing span per
-request, metrics, JSON errors for clients that prefer JSON, `Retry-After` on every 503) and
-the CORS policy built from the configuration.
+request, metrics, JSON errors for clients that prefer JSON, `Retry-After` on every 503),
+[`head_as_get`] (every GET route answers HEAD) and the CORS policy built from the
+configuration.
 */
 
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -15,7 +16,7 @@ use actix_web::body::MessageBody;
 use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::http::header::{self, HeaderValue};
 use actix_web::middleware::Next;
-use actix_web::{web, HttpResponse};
+use actix_web::{web, HttpMessage as _, HttpResponse};
 use futures::FutureExt;
 use quire_actors::trainer::TrainerRegistry;
 use quire_actors::workers::WorkerPool;
@@ -65,6 +66,25 @@ impl AppState {
 }
 
 static REQUEST_IDS: AtomicU64 = AtomicU64::new(1);
+
+/// Set in a request's extensions when it arrived as HEAD and is routed as GET.
+#[derive(Debug, Clone, Copy)]
+pub struct ArrivedAsHead;
+
+/// Middleware (on both servers, innermost): a HEAD request is routed as the GET request for the
+/// same URL, so every GET route answers HEAD with the GET's status and headers. The body is
+/// not sent: the HTTP/1 encoder knows the request was HEAD (it read it before any middleware)
+/// and writes the headers only, `Content-Length` included.
+pub async fn head_as_get(
+    mut req: ServiceRequest,
+    next: Next<impl MessageBody + 'static>,
+) -> Result<ServiceResponse<impl MessageBody>, actix_web::Error> {
+    if req.method() == actix_web::http::Method::HEAD {
+        req.head_mut().method = actix_web::http::Method::GET;
+        req.extensions_mut().insert(ArrivedAsHead);
+    }
+    next.call(req).await
+}
 
 /// Request middleware: span, metrics, error content negotiation, `Retry-After`.
 pub async fn observe(
@@ -201,16 +221,19 @@ pub fn cors(config: &Config) -> Cors {
 /// Fallback for unknown routes: 405 when the path exists with other methods, else 404, both
 /// through the common error path.
 pub async fn not_found(req: actix_web::HttpRequest) -> Result<HttpResponse, ApiError> {
+    let method = if req.extensions().get::<ArrivedAsHead>().is_some() {
+        "HEAD".to_string()
+    } else {
+        req.method().to_string()
+    };
     if req.match_pattern().is_some() {
         return Err(ApiError::MethodNotAllowed(format!(
-            "{} is not accepted on {}",
-            req.method(),
+            "{method} is not accepted on {}",
             req.path()
         )));
     }
     Err(ApiError::NotFound(format!(
-        "no endpoint {} {}; the API is listed at /",
-        req.method(),
+        "no endpoint {method} {}; the API is listed at /",
         req.path()
     )))
 }
@@ -232,6 +255,44 @@ mod tests {
             message: "all slots busy".into(),
             retry_after_s: 1,
         })
+    }
+
+    async fn hello() -> HttpResponse {
+        HttpResponse::Ok()
+            .insert_header(("X-Probe", "1"))
+            .body("hello")
+    }
+
+    #[actix_web::test]
+    async fn head_is_routed_as_get_and_named_head_in_errors() {
+        let app = test::init_service(
+            App::new()
+                .wrap(middleware::from_fn(head_as_get))
+                .route("/hello", web::get().to(hello))
+                .route("/post-only", web::post().to(hello))
+                .default_service(web::to(not_found)),
+        )
+        .await;
+        let head = |uri: &str| {
+            test::TestRequest::default()
+                .method(actix_web::http::Method::HEAD)
+                .uri(uri)
+                .to_request()
+        };
+        let res = test::call_service(&app, head("/hello")).await;
+        assert_eq!(res.status(), 200);
+        assert_eq!(
+            res.headers().get("x-probe").and_then(|v| v.to_str().ok()),
+            Some("1")
+        );
+        // (The body is dropped by the HTTP/1 encoder, which this test harness bypasses.)
+        let res = test::call_service(&app, head("/post-only")).await;
+        assert_eq!(res.status(), 405);
+        let body = test::read_body(res).await;
+        assert!(
+            body.starts_with(b"[METHOD_NOT_ALLOWED] HEAD is not accepted on /post-only"),
+            "{body:?}"
+        );
     }
 
     #[actix_web::test]

@@ -43,6 +43,11 @@ fn invalid(key: &str, message: impl Into<String>) -> ConfigError {
 #[derive(Debug, Clone, PartialEq, Default, Deserialize, serde::Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Config {
+    /// The folder of the config file this was read from (absolute), if any: relative paths
+    /// written in the file were resolved against it, and the vendored libpdfium is looked up
+    /// there first.
+    #[serde(skip)]
+    pub config_dir: Option<PathBuf>,
     #[serde(default)]
     pub server: ServerConfig,
     #[serde(default)]
@@ -123,13 +128,15 @@ pub struct LimitsConfig {
 #[derive(Debug, Clone, PartialEq, Deserialize, serde::Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct ModelsConfig {
-    /// Folder holding `<model>/model.crf` (GROBID's models directory).
+    /// Folder holding `<model>/model.crf` (GROBID's models directory). Relative: against the
+    /// config file's folder when written in the file, else against the working directory.
     #[serde(default = "default_models_dir")]
     pub dir: PathBuf,
     /// Load every model at start-up (GROBID `modelPreload`).
     #[serde(default = "default_true", alias = "modelPreload")]
     pub preload: bool,
-    /// libpdfium path; empty means `$QUIRE_PDFIUM_LIB`, then `vendor/pdfium/libpdfium.so`.
+    /// libpdfium path (relative: as `dir`); empty means `$QUIRE_PDFIUM_LIB`, then
+    /// `vendor/pdfium/libpdfium.so`.
     #[serde(default)]
     pub pdfium_lib: Option<PathBuf>,
     /// Sentence segmenter for `segmentSentences`: `statistical` or `rules`.
@@ -283,6 +290,9 @@ default_from_empty_table!(
     LoggingConfig
 );
 
+/// Path keys (section, key) that a config file may give relative to its own folder.
+const FILE_RELATIVE_PATHS: [(&str, &str); 2] = [("models", "dir"), ("models", "pdfium_lib")];
+
 /// Sections that `QUIRE_<SECTION>_<KEY>` variables may address.
 const SECTIONS: [&str; 8] = [
     "server",
@@ -297,28 +307,48 @@ const SECTIONS: [&str; 8] = [
 
 impl Config {
     /// Reads `path` (or only defaults when `None`), applies the environment overrides from
-    /// `env`, and validates the result.
+    /// `env`, and validates the result. Relative paths written in the file (`models.dir`,
+    /// `models.pdfium_lib`) are resolved against the file's folder; those from the environment
+    /// stay relative to the working directory.
     pub fn load(
         path: Option<&Path>,
         env: impl IntoIterator<Item = (String, String)>,
     ) -> Result<Config, ConfigError> {
-        let (text, origin) = match path {
-            Some(p) => (
-                std::fs::read_to_string(p).map_err(|source| ConfigError::Read {
-                    path: p.to_path_buf(),
-                    source,
-                })?,
-                p.display().to_string(),
-            ),
-            None => (String::new(), "(defaults)".to_string()),
+        let Some(p) = path else {
+            return Config::from_toml("", "(defaults)", env);
         };
-        Config::from_toml(&text, &origin, env)
+        let text = std::fs::read_to_string(p).map_err(|source| ConfigError::Read {
+            path: p.to_path_buf(),
+            source,
+        })?;
+        let folder = p.parent().unwrap_or(Path::new(""));
+        let folder = if folder.as_os_str().is_empty() {
+            Path::new(".")
+        } else {
+            folder
+        };
+        let folder = std::path::absolute(folder).map_err(|source| ConfigError::Read {
+            path: p.to_path_buf(),
+            source,
+        })?;
+        Config::from_toml_in(&text, &p.display().to_string(), Some(&folder), env)
     }
 
-    /// Parses TOML text, applies environment overrides, validates.
+    /// Parses TOML text, applies environment overrides, validates (no file folder: relative
+    /// paths stay relative to the working directory).
     pub fn from_toml(
         text: &str,
         origin: &str,
+        env: impl IntoIterator<Item = (String, String)>,
+    ) -> Result<Config, ConfigError> {
+        Config::from_toml_in(text, origin, None, env)
+    }
+
+    /// Like [`Config::from_toml`]; relative paths in `text` are resolved against `folder`.
+    pub fn from_toml_in(
+        text: &str,
+        origin: &str,
+        folder: Option<&Path>,
         env: impl IntoIterator<Item = (String, String)>,
     ) -> Result<Config, ConfigError> {
         let parse_err = |e: toml::de::Error| ConfigError::Parse {
@@ -326,10 +356,26 @@ impl Config {
             message: e.to_string().trim_end().to_string(),
         };
         let mut table: toml::Table = toml::from_str(text).map_err(parse_err)?;
+        if let Some(folder) = folder {
+            resolve_file_paths(&mut table, folder);
+        }
         apply_env(&mut table, env)?;
-        let config: Config = toml::Value::Table(table).try_into().map_err(parse_err)?;
+        let mut config: Config = toml::Value::Table(table).try_into().map_err(parse_err)?;
+        config.config_dir = folder.map(Path::to_path_buf);
         config.validate()?;
         Ok(config)
+    }
+
+    /// Makes `models.dir` and `models.pdfium_lib` absolute (against the working directory),
+    /// so that logs and `/api/health` name the folder actually used.
+    pub fn absolutize_paths(&mut self) -> std::io::Result<()> {
+        self.models.dir = std::path::absolute(&self.models.dir)?;
+        if let Some(p) = self.models.pdfium_lib.as_mut() {
+            if !p.as_os_str().is_empty() {
+                *p = std::path::absolute(&*p)?;
+            }
+        }
+        Ok(())
     }
 
     /// Range and consistency checks; the error names the key.
@@ -461,7 +507,8 @@ impl Config {
     }
 
     /// libpdfium: the config's path, else `$QUIRE_PDFIUM_LIB`, else the vendored copy (looked
-    /// up in the working directory, then above the executable: `target/<profile>/quire`).
+    /// up beside the config file, in the working directory, then above the executable:
+    /// `target/<profile>/quire`).
     pub fn pdfium_lib(&self) -> PathBuf {
         if let Some(p) = &self.models.pdfium_lib {
             if !p.as_os_str().is_empty() {
@@ -470,6 +517,14 @@ impl Config {
         }
         if let Some(p) = std::env::var_os(PDFIUM_ENV).filter(|p| !p.is_empty()) {
             return PathBuf::from(p);
+        }
+        if let Some(beside) = self
+            .config_dir
+            .as_ref()
+            .map(|d| d.join(PDFIUM_VENDORED))
+            .filter(|p| p.is_file())
+        {
+            return beside;
         }
         let local = PathBuf::from(PDFIUM_VENDORED);
         if local.is_file() {
@@ -516,6 +571,21 @@ pub fn split_list(s: &str) -> Vec<&str> {
         .map(str::trim)
         .filter(|x| !x.is_empty())
         .collect()
+}
+
+/// Joins the relative path values the file gives for [`FILE_RELATIVE_PATHS`] to `folder` (the
+/// config file's folder). Empty strings and non-strings are left for validation.
+fn resolve_file_paths(table: &mut toml::Table, folder: &Path) {
+    for (section, key) in FILE_RELATIVE_PATHS {
+        let Some(toml::Value::Table(t)) = table.get_mut(section) else {
+            continue;
+        };
+        if let Some(toml::Value::String(s)) = t.get_mut(key) {
+            if !s.is_empty() && Path::new(s.as_str()).is_relative() {
+                *s = folder.join(s.as_str()).display().to_string();
+            }
+        }
+    }
 }
 
 /// Applies `QUIRE_<SECTION>_<KEY>=value` overrides. Variables whose section is not a config
@@ -588,13 +658,17 @@ mod tests {
     #[test]
     fn the_shipped_config_toml_is_valid_and_lists_every_key() {
         let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../config.toml");
-        let shipped = Config::load(Some(&path), no_env()).expect("config.toml is valid");
+        let text = std::fs::read_to_string(&path).unwrap_or_default();
+        let shipped = Config::from_toml(&text, "config.toml", no_env()).expect("valid");
         assert_eq!(
             shipped,
             Config::default(),
             "config.toml must show the defaults"
         );
-        let text = std::fs::read_to_string(&path).unwrap_or_default();
+        let loaded = Config::load(Some(&path), no_env()).expect("config.toml is valid");
+        let folder = std::path::absolute(path.parent().expect("a folder")).expect("absolute");
+        assert_eq!(loaded.models.dir, folder.join("models"));
+        assert_eq!(loaded.config_dir, Some(folder));
         let defaults = toml::Value::try_from(Config::default()).expect("serialisable");
         for (section, keys) in defaults.as_table().into_iter().flatten() {
             assert!(
@@ -672,6 +746,44 @@ mod tests {
             c.engine().pdfium_lib,
             Some(PathBuf::from("/x/libpdfium.so"))
         );
+    }
+
+    #[test]
+    fn relative_paths_in_the_file_follow_the_file_not_the_working_directory() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("quire.toml");
+        std::fs::write(
+            &path,
+            "[models]\ndir = \"my-models\"\npdfium_lib = \"lib/libpdfium.so\"\n",
+        )
+        .expect("write");
+        let folder = std::path::absolute(dir.path()).expect("absolute");
+        let c = Config::load(Some(&path), no_env()).expect("valid");
+        assert_eq!(c.models.dir, folder.join("my-models"));
+        assert_eq!(c.pdfium_lib(), folder.join("lib/libpdfium.so"));
+        assert_eq!(c.engine().models_dir, folder.join("my-models"));
+        assert_eq!(c.model_settings().models_dir, folder.join("my-models"));
+
+        // Absolute paths are kept; the environment's relative paths stay relative to the
+        // working directory (they were not written in the file).
+        std::fs::write(&path, "[models]\ndir = \"/srv/models\"\n").expect("write");
+        let c = Config::load(Some(&path), no_env()).expect("valid");
+        assert_eq!(c.models.dir, PathBuf::from("/srv/models"));
+        let env = vec![("QUIRE_MODELS_DIR".to_string(), "env-models".to_string())];
+        let mut c = Config::load(Some(&path), env).expect("valid");
+        assert_eq!(c.models.dir, PathBuf::from("env-models"));
+        c.absolutize_paths().expect("cwd");
+        let cwd = std::env::current_dir().expect("cwd");
+        assert_eq!(c.models.dir, cwd.join("env-models"));
+
+        // The vendored libpdfium is looked up beside the config file first.
+        std::fs::write(&path, "").expect("write");
+        std::fs::create_dir_all(dir.path().join("vendor/pdfium")).expect("mkdir");
+        std::fs::write(dir.path().join(PDFIUM_VENDORED), b"lib").expect("lib");
+        let c = Config::load(Some(&path), no_env()).expect("valid");
+        if std::env::var_os(PDFIUM_ENV).is_none() {
+            assert_eq!(c.pdfium_lib(), folder.join(PDFIUM_VENDORED));
+        }
     }
 
     proptest! {

@@ -36,7 +36,9 @@ pub struct ServeArgs {
     pub json_logs: bool,
 }
 
-/// File < environment < flags.
+/// File < environment < flags. Relative paths written in the config file are resolved against
+/// the file's folder; those from environment variables (and the `--config` path itself) against
+/// the working directory. Both model and libpdfium paths come out absolute.
 pub fn load_config(args: &ServeArgs) -> anyhow::Result<Config> {
     let path = args.config.clone().or_else(|| {
         let default = PathBuf::from("config.toml");
@@ -53,6 +55,9 @@ pub fn load_config(args: &ServeArgs) -> anyhow::Result<Config> {
         config.logging.json = true;
     }
     config.validate()?;
+    config
+        .absolutize_paths()
+        .context("cannot resolve models.dir / models.pdfium_lib against the working directory")?;
     Ok(config)
 }
 
@@ -66,6 +71,11 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
 async fn serve(config: Config) -> anyhow::Result<()> {
     let config = Arc::new(config);
     let engine = Arc::new(config.engine());
+    let engine_pdfium = engine.pdfium_lib.clone().unwrap_or_default();
+    let config_origin = config
+        .config_dir
+        .as_ref()
+        .map_or_else(|| "(defaults)".to_string(), |d| d.display().to_string());
     let models = Models::start(&config.model_settings());
     let pool = Pool::new(config.pool.concurrency, config.max_wait());
     // PDF layout runs in `quire worker` child processes, started on first use.
@@ -100,6 +110,7 @@ async fn serve(config: Config) -> anyhow::Result<()> {
         App::new()
             .app_data(api_state.clone())
             .app_data(limits)
+            .wrap(middleware::from_fn(app::head_as_get))
             .wrap(middleware::from_fn(app::observe))
             .wrap(app::cors(&api_config))
             .configure(routes::configure)
@@ -120,6 +131,7 @@ async fn serve(config: Config) -> anyhow::Result<()> {
     let admin = HttpServer::new(move || {
         App::new()
             .app_data(admin_state.clone())
+            .wrap(middleware::from_fn(app::head_as_get))
             .configure(admin::routes)
             .default_service(web::to(app::not_found))
     })
@@ -146,12 +158,20 @@ async fn serve(config: Config) -> anyhow::Result<()> {
         port = api_addr.port(),
         admin_port = admin_addr.port(),
         models_dir = %config.models.dir.display(),
+        pdfium_lib = %engine_pdfium.display(),
+        config_dir = %config_origin,
         preload = config.models.preload,
         concurrency = config.pool.concurrency,
         "quire {} ({}) listening",
         env!("CARGO_PKG_VERSION"),
         routes::service::REVISION,
     );
+    if !config.models.dir.is_dir() {
+        tracing::warn!(
+            models_dir = %config.models.dir.display(),
+            "the models directory does not exist: no model can be used (set models.dir)"
+        );
+    }
     futures::try_join!(api.run(), admin.run())?;
     Ok(())
 }

@@ -1,13 +1,14 @@
 /*!
 Service checks: `/api/version` (version and git revision, fixed at build time by `build.rs`),
-`/api/isalive` (liveness: `true` once initialization completed, else `false` with 503) and
-`/api/health` (readiness: initialization state, pool metrics, per-model state and the
-configuration checks; 200 when ready, else 503). The console page is served at `/`.
+`/api/isalive` (`true` once initialization completed and at least one model is usable, else
+`false` with 503) and `/api/health` (readiness: initialization state, pool metrics under our
+names and GROBID's, per-model state and the configuration checks; 200 when ready, else 503).
+The console page is served at `/`.
 */
 
 use actix_web::http::header::ContentType;
 use actix_web::{web, HttpResponse};
-use quire_actors::InitState;
+use quire_actors::{InitState, ModelState, PoolStats};
 
 use crate::app::{AppState, Check, State};
 
@@ -33,8 +34,29 @@ async fn version() -> HttpResponse {
     }))
 }
 
+/// How many models are present in the models directory (files found) and how many of them can
+/// be used (loaded, or loadable on first use).
+fn model_counts(state: &AppState) -> (usize, usize) {
+    let states = state.models.states();
+    let present = states
+        .iter()
+        .filter(|(_, s)| !matches!(s, ModelState::Absent { .. }))
+        .count();
+    let usable = states
+        .iter()
+        .filter(|(_, s)| matches!(s, ModelState::Ready | ModelState::Unloaded))
+        .count();
+    (present, usable)
+}
+
+/// `/api/isalive`'s answer: initialization finished without failure and at least one model
+/// is usable (a server with a missing or empty models directory can answer nothing).
+pub fn is_alive(state: &AppState) -> bool {
+    state.models.init_state() == InitState::Ready && model_counts(state).1 > 0
+}
+
 async fn isalive(state: State) -> HttpResponse {
-    if state.models.init_state() == InitState::Ready {
+    if is_alive(&state) {
         HttpResponse::Ok()
             .content_type(ContentType::plaintext())
             .body("true")
@@ -59,8 +81,12 @@ async fn health(state: State) -> HttpResponse {
 /// `/healthcheck`.
 pub fn health_report(state: &AppState) -> (bool, serde_json::Value) {
     let init = state.models.init_state();
+    let (present, usable) = model_counts(state);
     let mut checks: Vec<(&str, Check)> = vec![
-        ("models_dir", models_dir_check(&state.config.models.dir)),
+        (
+            "models_dir",
+            models_dir_check(&state.config.models.dir, present, usable),
+        ),
         ("pdfium", pdfium_check(state.engine.pdfium_lib.as_deref())),
         (
             "model_actors",
@@ -88,8 +114,10 @@ pub fn health_report(state: &AppState) -> (bool, serde_json::Value) {
         .collect();
     let body = serde_json::json!({
         "status": if ready { "ready" } else { "not_ready" },
+        // GROBID's name (grobid-client-python warns when it is false).
+        "ready": ready,
         "init": init,
-        "pool": state.pool.stats(),
+        "pool": pool_json(state.pool.stats()),
         "models": models,
         "checks": checks,
         "version": env!("CARGO_PKG_VERSION"),
@@ -98,18 +126,57 @@ pub fn health_report(state: &AppState) -> (bool, serde_json::Value) {
     (ready, body)
 }
 
-fn models_dir_check(dir: &std::path::Path) -> Check {
-    match std::fs::read_dir(dir) {
-        Ok(entries) => Check {
-            ok: true,
-            detail: format!("{} readable ({} entries)", dir.display(), entries.count()),
-            required: true,
-        },
-        Err(e) => Check {
-            ok: false,
-            detail: format!("{} is not readable: {e}; set `models.dir`", dir.display()),
-            required: true,
-        },
+/// The pool under our names (`active`, `idle`, `max`, `waiting`) and GROBID's engine-pool names
+/// beside them (`maxActive`, read by grobid-client-python to compare its concurrency with the
+/// server's; `numActive`, `numIdle`, `numWaiters` as the pool's getters name them).
+pub fn pool_json(stats: PoolStats) -> serde_json::Value {
+    serde_json::json!({
+        "active": stats.active,
+        "idle": stats.idle,
+        "max": stats.max,
+        "waiting": stats.waiting,
+        "maxActive": stats.max,
+        "numActive": stats.active,
+        "numIdle": stats.idle,
+        "numWaiters": stats.waiting,
+    })
+}
+
+/// The models directory must be readable and hold at least one usable model.
+fn models_dir_check(dir: &std::path::Path, present: usize, usable: usize) -> Check {
+    const HOW: &str = "set `models.dir` (relative paths in the config file are resolved against \
+                       the file's folder, from QUIRE_MODELS_DIR against the working directory)";
+    let (ok, detail) = match std::fs::read_dir(dir) {
+        Err(e) => (
+            false,
+            format!("{} is not readable: {e}; {HOW}", dir.display()),
+        ),
+        Ok(_) if present == 0 => (
+            false,
+            format!(
+                "{} holds no model (no <model>/model.crf): nothing can be processed; {HOW}",
+                dir.display()
+            ),
+        ),
+        Ok(_) if usable == 0 => (
+            false,
+            format!(
+                "{}: none of its {present} model(s) is usable (see `models`)",
+                dir.display()
+            ),
+        ),
+        Ok(_) => (
+            true,
+            format!(
+                "{} readable, {usable} of {present} model(s) usable",
+                dir.display()
+            ),
+        ),
+    };
+    Check {
+        ok,
+        detail,
+        required: true,
     }
 }
 
