@@ -535,7 +535,66 @@ pub fn decode(tokens: &[HeaderToken], labels: &[String]) -> Result<HeaderFields>
         }
         prev_sep = t.sep;
     }
+    editors_after_cues(&mut fields);
     Ok(fields)
+}
+
+/// Whether `s` ends with (or, `at_start`, starts with) a cue that introduces the names of
+/// editors rather than authors: `Editor:`, `Editors:`, `Edited by`, `Handling editor`,
+/// `Communicated by`, `Action editor`, `Academic editor` (any case, colon optional).
+fn editor_cue(s: &str, at_start: bool) -> bool {
+    let cue = |w: &[String]| -> usize {
+        let is = |i: usize, t: &str| w.get(i).is_some_and(|x| x == t);
+        let editor = |i: usize| is(i, "editor") || is(i, "editors") || is(i, "editor(s)");
+        if (is(0, "edited") || is(0, "communicated")) && is(1, "by") {
+            2
+        } else if (is(0, "handling") || is(0, "action") || is(0, "academic")) && editor(1) {
+            2
+        } else if editor(0) {
+            1
+        } else {
+            0
+        }
+    };
+    if at_start {
+        // The cue must be followed by a colon in the text: `Editor: A. Name`.
+        let words: Vec<String> = s
+            .split(|c: char| c.is_whitespace() || c == ':')
+            .filter(|w| !w.is_empty())
+            .take(2)
+            .map(str::to_ascii_lowercase)
+            .collect();
+        cue(&words) > 0 && s.contains(':')
+    } else {
+        // The span's last line is the cue alone (`Editor:` before the names).
+        let last: Vec<String> = s
+            .lines()
+            .last()
+            .unwrap_or("")
+            .split(|c: char| c.is_whitespace() || c == ':')
+            .filter(|w| !w.is_empty())
+            .map(str::to_ascii_lowercase)
+            .collect();
+        !last.is_empty() && cue(&last) == last.len()
+    }
+}
+
+/// Names the header model labelled `<author>` right after an editor cue (`Editor: …`, as
+/// JMLR W&CP, PMLR and many journals print the volume or handling editors on page 1) are
+/// editors: the span is relabelled `<editor>`, so it never becomes an author.
+fn editors_after_cues(fields: &mut HeaderFields) {
+    for i in 0..fields.spans.len() {
+        if fields.spans[i].0 != Label::Author {
+            continue;
+        }
+        let after_cue = i > 0 && {
+            let (prev, text) = &fields.spans[i - 1];
+            *prev != Label::Author && editor_cue(text, false)
+        };
+        if after_cue || editor_cue(&fields.spans[i].1, true) {
+            fields.spans[i].0 = Label::Editor;
+        }
+    }
 }
 
 /// Join a field's lines: a line ending in `-` followed by a lower-case continuation is
@@ -1140,5 +1199,38 @@ Study study S St Stu Stud y dy udy tudy BLOCKEND LINEEND LINEINDENT SAMEFONT SAM
                 assert_eq!(r[c], g[c], "segmentation column {c} of {:?}", g);
             }
         }
+    }
+
+    #[test]
+    fn names_after_an_editor_cue_are_editors_not_authors() {
+        let spans = |v: &[(Label, &str)]| HeaderFields {
+            spans: v.iter().map(|(l, t)| (*l, t.to_string())).collect(),
+            largest: Vec::new(),
+        };
+        let mut f = spans(&[
+            (Label::Author, "Ana Lopes"),
+            (Label::Other, "Editor :"),
+            (Label::Author, "Masashi Sugiyama and Qiang Yang"),
+            (Label::Other, "Edited by"),
+            (Label::Author, "B. Ng"),
+            (Label::Author, "Editors: C. Doe, D. Roe"),
+            (Label::Other, "Department of Editors"),
+            (Label::Author, "Eve Editorson"),
+        ]);
+        editors_after_cues(&mut f);
+        let labels: Vec<Label> = f.spans.iter().map(|(l, _)| *l).collect();
+        assert_eq!(
+            labels,
+            vec![
+                Label::Author,
+                Label::Other,
+                Label::Editor,
+                Label::Other,
+                Label::Editor,
+                Label::Editor,
+                Label::Other,
+                Label::Author,
+            ]
+        );
     }
 }
