@@ -546,9 +546,9 @@ fn editor_cue(s: &str, at_start: bool) -> bool {
     let cue = |w: &[String]| -> usize {
         let is = |i: usize, t: &str| w.get(i).is_some_and(|x| x == t);
         let editor = |i: usize| is(i, "editor") || is(i, "editors") || is(i, "editor(s)");
-        if (is(0, "edited") || is(0, "communicated")) && is(1, "by") {
-            2
-        } else if (is(0, "handling") || is(0, "action") || is(0, "academic")) && editor(1) {
+        let two_words = ((is(0, "edited") || is(0, "communicated")) && is(1, "by"))
+            || ((is(0, "handling") || is(0, "action") || is(0, "academic")) && editor(1));
+        if two_words {
             2
         } else if editor(0) {
             1
