@@ -90,7 +90,7 @@ fn set(slot: &mut Option<String>, value: String) {
 pub fn decode<L: AsRef<str>>(toks: &[Tok], labels: &[L]) -> Vec<Person> {
     let mut out = Vec::new();
     let mut cur = Person::default();
-    for (label, a, b) in spans(labels) {
+    for (label, a, b) in given_name_rescue(toks, spans(labels)) {
         let value = text::join_tokens(toks.get(a..b).unwrap_or_default());
         let starts_new = match label.as_str() {
             "<forename>" => cur.forename.is_some(),
@@ -150,6 +150,43 @@ pub fn decode<L: AsRef<str>>(toks: &[Tok], labels: &[L]) -> Vec<Person> {
                     p.forename = Some(parts[0].to_string());
                 }
             }
+        }
+    }
+    out
+}
+
+/// A single capitalised word the name model left as `<other>` right before a person's
+/// forename (`Vân` in `Vân Anh Huynh-Thu`: two-word given names common in Vietnamese, Korean
+/// and Chinese names) opens the given name: it becomes the forename and the labelled forename
+/// its middle name, instead of being dropped.
+fn given_name_rescue(
+    toks: &[Tok],
+    spans: Vec<(String, usize, usize)>,
+) -> Vec<(String, usize, usize)> {
+    let mut out = spans;
+    for i in 0..out.len() {
+        let (label, a, b) = &out[i];
+        let one_word = b - a == 1
+            && toks.get(*a).is_some_and(|t| {
+                let mut cs = t.text.chars();
+                cs.next().is_some_and(char::is_uppercase)
+                    && t.text.chars().count() >= 2
+                    && cs.all(char::is_lowercase)
+            });
+        let opens_person = i == 0
+            || matches!(out[i - 1].0.as_str(), "<surname>" | "<marker>" | "<suffix>")
+            || toks
+                .get(out[i - 1].2.saturating_sub(1))
+                .is_some_and(|t| t.text == "," || t.text == ";" || t.text == "and");
+        let before_forename = out
+            .get(i + 1)
+            .is_some_and(|(next, ..)| next == "<forename>")
+            && out
+                .get(i + 2)
+                .is_some_and(|(after, ..)| after == "<surname>");
+        if label == "<other>" && one_word && opens_person && before_forename {
+            out[i].0 = "<forename>".to_string();
+            out[i + 1].0 = "<middlename>".to_string();
         }
     }
     out
@@ -482,5 +519,32 @@ mod tests {
         assert_eq!(r[1][19], "COMMA");
         assert_eq!(r[2][11], "ALLCAP");
         assert_eq!(r[2][13], "1");
+    }
+
+    #[test]
+    fn a_leading_given_name_left_unlabelled_opens_the_forename() {
+        let toks = toks("Vân Anh Huynh-Thu", false);
+        let labels = [
+            "I-<other>",
+            "I-<forename>",
+            "I-<surname>",
+            "<surname>",
+            "<surname>",
+        ];
+        assert_eq!(toks.len(), labels.len());
+        let ps = decode(&toks, &labels);
+        assert_eq!(ps.len(), 1);
+        assert_eq!(ps[0].forename.as_deref(), Some("Vân"));
+        assert_eq!(ps[0].middlename.as_deref(), Some("Anh"));
+        assert_eq!(ps[0].surname.as_deref(), Some("Huynh-Thu"));
+        // A lower-case or punctuation <other> is not a name part.
+        let toks2 = toks_of("and Anh Huynh");
+        let ps = decode(&toks2, &["I-<other>", "I-<forename>", "I-<surname>"]);
+        assert_eq!(ps[0].forename.as_deref(), Some("Anh"));
+        assert_eq!(ps[0].middlename, None);
+    }
+
+    fn toks_of(s: &str) -> Vec<Tok> {
+        toks(s, false)
     }
 }
