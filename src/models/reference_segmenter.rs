@@ -379,6 +379,7 @@ fn push_joined(s: &mut String, sep: Sep, tok: &str) {
         match sep {
             Sep::None => {}
             Sep::Space => s.push(' '),
+            Sep::Newline if url_continues(s, tok) => {}
             Sep::Newline => {
                 if s.ends_with('-') {
                     let lower = tok.chars().next().is_some_and(char::is_lowercase);
@@ -396,6 +397,34 @@ fn push_joined(s: &mut String, sep: Sep, tok: &str) {
         }
     }
     s.push_str(tok);
+}
+
+/// Whether a DOI or URL that ends the text so far continues on the next line with `tok`
+/// (publishers break long identifiers anywhere, `https://doi.org/10.1016/` / `j.envres.…`): the
+/// line break is then no space. A URL continues after a separator character (`/ . - _ = & ? #
+/// :`); a DOI also before a lower-case or digit start, since nothing but its own rest
+/// follows a DOI that way (the next field would open with a capital, a bracket or a label).
+fn url_continues(s: &str, tok: &str) -> bool {
+    let chunk = s.rsplit(' ').next().unwrap_or("");
+    let lower = chunk.to_ascii_lowercase();
+    let doi_prefix = lower.find("10.").is_some_and(|i| {
+        let digits = lower[i + 3..]
+            .bytes()
+            .take_while(u8::is_ascii_digit)
+            .count();
+        digits >= 4 && lower[i + 3 + digits..].starts_with('/')
+    });
+    let is_doi = doi_prefix || lower.ends_with("doi.org/") || lower.ends_with("doi:");
+    let is_url = is_doi || lower.starts_with("http") || lower.starts_with("www.");
+    if !is_url {
+        return false;
+    }
+    let open_end = chunk.ends_with(['/', '.', '-', '_', '=', '&', '?', '#', ':']);
+    let continuation = tok
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_lowercase() || c.is_ascii_digit());
+    open_end || (is_doi && continuation)
 }
 
 /// The stronger of two separators (a newline over a space over nothing).
@@ -1048,5 +1077,29 @@ pp pp p pp pp pp p pp pp pp LINESTART LINEINDENT NOCAPS NODIGIT 0 0 0 0 0 0 0 0 
             "{why}"
         );
         std::fs::remove_dir_all(&ds).unwrap();
+    }
+
+    #[test]
+    fn identifiers_broken_over_lines_are_joined_and_words_are_not() {
+        let mut s = String::from("Smith J. A title. https://doi.org/10.1016/");
+        push_joined(&mut s, Sep::Newline, "j.envres.2020.1");
+        assert!(
+            s.ends_with("https://doi.org/10.1016/j.envres.2020.1"),
+            "{s}"
+        );
+        push_joined(&mut s, Sep::Newline, "02263");
+        assert!(s.ends_with("10.1016/j.envres.2020.102263"), "{s}");
+        let mut t = String::from("See https://example.org/data-");
+        push_joined(&mut t, Sep::Newline, "set");
+        assert!(t.ends_with("https://example.org/data-set"), "{t}");
+        let mut w = String::from("Nature 5:1-9. 10.1038/");
+        push_joined(&mut w, Sep::Newline, "s41380-021-01161-7");
+        assert!(w.ends_with(" 10.1038/s41380-021-01161-7"), "{w}");
+        let mut u = String::from("doi:10.1000/xyz");
+        push_joined(&mut u, Sep::Newline, "PMID");
+        assert_eq!(u, "doi:10.1000/xyz PMID");
+        let mut v = String::from("Journal of Examples. 2001;");
+        push_joined(&mut v, Sep::Newline, "12");
+        assert_eq!(v, "Journal of Examples. 2001; 12");
     }
 }
