@@ -7,6 +7,7 @@ Braces in values are balanced by dropping unmatched ones, so every entry parses.
 
 use std::fmt::Write;
 
+use crate::document::HeaderRecord;
 use crate::models::citation::Citation;
 use crate::models::name::Person;
 
@@ -161,6 +162,78 @@ pub fn entries(cs: &[Citation], include_raw: bool) -> String {
         .collect()
 }
 
+/// The header's one BibTeX entry (key `-1`), with the same brace balancing as the
+/// references' entries: a `{` in a title cannot break it.
+pub fn header_entry(h: &HeaderRecord) -> String {
+    let kind = if h.journal.is_some() {
+        "article"
+    } else {
+        "misc"
+    };
+    let authors: Vec<String> = h
+        .authors
+        .iter()
+        .map(|a| {
+            let n = &a.person;
+            let given: Vec<&str> = [n.forename.as_deref(), n.middlename.as_deref()]
+                .into_iter()
+                .flatten()
+                .collect();
+            match (n.surname.as_deref(), given.is_empty()) {
+                (Some(s), false) => format!("{s}, {}", given.join(" ")),
+                (Some(s), true) => s.to_string(),
+                (None, _) => given.join(" "),
+            }
+        })
+        .collect();
+    let mut fields: Vec<String> = vec![format!("  author = {{{}}}", value(&authors.join(" and ")))];
+    let mut push = |k: &str, v: Option<&str>| {
+        if let Some(v) = v.filter(|v| !v.is_empty()) {
+            fields.push(format!("  {k} = {{{}}}", value(v)));
+        }
+    };
+    push("title", h.title.as_deref());
+    push("journal", h.journal.as_deref());
+    push("publisher", h.publisher.as_deref());
+    if let Some(d) = &h.date {
+        if let Some(w) = &d.when() {
+            push("date", Some(w));
+            let mut parts = w.split('-');
+            push("year", parts.next());
+            push(
+                "month",
+                parts
+                    .next()
+                    .map(|m| m.trim_start_matches('0'))
+                    .filter(|m| !m.is_empty()),
+            );
+            push(
+                "day",
+                parts
+                    .next()
+                    .map(|m| m.trim_start_matches('0'))
+                    .filter(|m| !m.is_empty()),
+            );
+        } else {
+            push("year", Some(&d.raw));
+        }
+    }
+    let pages = h.pages.as_ref().map(|(a, b)| match b {
+        Some(b) => format!("{a}--{b}"),
+        None => a.clone(),
+    });
+    push("pages", pages.as_deref());
+    push("volume", h.volume.as_deref());
+    push("number", h.issue.as_deref());
+    push("doi", h.doi.as_deref());
+    push("eprint", h.arxiv.as_deref());
+    push("abstract", h.abstract_text.as_deref());
+    if !h.keywords.is_empty() {
+        fields.push(format!("keywords = {{{}}}", value(&h.keywords.join(", "))));
+    }
+    format!("@{kind}{{-1,\n{}\n}}\n", fields.join(",\n"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -218,5 +291,18 @@ mod tests {
         assert_eq!(entry_type(&c), "techreport");
         assert_eq!(value("a}b{c"), "abc");
         assert_eq!(value("{ok}"), "{ok}");
+    }
+
+    #[test]
+    fn header_entry_balances_braces() {
+        let h = HeaderRecord {
+            title: Some("A {broken title".into()),
+            abstract_text: Some("closing} first".into()),
+            ..HeaderRecord::default()
+        };
+        let b = header_entry(&h);
+        assert!(b.contains("  title = {A broken title},"), "{b}");
+        assert!(b.contains("  abstract = {closing first}"), "{b}");
+        assert_eq!(b.matches('{').count(), b.matches('}').count(), "{b}");
     }
 }

@@ -241,77 +241,6 @@ fn date(o: &mut String, indent: usize, d: &Date) {
     );
 }
 
-/// The BibTeX entry of a header (`@article{-1,` when a journal is known, else `@misc{-1,`).
-pub fn to_bibtex(h: &HeaderRecord) -> String {
-    let kind = if h.journal.is_some() {
-        "article"
-    } else {
-        "misc"
-    };
-    let authors: Vec<String> = h
-        .authors
-        .iter()
-        .map(|a| {
-            let n = &a.person;
-            let given: Vec<&str> = [n.forename.as_deref(), n.middlename.as_deref()]
-                .into_iter()
-                .flatten()
-                .collect();
-            match (n.surname.as_deref(), given.is_empty()) {
-                (Some(s), false) => format!("{s}, {}", given.join(" ")),
-                (Some(s), true) => s.to_string(),
-                (None, _) => given.join(" "),
-            }
-        })
-        .collect();
-    let mut fields: Vec<String> = vec![format!("  author = {{{}}}", authors.join(" and "))];
-    let mut push = |k: &str, v: Option<&str>| {
-        if let Some(v) = v.filter(|v| !v.is_empty()) {
-            fields.push(format!("  {k} = {{{v}}}"));
-        }
-    };
-    push("title", h.title.as_deref());
-    push("journal", h.journal.as_deref());
-    push("publisher", h.publisher.as_deref());
-    if let Some(d) = &h.date {
-        if let Some(w) = &d.when() {
-            push("date", Some(w));
-            let mut parts = w.split('-');
-            push("year", parts.next());
-            push(
-                "month",
-                parts
-                    .next()
-                    .map(|m| m.trim_start_matches('0'))
-                    .filter(|m| !m.is_empty()),
-            );
-            push(
-                "day",
-                parts
-                    .next()
-                    .map(|m| m.trim_start_matches('0'))
-                    .filter(|m| !m.is_empty()),
-            );
-        } else {
-            push("year", Some(&d.raw));
-        }
-    }
-    let pages = h.pages.as_ref().map(|(a, b)| match b {
-        Some(b) => format!("{a}--{b}"),
-        None => a.clone(),
-    });
-    push("pages", pages.as_deref());
-    push("volume", h.volume.as_deref());
-    push("number", h.issue.as_deref());
-    push("doi", h.doi.as_deref());
-    push("eprint", h.arxiv.as_deref());
-    push("abstract", h.abstract_text.as_deref());
-    if !h.keywords.is_empty() {
-        fields.push(format!("keywords = {{{}}}", h.keywords.join(", ")));
-    }
-    format!("@{kind}{{-1,\n{}\n}}\n", fields.join(",\n"))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -411,13 +340,13 @@ mod tests {
 
     #[test]
     fn bibtex_entry() {
-        let b = to_bibtex(&sample());
+        let b = crate::bibtex::header_entry(&sample());
         assert!(b.starts_with("@article{-1,\n  author = {Lopes, Ana M and Ng, Bo},"));
         assert!(b.contains("  year = {2021},\n  month = {3},\n  day = {4}"));
         assert!(b.contains("  doi = {10.1234/x.5}"));
         assert!(b.contains("\nkeywords = {soil, feedback}"));
         assert!(b.ends_with("}\n"));
-        let empty = to_bibtex(&HeaderRecord::default());
+        let empty = crate::bibtex::header_entry(&HeaderRecord::default());
         assert_eq!(empty, "@misc{-1,\n  author = {}\n}\n");
     }
 

@@ -14,7 +14,7 @@ Nothing extracted answers 204; layout failures keep their interface codes.
 use actix_web::http::header;
 use actix_web::{web, HttpRequest, HttpResponse};
 use quire::layout::PageRange;
-use quire::tei::header::{now_stamp, to_bibtex, to_tei, TeiOptions};
+use quire::tei::header::{now_stamp, to_tei, TeiOptions};
 use quire_actors::cascade::header::{HeaderCascade, HeaderRequest};
 use quire_actors::cascade::references::{ReferencesCascade, ReferencesRequest};
 use quire_actors::parse_models_filter;
@@ -140,7 +140,7 @@ async fn process_header_document(
     if bibtex {
         return Ok(HttpResponse::Ok()
             .content_type(BIBTEX)
-            .body(to_bibtex(&out.record)));
+            .body(quire::bibtex::header_entry(&out.record)));
     }
     let opt = TeiOptions {
         include_raw_affiliations: p.include_raw_affiliations,
