@@ -242,7 +242,7 @@ impl WorkerPool {
         match outcome {
             Ok(reply) => {
                 self.idle().push(worker);
-                reply.map_err(|(code, msg)| error_from_code(code, msg))
+                reply.map_err(Error::from)
             }
             Err(failure) => {
                 self.inner.lost.fetch_add(1, Ordering::Relaxed);
@@ -333,91 +333,38 @@ async fn exchange(w: &mut Worker, job: &Job) -> Result<Reply, String> {
     postcard::from_bytes::<Reply>(&buf).map_err(|e| format!("bad reply: {e}"))
 }
 
-/// Rebuild an engine error from a worker's (code, message). The message is the worker
-/// error's whole display text, so the prefix its variant prints is removed first (the
-/// rebuilt error prints it again: `bad input: not a PDF`, not `bad input: bad input: …`).
-fn error_from_code(code: quire::ErrorCode, msg: String) -> Error {
-    use quire::ErrorCode as C;
-    let strip = |prefix: &str| msg.strip_prefix(prefix).unwrap_or(&msg).to_string();
-    match code {
-        C::BadInputData => Error::BadInput(strip("bad input: ")),
-        C::NoBlocks => Error::NoBlocks,
-        // The limit errors' numbers are in their message.
-        C::TooManyBlocks => Error::TooManyBlocks {
-            blocks: first_number(&msg).unwrap_or(0),
-            limit: second_number(&msg).unwrap_or(0),
-        },
-        C::TooManyTokens => Error::TooManyTokens {
-            tokens: first_number(&msg).unwrap_or(0),
-            limit: second_number(&msg).unwrap_or(0),
-        },
-        C::Timeout => match msg.split_once(" took longer than ") {
-            Some((stage, rest)) => Error::Timeout {
-                stage: stage.to_string(),
-                seconds: first_number(rest).unwrap_or(0) as u64,
-            },
-            None => Error::Timeout {
-                stage: msg,
-                seconds: 0,
-            },
-        },
-        C::ParsingError => Error::Parsing(strip("parsing failed: ")),
-        C::PdftoolConversionFailure => {
-            Error::PdfConversion(strip("the PDF could not be converted: "))
-        }
-        C::TaggingError => Error::Tagging {
-            model: "layout".into(),
-            reason: msg,
-        },
-        C::General => Error::General(msg),
-    }
-}
-
-fn numbers(s: &str) -> impl Iterator<Item = usize> + '_ {
-    s.split(|c: char| !c.is_ascii_digit())
-        .filter(|p| !p.is_empty())
-        .filter_map(|p| p.parse().ok())
-}
-
-fn first_number(s: &str) -> Option<usize> {
-    numbers(s).next()
-}
-
-fn second_number(s: &str) -> Option<usize> {
-    numbers(s).nth(1)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn worker_codes_map_back_to_engine_errors() {
-        let e = error_from_code(
-            quire::ErrorCode::TooManyTokens,
-            "the PDF has 12 tokens, more than the limit of 5".into(),
-        );
-        assert!(matches!(
-            e,
-            Error::TooManyTokens {
-                tokens: 12,
-                limit: 5
-            }
-        ));
-        for code in quire::ErrorCode::ALL {
-            assert_eq!(error_from_code(code, "x 1 y 2".into()).code(), code);
-        }
-        // A worker error's display text round-trips to the same display text.
+    fn worker_errors_cross_the_pipe_as_they_were() {
+        // Every variant layout can produce comes back with its code, fields and message.
         for e in [
             Error::BadInput("not a PDF".into()),
+            Error::NoBlocks,
+            Error::TooManyBlocks {
+                blocks: 9,
+                limit: 3,
+            },
+            Error::TooManyTokens {
+                tokens: 12,
+                limit: 5,
+            },
             Error::PdfConversion("libpdfium not found".into()),
             Error::Parsing("bad xref".into()),
             Error::Timeout {
-                stage: "layout".into(),
+                stage: "layout of page 3".into(),
                 seconds: 120,
             },
+            Error::General("odd".into()),
         ] {
-            let back = error_from_code(e.code(), e.to_string());
+            let wire = postcard::to_allocvec(&quire::layout::worker::WorkerError::from(&e))
+                .expect("encode");
+            let back: quire::layout::worker::WorkerError =
+                postcard::from_bytes(&wire).expect("decode");
+            let back = Error::from(back);
+            assert_eq!(back.code(), e.code());
             assert_eq!(back.to_string(), e.to_string());
         }
     }

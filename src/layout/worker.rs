@@ -14,7 +14,7 @@ use std::path::PathBuf;
 use serde::{de::DeserializeOwned, Deserialize, Serialize};
 
 use super::{Document, Limits, PageRange};
-use crate::ErrorCode;
+use crate::Error;
 
 /// Frames above this size are refused (the PDF upload limit is far below it).
 pub const MAX_FRAME: usize = 1 << 30;
@@ -28,7 +28,68 @@ pub struct Job {
 }
 
 /// What the worker answers.
-pub type Reply = Result<Document, (ErrorCode, String)>;
+pub type Reply = Result<Document, WorkerError>;
+
+/// An engine error as it crosses the worker pipe: the variant and its fields, so the server
+/// rebuilds exactly the error the worker met (code, numbers and message), never by parsing
+/// display text. Errors that cannot come out of layout (I/O on a path, corpus, model
+/// mismatch) travel as `General` with their message.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub enum WorkerError {
+    BadInput(String),
+    NoBlocks,
+    TooManyBlocks { blocks: usize, limit: usize },
+    TooManyTokens { tokens: usize, limit: usize },
+    Timeout { stage: String, seconds: u64 },
+    PdfConversion(String),
+    Parsing(String),
+    Tagging { model: String, reason: String },
+    General(String),
+}
+
+impl From<&Error> for WorkerError {
+    fn from(e: &Error) -> WorkerError {
+        match e {
+            Error::BadInput(m) => WorkerError::BadInput(m.clone()),
+            Error::NoBlocks => WorkerError::NoBlocks,
+            Error::TooManyBlocks { blocks, limit } => WorkerError::TooManyBlocks {
+                blocks: *blocks,
+                limit: *limit,
+            },
+            Error::TooManyTokens { tokens, limit } => WorkerError::TooManyTokens {
+                tokens: *tokens,
+                limit: *limit,
+            },
+            Error::Timeout { stage, seconds } => WorkerError::Timeout {
+                stage: stage.clone(),
+                seconds: *seconds,
+            },
+            Error::PdfConversion(m) => WorkerError::PdfConversion(m.clone()),
+            Error::Parsing(m) => WorkerError::Parsing(m.clone()),
+            Error::Tagging { model, reason } => WorkerError::Tagging {
+                model: model.clone(),
+                reason: reason.clone(),
+            },
+            other => WorkerError::General(other.to_string()),
+        }
+    }
+}
+
+impl From<WorkerError> for Error {
+    fn from(e: WorkerError) -> Error {
+        match e {
+            WorkerError::BadInput(m) => Error::BadInput(m),
+            WorkerError::NoBlocks => Error::NoBlocks,
+            WorkerError::TooManyBlocks { blocks, limit } => Error::TooManyBlocks { blocks, limit },
+            WorkerError::TooManyTokens { tokens, limit } => Error::TooManyTokens { tokens, limit },
+            WorkerError::Timeout { stage, seconds } => Error::Timeout { stage, seconds },
+            WorkerError::PdfConversion(m) => Error::PdfConversion(m),
+            WorkerError::Parsing(m) => Error::Parsing(m),
+            WorkerError::Tagging { model, reason } => Error::Tagging { model, reason },
+            WorkerError::General(m) => Error::General(m),
+        }
+    }
+}
 
 /// Write one frame.
 pub fn write_frame<T: Serialize>(w: &mut impl Write, value: &T) -> io::Result<()> {
@@ -74,9 +135,8 @@ pub fn run_job(job: &Job, pdfium_lib: Option<&std::path::Path>) -> Reply {
     }));
     match out {
         Ok(Ok(doc)) => Ok(doc),
-        Ok(Err(e)) => Err((e.code(), e.to_string())),
-        Err(_) => Err((
-            ErrorCode::PdftoolConversionFailure,
+        Ok(Err(e)) => Err(WorkerError::from(&e)),
+        Err(_) => Err(WorkerError::PdfConversion(
             "the layout worker panicked on this PDF".to_string(),
         )),
     }
@@ -142,14 +202,27 @@ mod tests {
         };
         let mut buf = Vec::new();
         write_frame(&mut buf, &job).unwrap();
-        let reply: Reply = Err((ErrorCode::NoBlocks, "none".into()));
+        let reply: Reply = Err(WorkerError::TooManyTokens {
+            tokens: 12,
+            limit: 5,
+        });
         write_frame(&mut buf, &reply).unwrap();
         let mut r = &buf[..];
         let back: Job = read_frame(&mut r).unwrap().unwrap();
         assert_eq!(back.pdf, job.pdf);
         assert_eq!(back.range, job.range);
         let back: Reply = read_frame(&mut r).unwrap().unwrap();
-        assert_eq!(back.unwrap_err().0, ErrorCode::NoBlocks);
+        let e = Error::from(back.unwrap_err());
+        assert!(
+            matches!(
+                e,
+                Error::TooManyTokens {
+                    tokens: 12,
+                    limit: 5
+                }
+            ),
+            "{e}"
+        );
         assert!(read_frame::<Job>(&mut r).unwrap().is_none());
     }
 
