@@ -28,6 +28,7 @@ pub mod models;
 pub mod strings_eval;
 pub mod tei;
 pub mod tokenizer;
+pub mod training;
 
 pub use config::EngineConfig;
 pub use error::{Error, ErrorCode, Result};

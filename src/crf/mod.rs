@@ -21,7 +21,6 @@ pub mod lbfgs;
 mod model;
 mod template;
 mod train;
-pub mod training;
 
 pub use model::{Model, META_FILE, MODEL_FILE, TEMPLATE_FILE};
 pub use template::Template;

@@ -1,5 +1,5 @@
 //! `quire train`, `quire eval` and `quire tag`: the command-line face of the CRF core. Each
-//! command resolves a model's spec, then calls the engine (`crf::training`, `crf::Model`) and
+//! command resolves a model's spec, then calls the engine (`training`, `crf::Model`) and
 //! prints progress and GROBID-style evaluation tables; `quire eval` on a raw-string model adds
 //! the value-level figure of the endpoint's own path (`strings.rs`).
 
@@ -9,9 +9,9 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 use anyhow::{bail, Context};
-use quire::crf::training::{self, Event, TrainingKind, DEFAULT_SEED};
 use quire::crf::Model;
 use quire::models::{self, ModelName, ModelSpec};
+use quire::training::{self, Event, TrainingKind, DEFAULT_SEED};
 
 /// How `quire train` splits the data.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]

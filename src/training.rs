@@ -26,7 +26,7 @@ use rand::SeedableRng;
 use rayon::prelude::*;
 use sha2::{Digest, Sha256};
 
-use super::{Model, ModelMeta, Progress, Sequence, Template, TrainParams};
+use crate::crf::{Model, ModelMeta, Progress, Sequence, Template, TrainParams};
 use crate::eval::Evaluation;
 use crate::models::{ModelSpec, Part, ReadStats};
 use crate::{Error, Result};
@@ -191,7 +191,7 @@ fn train_one(
     });
     let start = Instant::now();
     let mut iterations = 0;
-    let result = super::train(template, data, params, &mut |p| {
+    let result = crate::crf::train(template, data, params, &mut |p| {
         iterations = p.iteration;
         progress(&Event::Iteration {
             fold,
