@@ -537,19 +537,45 @@ impl Lexicons {
     }
 }
 
-/// The run-time lexicons of a models folder (`<models>/lexicon`), loaded once per process.
+/// A fingerprint of the lexicon folder: each file's name, length and modification time.
+fn fingerprint(dir: &Path) -> Vec<(PathBuf, u64, Option<std::time::SystemTime>)> {
+    let mut out: Vec<_> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter_map(|e| {
+            let m = e.metadata().ok()?;
+            m.is_file().then(|| (e.path(), m.len(), m.modified().ok()))
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// The run-time lexicons of a models folder (`<models>/lexicon`), shared by every request.
+/// They are loaded on first use and loaded again when a file of the folder changes (a retrained
+/// model writes new lexicons beside it): each call compares the folder's fingerprint (names,
+/// sizes, modification times) with the one the cached copy was read from.
 pub fn shared(models_dir: &Path) -> Result<Arc<Lexicons>> {
-    static CACHE: OnceLock<Mutex<HashMap<PathBuf, Arc<Lexicons>>>> = OnceLock::new();
+    type Entry = (
+        Vec<(PathBuf, u64, Option<std::time::SystemTime>)>,
+        Arc<Lexicons>,
+    );
+    static CACHE: OnceLock<Mutex<HashMap<PathBuf, Entry>>> = OnceLock::new();
     let cache = CACHE.get_or_init(|| Mutex::new(HashMap::new()));
+    let dir = models_dir.join("lexicon");
+    let print = fingerprint(&dir);
     let mut guard = match cache.lock() {
         Ok(g) => g,
         Err(p) => p.into_inner(),
     };
-    if let Some(l) = guard.get(models_dir) {
-        return Ok(l.clone());
+    if let Some((seen, l)) = guard.get(models_dir) {
+        if *seen == print {
+            return Ok(l.clone());
+        }
     }
-    let lex = Arc::new(Lexicons::load(&models_dir.join("lexicon"))?);
-    guard.insert(models_dir.to_path_buf(), lex.clone());
+    let lex = Arc::new(Lexicons::load(&dir)?);
+    guard.insert(models_dir.to_path_buf(), (print, lex.clone()));
     Ok(lex)
 }
 
@@ -625,5 +651,24 @@ mod tests {
         std::fs::remove_dir_all(&dir).unwrap();
         let err = Lexicons::load(&dir).unwrap_err().to_string();
         assert!(err.contains("lexicon"), "{err}");
+    }
+
+    #[test]
+    fn shared_lexicons_are_reloaded_when_their_files_change() {
+        let (mut lex, _) = tiny();
+        let models = std::env::temp_dir().join(format!("quire-lex-shared-{}", std::process::id()));
+        let dir = models.join("lexicon");
+        lex.save(&dir).unwrap();
+        let first = shared(&models).unwrap();
+        assert!(
+            Arc::ptr_eq(&first, &shared(&models).unwrap()),
+            "unchanged: cached"
+        );
+        assert_eq!(first.country_code("France"), None);
+        lex.country_codes.insert("france".into(), "FR".into());
+        lex.save(&dir).unwrap();
+        let second = shared(&models).unwrap();
+        assert_eq!(second.country_code("France"), Some("FR"));
+        std::fs::remove_dir_all(&models).unwrap();
     }
 }
