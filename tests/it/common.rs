@@ -11,6 +11,7 @@ use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
+use reqwest::blocking::multipart::{Form, Part};
 use reqwest::blocking::Client;
 
 /// Builds a server configuration section by section.
@@ -59,6 +60,37 @@ fn watch_stdout(child: &mut Child) -> mpsc::Receiver<(u16, u16)> {
         }
     });
     rx
+}
+
+/// Whether every model of `needed` is trained under the repository's `models/`; prints a
+/// "skipped" line naming the first missing one.
+pub fn models_present(needed: &[&str]) -> bool {
+    let models = repo_root().join("models");
+    match needed
+        .iter()
+        .find(|m| !models.join(m).join("model.crf").is_file())
+    {
+        Some(m) => {
+            eprintln!("skipped: no trained `{m}` model under {}", models.display());
+            false
+        }
+        None => true,
+    }
+}
+
+/// The texts between `open` and the next `close`, in order (no nesting).
+pub fn all_between(xml: &str, open: &str, close: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = xml;
+    while let Some(a) = rest.find(open) {
+        let from = a + open.len();
+        let Some(b) = rest[from..].find(close) else {
+            break;
+        };
+        out.push(rest[from..from + b].to_string());
+        rest = &rest[from + b..];
+    }
+    out
 }
 
 /// The repository root (the web crate's parent).
@@ -112,6 +144,15 @@ impl ServerBuilder {
         let to = self.dir.path().join("models").join(name);
         copy_dir(&from, &to);
         self
+    }
+
+    /// Serves the repository's committed `models/` folder.
+    pub fn repo_models(self) -> Self {
+        let models = repo_root().join("models");
+        self.set(
+            "models",
+            &format!("dir = {:?}", models.display().to_string()),
+        )
     }
 
     /// The temporary directory the server runs in (`models/` lives there).
@@ -256,15 +297,11 @@ impl Server {
         Server::builder().start()
     }
 
-    /// A server over the repository's trained models and the vendored libpdfium, or `None`
-    /// (after printing why the test is skipped) when one of `needed` or libpdfium is missing.
+    /// A server over the repository's trained models and libpdfium, or `None` (after printing
+    /// why the test is skipped) when one of `needed` or libpdfium is missing.
     pub fn with_models(needed: &[&str]) -> Option<Server> {
-        let models = repo_root().join("models");
-        for m in needed {
-            if !models.join(m).join("model.crf").is_file() {
-                eprintln!("skipped: no trained `{m}` model under {}", models.display());
-                return None;
-            }
+        if !models_present(needed) {
+            return None;
         }
         let pdfium = std::env::var_os("QUIRE_PDFIUM_LIB")
             .map(PathBuf::from)
@@ -275,16 +312,47 @@ impl Server {
         }
         Some(
             Server::builder()
-                .set(
-                    "models",
-                    &format!("dir = {:?}", models.display().to_string()),
-                )
+                .repo_models()
                 .set(
                     "models",
                     &format!("pdfium_lib = {:?}", pdfium.display().to_string()),
                 )
                 .start(),
         )
+    }
+
+    /// POSTs `pdf` as the multipart `input` (plus `fields`) to `path`; answers (status,
+    /// content type, body).
+    pub fn post_pdf(
+        &self,
+        path: &str,
+        pdf: Vec<u8>,
+        fields: &[(&str, &str)],
+        accept: Option<&str>,
+    ) -> (u16, String, String) {
+        let mut form = Form::new().part(
+            "input",
+            Part::bytes(pdf)
+                .file_name("doc.pdf")
+                .mime_str("application/pdf")
+                .expect("mime"),
+        );
+        for (k, v) in fields {
+            form = form.text(k.to_string(), v.to_string());
+        }
+        let mut req = self.client.post(self.url(path)).multipart(form);
+        if let Some(a) = accept {
+            req = req.header("Accept", a);
+        }
+        let res = req.send().expect("POST a PDF");
+        let status = res.status().as_u16();
+        let ctype = res
+            .headers()
+            .get("content-type")
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("")
+            .to_string();
+        (status, ctype, res.text().unwrap_or_default())
     }
 
     pub fn url(&self, path: &str) -> String {

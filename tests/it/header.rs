@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use quire::testutil::PdfBuilder;
 use reqwest::blocking::multipart::{Form, Part};
 
-use crate::common::{repo_root, Server};
+use crate::common::{all_between, repo_root, Server};
 
 const NEEDED: [&str; 5] = [
     "segmentation",
@@ -30,32 +30,7 @@ fn post(
     fields: &[(&str, &str)],
     accept: Option<&str>,
 ) -> (u16, String, String) {
-    let mut form = Form::new().part(
-        "input",
-        Part::bytes(pdf)
-            .file_name("doc.pdf")
-            .mime_str("application/pdf")
-            .expect("mime"),
-    );
-    for (k, v) in fields {
-        form = form.text(k.to_string(), v.to_string());
-    }
-    let mut req = s
-        .client
-        .post(s.url("/api/processHeaderDocument"))
-        .multipart(form);
-    if let Some(a) = accept {
-        req = req.header("Accept", a);
-    }
-    let res = req.send().expect("POST processHeaderDocument");
-    let status = res.status().as_u16();
-    let ctype = res
-        .headers()
-        .get("content-type")
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or("")
-        .to_string();
-    (status, ctype, res.text().unwrap_or_default())
+    s.post_pdf("/api/processHeaderDocument", pdf, fields, accept)
 }
 
 /// The text of the first element named `tag` (with attributes), entities decoded.
@@ -71,17 +46,7 @@ fn first(xml: &str, open: &str, close: &str) -> Option<String> {
 }
 
 fn all(xml: &str, open: &str, close: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut rest = xml;
-    while let Some(a) = rest.find(open) {
-        let from = a + open.len();
-        let Some(b) = rest[from..].find(close) else {
-            break;
-        };
-        out.push(rest[from..from + b].to_string());
-        rest = &rest[from + b..];
-    }
-    out
+    all_between(xml, open, close)
 }
 
 const ABSTRACT: [&str; 4] = [

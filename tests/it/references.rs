@@ -6,9 +6,9 @@
 //! them each test prints why it is skipped.
 
 use quire::testutil::PdfBuilder;
-use reqwest::blocking::multipart::{Form, Part};
+use reqwest::blocking::multipart::Form;
 
-use crate::common::Server;
+use crate::common::{all_between, Server};
 
 const NEEDED: [&str; 6] = [
     "segmentation",
@@ -25,46 +25,11 @@ fn post(
     fields: &[(&str, &str)],
     accept: Option<&str>,
 ) -> (u16, String, String) {
-    let mut form = Form::new().part(
-        "input",
-        Part::bytes(pdf)
-            .file_name("doc.pdf")
-            .mime_str("application/pdf")
-            .expect("mime"),
-    );
-    for (k, v) in fields {
-        form = form.text(k.to_string(), v.to_string());
-    }
-    let mut req = s
-        .client
-        .post(s.url("/api/processReferences"))
-        .multipart(form);
-    if let Some(a) = accept {
-        req = req.header("Accept", a);
-    }
-    let res = req.send().expect("POST processReferences");
-    let status = res.status().as_u16();
-    let ctype = res
-        .headers()
-        .get("content-type")
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or("")
-        .to_string();
-    (status, ctype, res.text().unwrap_or_default())
+    s.post_pdf("/api/processReferences", pdf, fields, accept)
 }
 
 fn all(xml: &str, open: &str, close: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut rest = xml;
-    while let Some(a) = rest.find(open) {
-        let from = a + open.len();
-        let Some(b) = rest[from..].find(close) else {
-            break;
-        };
-        out.push(rest[from..from + b].to_string());
-        rest = &rest[from + b..];
-    }
-    out
+    all_between(xml, open, close)
 }
 
 /// The references of the generated article: (printed line(s), title, first surname, year).

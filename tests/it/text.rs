@@ -6,33 +6,20 @@
 use proptest::prelude::*;
 use reqwest::blocking::{multipart, Response};
 
-use crate::common::{repo_root, Server};
+use crate::common::{models_present, repo_root, Server};
 
-const MODELS: [&str; 6] = [
+const MODELS: [&str; 5] = [
     "date",
     "name-header",
     "name-citation",
     "affiliation-address",
     "citation",
-    "lexicon",
 ];
 
 /// A server on the repository's committed models, or `None` (with a "skipped" line) when
 /// they are not trained yet.
 fn text_server() -> Option<Server> {
-    let models = repo_root().join("models");
-    if let Some(missing) = MODELS.iter().find(|m| !models.join(m).is_dir()) {
-        eprintln!("skipped: models/{missing} is not trained");
-        return None;
-    }
-    Some(
-        Server::builder()
-            .set(
-                "models",
-                &format!("dir = {:?}", models.display().to_string()),
-            )
-            .start(),
-    )
+    models_present(&MODELS).then(|| Server::builder().repo_models().start())
 }
 
 fn post(s: &Server, path: &str, form: &[(&str, &str)]) -> Response {
