@@ -186,14 +186,7 @@ pub fn rows(tokens: &[TokenFacts], lex: &LexView<'_>) -> Vec<Vec<String>> {
         .map(|(f, loc)| {
             let t = f.text.as_str();
             let mut r: Vec<String> = Vec::with_capacity(32);
-            r.push(t.to_string());
-            r.push(t.to_lowercase());
-            for k in 1..=4 {
-                r.push(lx::prefix(t, k).to_string());
-            }
-            for k in 1..=4 {
-                r.push(lx::suffix(t, k).to_string());
-            }
+            crate::features::push_lexical(&mut r, t);
             r.push(
                 match f.block {
                     Pos::Start => "BLOCKSTART",

@@ -161,14 +161,7 @@ pub fn rows(tokens: &[TokenFacts], lex: &LexView<'_>) -> Vec<Vec<String>> {
         .map(|f| {
             let t = f.text.as_str();
             let mut r: Vec<String> = Vec::with_capacity(COLUMNS);
-            r.push(t.to_string());
-            r.push(t.to_lowercase());
-            for k in 1..=4 {
-                r.push(lx::prefix(t, k).to_string());
-            }
-            for k in 1..=4 {
-                r.push(lx::suffix(t, k).to_string());
-            }
+            crate::features::push_lexical(&mut r, t);
             r.push(
                 match f.line {
                     Pos::Start => "LINESTART",
