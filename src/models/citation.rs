@@ -143,6 +143,44 @@ impl Citation {
     }
 }
 
+/// A title that opens with the publication year (`1943 A logical calculus …`, as
+/// `Author. Year Title.` styles print it and the model sometimes labels it) loses the year; it
+/// becomes the date when none was labelled.
+fn split_leading_year(c: &mut Citation) {
+    let Some(title) = c.title.as_deref() else {
+        return;
+    };
+    let digits = title.bytes().take_while(u8::is_ascii_digit).count();
+    if digits != 4 || !matches!(title.as_bytes()[0], b'1' | b'2') {
+        return;
+    }
+    // An optional letter (`2001a`), then punctuation or a space, then the title proper.
+    let rest = &title[4..];
+    let rest = rest
+        .strip_prefix(|ch: char| ch.is_ascii_lowercase())
+        .filter(|r| r.starts_with([' ', '.', ',', ')']))
+        .unwrap_or(rest);
+    // A colon after the year is a title's own (`2001: A Space Odyssey`).
+    let trimmed = rest.trim_start_matches([' ', '.', ',', ')']);
+    let separated = rest.len() != trimmed.len();
+    if !separated || trimmed.chars().filter(|ch| ch.is_alphabetic()).count() < 3 {
+        return;
+    }
+    let year = title[..title.len() - rest.len()].to_string();
+    // A labelled date of another year means the number is the title's own (`1984 revisited`).
+    if c.date_text
+        .as_deref()
+        .is_some_and(|d| !d.contains(&year[..4]))
+    {
+        return;
+    }
+    let trimmed = trimmed.to_string();
+    if c.date_text.is_none() {
+        c.date_text = Some(year);
+    }
+    c.title = Some(trimmed);
+}
+
 fn put(slot: &mut Option<String>, v: String) {
     match slot {
         Some(s) => {
@@ -237,6 +275,7 @@ pub fn decode<L: AsRef<str>>(raw: &str, toks: &[Tok], labels: &[L]) -> Citation 
             _ => {}
         }
     }
+    split_leading_year(&mut c);
     c
 }
 
@@ -530,5 +569,44 @@ mod tests {
             ..Citation::default()
         };
         assert_eq!(c.arxiv().as_deref(), Some("2101.00001"));
+    }
+
+    #[test]
+    fn a_year_opening_the_title_is_split_off() {
+        let mut c = Citation {
+            title: Some("1943 A logical calculus of the ideas".into()),
+            ..Citation::default()
+        };
+        split_leading_year(&mut c);
+        assert_eq!(c.title.as_deref(), Some("A logical calculus of the ideas"));
+        assert_eq!(c.date_text.as_deref(), Some("1943"));
+        let mut d = Citation {
+            title: Some("2001a. Another study".into()),
+            date_text: Some("2001".into()),
+            ..Citation::default()
+        };
+        split_leading_year(&mut d);
+        assert_eq!(d.title.as_deref(), Some("Another study"));
+        assert_eq!(d.date_text.as_deref(), Some("2001"));
+        for keep in [
+            "2001: A Space Odyssey",
+            "1984",
+            "3000 years of history",
+            "19th century",
+        ] {
+            let mut e = Citation {
+                title: Some(keep.into()),
+                ..Citation::default()
+            };
+            split_leading_year(&mut e);
+            assert_eq!(e.title.as_deref(), Some(keep), "{keep}");
+        }
+        let mut f = Citation {
+            title: Some("1984 revisited".into()),
+            date_text: Some("2003".into()),
+            ..Citation::default()
+        };
+        split_leading_year(&mut f);
+        assert_eq!(f.title.as_deref(), Some("1984 revisited"));
     }
 }
