@@ -203,16 +203,47 @@ impl Document {
 }
 
 impl Line {
-    /// The line's text as GROBID's token stream spells it (spaces included, no newline).
+    /// The line's text as GROBID's token stream spells it: tokens, a space after each spaced
+    /// token, and a trailing space unless the line ends with a hyphen (pdfalto-fed GROBID puts
+    /// a `" "` after every word but a line-final `exam-`).
     pub fn text(&self) -> String {
         let mut s = String::new();
-        for t in &self.tokens {
+        for (i, t) in self.tokens.iter().enumerate() {
             s.push_str(&t.text);
-            if t.space_after {
+            let last = i + 1 == self.tokens.len();
+            if (t.space_after && !last) || (last && !t.text.ends_with('-')) {
                 s.push(' ');
             }
         }
         s
+    }
+}
+
+/// Where a line is in a [`Document`]: page index (into `pages`), block index in the page,
+/// line index in the block. Model rows and decoded spans point back at the layout with it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct LineRef {
+    pub page: usize,
+    pub block: usize,
+    pub line: usize,
+}
+
+impl Document {
+    /// The line `r` points at, if it exists.
+    pub fn line(&self, r: &LineRef) -> Option<&Line> {
+        self.pages
+            .get(r.page)?
+            .blocks
+            .get(r.block)?
+            .lines
+            .get(r.line)
+    }
+
+    /// Token `index` of the line `r` points at, with its page number (from 1).
+    pub fn token(&self, r: &LineRef, index: usize) -> Option<(u32, &Token)> {
+        let page = self.pages.get(r.page)?;
+        let token = self.line(r)?.tokens.get(index)?;
+        Some((page.number, token))
     }
 }
 

@@ -15,7 +15,7 @@ use crate::crf::{Sequence, TrainParams};
 use crate::layout::Document;
 use crate::lexicon::{self, LexView};
 use crate::models::lexical::{self as lx, bit};
-use crate::models::segmentation::{line_text, LineRef, SizeChange};
+use crate::models::segmentation::{LineRef, SizeChange};
 use crate::models::{ModelName, ModelSpec, Part, ReadStats};
 use crate::{Error, Result};
 
@@ -88,12 +88,7 @@ impl Label {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Pos {
-    Start,
-    In,
-    End,
-}
+pub use crate::models::lexical::Pos;
 
 /// The layout facts of one header token (everything in a feature row that is not computed
 /// from the token's text).
@@ -114,43 +109,6 @@ pub struct TokenFacts {
     pub larger_than_average: bool,
 }
 
-fn parse_bool(s: &str) -> Option<bool> {
-    match s {
-        "1" => Some(true),
-        "0" => Some(false),
-        _ => None,
-    }
-}
-
-fn parse_pos(s: &str, start: &str, mid: &str, end: &str) -> Option<Pos> {
-    if s == start {
-        Some(Pos::Start)
-    } else if s == mid {
-        Some(Pos::In)
-    } else if s == end {
-        Some(Pos::End)
-    } else {
-        None
-    }
-}
-
-fn size_change(s: &str) -> Option<SizeChange> {
-    Some(match s {
-        "HIGHERFONT" => SizeChange::Higher,
-        "SAMEFONTSIZE" => SizeChange::Same,
-        "LOWERFONT" => SizeChange::Lower,
-        _ => return None,
-    })
-}
-
-fn size_str(s: SizeChange) -> &'static str {
-    match s {
-        SizeChange::Higher => "HIGHERFONT",
-        SizeChange::Same => "SAMEFONTSIZE",
-        SizeChange::Lower => "LOWERFONT",
-    }
-}
-
 impl TokenFacts {
     /// The facts of one row of a GROBID raw header file (32 columns, the last a `0`).
     pub fn from_raw(c: &[String]) -> Option<TokenFacts> {
@@ -159,18 +117,18 @@ impl TokenFacts {
         }
         Some(TokenFacts {
             text: c[0].clone(),
-            block: parse_pos(&c[10], "BLOCKSTART", "BLOCKIN", "BLOCKEND")?,
-            line: parse_pos(&c[11], "LINESTART", "LINEIN", "LINEEND")?,
+            block: Pos::parse(&c[10], ["BLOCKSTART", "BLOCKIN", "BLOCKEND"])?,
+            line: Pos::parse(&c[11], ["LINESTART", "LINEIN", "LINEEND"])?,
             indented: c[12] == "LINEINDENT",
             new_font: c[13] == "NEWFONT",
-            font_size: size_change(&c[14])?,
-            bold: parse_bool(&c[15])?,
-            italic: parse_bool(&c[16])?,
-            email: parse_bool(&c[25])?,
-            http: parse_bool(&c[26])?,
-            largest: parse_bool(&c[28])?,
-            smallest: parse_bool(&c[29])?,
-            larger_than_average: parse_bool(&c[30])?,
+            font_size: SizeChange::parse(&c[14])?,
+            bold: lx::parse_bool(&c[15])?,
+            italic: lx::parse_bool(&c[16])?,
+            email: lx::parse_bool(&c[25])?,
+            http: lx::parse_bool(&c[26])?,
+            largest: lx::parse_bool(&c[28])?,
+            smallest: lx::parse_bool(&c[29])?,
+            larger_than_average: lx::parse_bool(&c[30])?,
         })
     }
 }
@@ -212,7 +170,7 @@ pub fn rows(tokens: &[TokenFacts], lex: &LexView<'_>) -> Vec<Vec<String>> {
                 .into(),
             );
             r.push(if f.new_font { "NEWFONT" } else { "SAMEFONT" }.into());
-            r.push(size_str(f.font_size).into());
+            r.push(f.font_size.as_str().into());
             r.push(bit(f.bold).into());
             r.push(bit(f.italic).into());
             r.push(lx::capitalisation(t).into());
@@ -309,10 +267,10 @@ pub fn document_tokens(doc: &Document, lines: &[LineRef]) -> Vec<HeaderToken> {
     // Font statistics over every token of the zone, whitespace tokens (size 0) included.
     let mut sizes: Vec<f32> = Vec::new();
     for r in lines {
-        let Some(line) = line_at(doc, r) else {
+        let Some(line) = doc.line(r) else {
             continue;
         };
-        let spaces = line_text(line).matches(' ').count();
+        let spaces = line.text().matches(' ').count();
         sizes.extend(line.tokens.iter().map(|t| t.font_size));
         sizes.extend(std::iter::repeat_n(0.0, spaces + 1));
     }
@@ -339,7 +297,7 @@ pub fn document_tokens(doc: &Document, lines: &[LineRef]) -> Vec<HeaderToken> {
         // One block's lines: lines[i..j].
         let mut block_tokens: Vec<HeaderToken> = Vec::new();
         for r in &lines[i..j] {
-            let Some(line) = line_at(doc, r) else {
+            let Some(line) = doc.line(r) else {
                 continue;
             };
             let n = line.tokens.len();
@@ -439,15 +397,6 @@ pub fn document_tokens(doc: &Document, lines: &[LineRef]) -> Vec<HeaderToken> {
         i = j;
     }
     out
-}
-
-fn line_at<'a>(doc: &'a Document, r: &LineRef) -> Option<&'a crate::layout::Line> {
-    doc.pages
-        .get(r.page)?
-        .blocks
-        .get(r.block)?
-        .lines
-        .get(r.line)
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -74,3 +74,41 @@ mod tests {
         assert_eq!(locations(&["Paris"], &view), vec![false]);
     }
 }
+
+/// Where a token or line sits in its line, block or page: the `…START` / `…IN` / `…END`
+/// values of GROBID's layout columns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pos {
+    Start,
+    In,
+    End,
+}
+
+impl Pos {
+    /// Parse a column value against the three spellings `[start, in, end]`.
+    pub fn parse(s: &str, names: [&str; 3]) -> Option<Pos> {
+        [Pos::Start, Pos::In, Pos::End]
+            .into_iter()
+            .zip(names)
+            .find(|(_, n)| *n == s)
+            .map(|(p, _)| p)
+    }
+
+    /// The column value among `[start, in, end]`.
+    pub fn as_str(self, names: [&'static str; 3]) -> &'static str {
+        match self {
+            Pos::Start => names[0],
+            Pos::In => names[1],
+            Pos::End => names[2],
+        }
+    }
+}
+
+/// A `0`/`1` column of a raw feature row.
+pub fn parse_bool(s: &str) -> Option<bool> {
+    match s {
+        "1" => Some(true),
+        "0" => Some(false),
+        _ => None,
+    }
+}

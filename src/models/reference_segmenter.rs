@@ -31,7 +31,7 @@ use crate::layout::Document;
 use crate::lexicon::{self, LexView};
 use crate::models::header::{Pos, Sep};
 use crate::models::lexical::{self as lx, bit};
-use crate::models::segmentation::{line_text, LineRef};
+use crate::models::segmentation::LineRef;
 use crate::models::text;
 use crate::models::{ModelName, ModelSpec, Part, ReadStats};
 use crate::{Error, Result};
@@ -114,18 +114,6 @@ pub struct TokenFacts {
     pub punct_profile: Option<usize>,
 }
 
-fn parse_pos(s: &str, start: &str, mid: &str, end: &str) -> Option<Pos> {
-    if s == start {
-        Some(Pos::Start)
-    } else if s == mid {
-        Some(Pos::In)
-    } else if s == end {
-        Some(Pos::End)
-    } else {
-        None
-    }
-}
-
 impl TokenFacts {
     /// The facts of one row of a GROBID raw reference-segmenter file (28 columns, the last a
     /// `0`); `None` when the row is not a reference-segmenter row.
@@ -136,7 +124,7 @@ impl TokenFacts {
         let bin = |s: &str| s.parse::<usize>().ok().filter(|v| *v <= LINE_SCALE);
         Some(TokenFacts {
             text: c[0].clone(),
-            line: parse_pos(&c[10], "LINESTART", "LINEIN", "LINEEND")?,
+            line: Pos::parse(&c[10], ["LINESTART", "LINEIN", "LINEEND"])?,
             indented: match c[11].as_str() {
                 "LINEINDENT" => true,
                 "ALIGNEDLEFT" => false,
@@ -144,7 +132,7 @@ impl TokenFacts {
             },
             line_position: bin(&c[23])?,
             line_length: bin(&c[24])?,
-            block: parse_pos(&c[25], "BLOCKSTART", "BLOCKIN", "BLOCKEND")?,
+            block: Pos::parse(&c[25], ["BLOCKSTART", "BLOCKIN", "BLOCKEND"])?,
             punct_profile: match c[26].as_str() {
                 "no" => None,
                 s => Some(bin(s)?),
@@ -236,15 +224,6 @@ fn punct_profile(line: &str) -> Option<usize> {
     (n > 0).then_some(n.min(LINE_SCALE))
 }
 
-fn line_at<'a>(doc: &'a Document, r: &LineRef) -> Option<&'a crate::layout::Line> {
-    doc.pages
-        .get(r.page)?
-        .blocks
-        .get(r.block)?
-        .lines
-        .get(r.line)
-}
-
 /// The reference-segmenter tokens of the given lines (the segmentation's references zone), in
 /// order, with GROBID's layout facts (reference §3.4): one token per non-blank layout token;
 /// a line end resets the line; the in-line position counts each token's characters and two
@@ -255,10 +234,10 @@ fn line_at<'a>(doc: &'a Document, r: &LineRef) -> Option<&'a crate::layout::Line
 /// zone's third line on.
 pub fn document_tokens(doc: &Document, lines: &[LineRef]) -> Vec<RefSegToken> {
     // The zone's longest line, as GROBID's line lengths: characters through the "\n".
-    let line_chars = |line: &crate::layout::Line| line_text(line).chars().count() + 1;
+    let line_chars = |line: &crate::layout::Line| line.text().chars().count() + 1;
     let max_len = lines
         .iter()
-        .filter_map(|r| line_at(doc, r))
+        .filter_map(|r| doc.line(r))
         .map(line_chars)
         .fold(1, usize::max);
 
@@ -266,12 +245,12 @@ pub fn document_tokens(doc: &Document, lines: &[LineRef]) -> Vec<RefSegToken> {
     let mut line_start_x: Option<f32> = None;
     let mut indented = false;
     for r in lines {
-        let Some(line) = line_at(doc, r) else {
+        let Some(line) = doc.line(r) else {
             continue;
         };
         let n_lines = doc.pages[r.page].blocks[r.block].lines.len();
         let len = line_chars(line);
-        let profile = punct_profile(&line_text(line));
+        let profile = punct_profile(&line.text());
         let kept: Vec<(usize, String)> = line
             .tokens
             .iter()

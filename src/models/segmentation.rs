@@ -73,12 +73,7 @@ impl Label {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Pos {
-    Start,
-    In,
-    End,
-}
+pub use crate::models::lexical::Pos;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SizeChange {
@@ -88,14 +83,14 @@ pub enum SizeChange {
 }
 
 impl SizeChange {
-    fn as_str(self) -> &'static str {
+    pub fn as_str(self) -> &'static str {
         match self {
             SizeChange::Higher => "HIGHERFONT",
             SizeChange::Same => "SAMEFONTSIZE",
             SizeChange::Lower => "LOWERFONT",
         }
     }
-    fn parse(s: &str) -> Option<Self> {
+    pub fn parse(s: &str) -> Option<Self> {
         Some(match s {
             "HIGHERFONT" => SizeChange::Higher,
             "SAMEFONTSIZE" => SizeChange::Same,
@@ -150,14 +145,6 @@ fn pos_str(p: Pos, start: &'static str, mid: &'static str, end: &'static str) ->
     }
 }
 
-fn parse_bool(s: &str) -> Option<bool> {
-    match s {
-        "1" => Some(true),
-        "0" => Some(false),
-        _ => None,
-    }
-}
-
 impl LineFacts {
     /// The facts of one row of a GROBID raw segmentation file (33 or 34 columns).
     pub fn from_raw(c: &[String]) -> Option<LineFacts> {
@@ -182,18 +169,18 @@ impl LineFacts {
             },
             new_font: c[9] == "NEWFONT",
             font_size: SizeChange::parse(&c[10])?,
-            bold: parse_bool(&c[11])?,
-            italic: parse_bool(&c[12])?,
+            bold: lx::parse_bool(&c[11])?,
+            italic: lx::parse_bool(&c[12])?,
             doc_pos: n(23)?,
             page_pos: n(24)?,
             punct: c[25].clone(),
             punct_len: n(26)?,
             line_len: n(27)?,
-            bitmap_around: parse_bool(&c[28])?,
-            vector_around: parse_bool(&c[29])?,
-            repetitive: parse_bool(&c[30])?,
-            first_repetitive: parse_bool(&c[31])?,
-            in_main_area: parse_bool(&c[32])?,
+            bitmap_around: lx::parse_bool(&c[28])?,
+            vector_around: lx::parse_bool(&c[29])?,
+            repetitive: lx::parse_bool(&c[30])?,
+            first_repetitive: lx::parse_bool(&c[31])?,
+            in_main_area: lx::parse_bool(&c[32])?,
         })
     }
 }
@@ -241,34 +228,13 @@ fn row(f: &LineFacts, lex: &LexView<'_>) -> Vec<String> {
     r
 }
 
-/// Where a segmentation row comes from in a [`Document`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct LineRef {
-    /// Index into `doc.pages`.
-    pub page: usize,
-    pub block: usize,
-    pub line: usize,
-}
-
-/// The text of a line as GROBID's token stream spells it: tokens, a space after each spaced
-/// token, and a trailing space unless the line ends with a hyphen.
-pub fn line_text(line: &crate::layout::Line) -> String {
-    let mut s = String::new();
-    for (i, t) in line.tokens.iter().enumerate() {
-        s.push_str(&t.text);
-        let last = i + 1 == line.tokens.len();
-        if (t.space_after && !last) || (last && !t.text.ends_with('-')) {
-            s.push(' ');
-        }
-    }
-    s
-}
+pub use crate::layout::LineRef;
 
 /// Number of GROBID tokens (words, spaces, newlines) a block contributes to the token stream.
 fn grobid_token_count(b: &Block) -> usize {
     let mut n = 1; // the block-end newline
     for l in &b.lines {
-        let spaces = line_text(l).matches(' ').count();
+        let spaces = l.text().matches(' ').count();
         n += l.tokens.len() + spaces + 1;
     }
     n
@@ -342,7 +308,7 @@ pub fn document_lines(doc: &Document) -> (Vec<LineFacts>, Vec<LineRef>) {
         for (bi, b) in page.blocks.iter().enumerate() {
             if bi < 2 || bi + 2 > n {
                 if let Some(l) = b.lines.first() {
-                    let key = letters_only(&line_text(l));
+                    let key = letters_only(&l.text());
                     if key.len() > 8 {
                         *pattern_count.entry(key).or_default() += 1;
                     }
@@ -376,7 +342,7 @@ pub fn document_lines(doc: &Document) -> (Vec<LineFacts>, Vec<LineRef>) {
             let font = head.map(|t| t.font.to_lowercase()).unwrap_or_default();
             let size = head.map(|t| t.font_size as i64).unwrap_or(0);
             let (bold, italic) = head.map(|t| (t.bold, t.italic)).unwrap_or((false, false));
-            let texts: Vec<String> = b.lines.iter().map(line_text).collect();
+            let texts: Vec<String> = b.lines.iter().map(|l| l.text()).collect();
             let max_len = texts.iter().map(|t| t.chars().count()).max().unwrap_or(0);
             let head_or_foot = bi < 2 || bi + 2 > nblocks;
             let doc_pos = lx::linear_scaling(nn, doc_len, 12);
@@ -515,7 +481,7 @@ impl Zones {
                 .get(r.block)?
                 .lines
                 .get(r.line)?;
-            Some(line_text(l))
+            Some(l.text())
         };
         for i in 0..self.pieces.len().saturating_sub(1) {
             let (label, lines) = &self.pieces[i];

@@ -227,7 +227,7 @@ fn document_text(doc: &Document) -> String {
     let mut s = String::new();
     for b in doc.blocks() {
         for l in &b.lines {
-            s.push_str(&segmentation::line_text(l));
+            s.push_str(&l.text());
             s.push('\n');
         }
     }
@@ -239,15 +239,7 @@ fn document_text(doc: &Document) -> String {
 fn line_boxes(doc: &Document, tokens: &[refseg::RefSegToken]) -> Vec<PageBox> {
     let mut out: Vec<(segmentation::LineRef, PageBox)> = Vec::new();
     for t in tokens {
-        let Some(page) = doc.pages.get(t.line.page) else {
-            continue;
-        };
-        let Some(tok) = page
-            .blocks
-            .get(t.line.block)
-            .and_then(|b| b.lines.get(t.line.line))
-            .and_then(|l| l.tokens.get(t.index))
-        else {
+        let Some((page, tok)) = doc.token(&t.line, t.index) else {
             continue;
         };
         match out.last_mut() {
@@ -255,7 +247,7 @@ fn line_boxes(doc: &Document, tokens: &[refseg::RefSegToken]) -> Vec<PageBox> {
             _ => out.push((
                 t.line,
                 PageBox {
-                    page: page.number,
+                    page,
                     bbox: tok.bbox,
                 },
             )),
