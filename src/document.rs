@@ -4,6 +4,7 @@ The models' decoders fill it; the TEI and BibTeX writers (`tei/`, `bibtex`) only
 
 - [`HeaderRecord`]: title, authors with names, e-mails and affiliations, abstract, keywords,
   identifiers, journal data and the upload's MD5.
+- [`Article`]: the whole document record (header and references) the TEI writer reads.
 - [`Reference`]: one entry of the bibliography: the parsed citation, the marker printed before
   it (`[12]`, `12.`), and the boxes it covers on the pages (for coordinates and annotations).
 */
@@ -58,6 +59,14 @@ impl HeaderRecord {
             && self.journal.is_none()
             && self.date.is_none()
     }
+}
+
+/// One document as Quire extracts it: the header and the bibliography (body, notes, figures
+/// and tables come later). The TEI writer ([`crate::tei::header::article_tei`]) reads it.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Article {
+    pub header: HeaderRecord,
+    pub references: Vec<Reference>,
 }
 
 /// A box on a page: page number from 1, PDF units, origin top-left.

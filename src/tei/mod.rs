@@ -1,139 +1,112 @@
 /*!
 TEI writers for the raw-string results (reference grobid-service.md §5.7): `<date when>`,
 `<persName>`, `<affiliation>`, `<biblStruct>` and the `listBibl` document of
-`processCitationList`. Structures in, text out; [`escape`] makes any input safe, including
-characters XML 1.0 cannot carry at all (they are dropped).
+`processCitationList` / `processReferences`. Structures in, text out, all through the one
+element writer of [`writer`] (which also makes any input safe, dropping the characters XML 1.0
+cannot carry at all). The `write_*` functions write into a [`writer::TeiWriter`] so the
+header/article document ([`header`]) embeds the same elements.
 */
 
 pub mod header;
-
-use std::fmt::Write;
+pub mod writer;
 
 use crate::models::affiliation::Affiliation;
 use crate::models::citation::Citation;
 use crate::models::date::Date;
 use crate::models::name::Person;
-
-/// Whether XML 1.0 allows the character in a document.
-fn is_xml_char(c: char) -> bool {
-    matches!(c, '\t' | '\n' | '\r' | '\u{20}'..='\u{D7FF}' | '\u{E000}'..='\u{FFFD}' | '\u{10000}'..)
-}
-
-/// Escape text for element content or a double-quoted attribute. Characters XML 1.0 forbids
-/// (most C0 controls, U+FFFE, U+FFFF) are dropped; `\r` is written as a reference so it
-/// survives parsing.
-pub fn escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for c in s.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&apos;"),
-            '\r' => out.push_str("&#13;"),
-            c if is_xml_char(c) => out.push(c),
-            _ => {}
-        }
-    }
-    out
-}
-
-const TEI_NS: &str = "http://www.tei-c.org/ns/1.0";
+pub use writer::escape;
+#[cfg(test)]
+use writer::is_xml_char;
+use writer::{attr_value, Slash, TeiWriter, TEI_NS};
 
 /// `<date when="2019-03" />` per dated date (those without a year are skipped).
 pub fn dates(ds: &[Date]) -> String {
-    let mut out = String::new();
+    let mut w = TeiWriter::default();
     for d in ds {
-        if let Some(w) = d.when() {
-            let _ = write!(out, "<date when=\"{}\" />", escape(&w));
+        if let Some(when) = d.when() {
+            w.empty("date", &[("when", &when)], Slash::Spaced);
         }
     }
-    out
+    w.finish()
 }
 
-fn elem(out: &mut String, name: &str, attrs: &str, text: Option<&str>) {
+/// Whether the person has a name part (a `<persName>` is written).
+fn has_name(p: &Person) -> bool {
+    p.forename.is_some() || p.middlename.is_some() || p.surname.is_some()
+}
+
+/// A name part, unless blank.
+fn name_part(w: &mut TeiWriter, name: &str, attrs: &[(&str, &str)], text: Option<&str>) {
     if let Some(t) = text.filter(|t| !t.trim().is_empty()) {
-        let _ = write!(out, "<{name}{attrs}>{}</{name}>", escape(t));
+        w.leaf(name, attrs, t);
     }
+}
+
+/// One compact `<persName>` (with the TEI namespace when `ns`), or nothing for a person
+/// without any name part.
+pub(crate) fn write_pers_name(w: &mut TeiWriter, p: &Person, ns: bool) {
+    if !has_name(p) {
+        return;
+    }
+    w.start("persName", if ns { &[("xmlns", TEI_NS)] } else { &[] });
+    name_part(w, "roleName", &[], p.title.as_deref());
+    name_part(w, "forename", &[("type", "first")], p.forename.as_deref());
+    name_part(
+        w,
+        "forename",
+        &[("type", "middle")],
+        p.middlename.as_deref(),
+    );
+    name_part(w, "surname", &[], p.surname.as_deref());
+    name_part(w, "genName", &[], p.suffix.as_deref());
+    w.end("persName");
 }
 
 /// One `<persName>` (with the TEI namespace when `ns`), or nothing for a person without
 /// any name part.
 pub fn pers_name(p: &Person, ns: bool) -> String {
-    if p.forename.is_none() && p.middlename.is_none() && p.surname.is_none() {
-        return String::new();
-    }
-    let mut out = String::new();
-    if ns {
-        let _ = write!(out, "<persName xmlns=\"{TEI_NS}\">");
-    } else {
-        out.push_str("<persName>");
-    }
-    elem(&mut out, "roleName", "", p.title.as_deref());
-    elem(
-        &mut out,
-        "forename",
-        " type=\"first\"",
-        p.forename.as_deref(),
-    );
-    elem(
-        &mut out,
-        "forename",
-        " type=\"middle\"",
-        p.middlename.as_deref(),
-    );
-    elem(&mut out, "surname", "", p.surname.as_deref());
-    elem(&mut out, "genName", "", p.suffix.as_deref());
-    out.push_str("</persName>");
-    out
+    let mut w = TeiWriter::default();
+    write_pers_name(&mut w, p, ns);
+    w.finish()
 }
 
 /// The persons of a name string, compact, each with the namespace (processHeaderNames).
 pub fn pers_names(ps: &[Person]) -> String {
-    ps.iter().map(|p| pers_name(p, true)).collect()
+    let mut w = TeiWriter::default();
+    for p in ps {
+        write_pers_name(&mut w, p, true);
+    }
+    w.finish()
 }
 
-fn org_names(out: &mut String, ind: &str, ty: &str, key: &str, names: &[String]) {
+fn org_names(w: &mut TeiWriter, ty: &str, key: &str, names: &[String]) {
     for (i, n) in names.iter().enumerate() {
         if names.len() > 1 {
-            let _ = writeln!(
-                out,
-                "{ind}<orgName type=\"{ty}\" key=\"{key}{}\">{}</orgName>",
-                i + 1,
-                escape(n)
-            );
+            let key = format!("{key}{}", i + 1);
+            w.line("orgName", &[("type", ty), ("key", &key)], n);
         } else {
-            let _ = writeln!(out, "{ind}<orgName type=\"{ty}\">{}</orgName>", escape(n));
+            w.line("orgName", &[("type", ty)], n);
         }
     }
 }
 
-/// One `<affiliation>` block indented by `depth` tabs (GROBID's layout), with an optional
-/// `key` (`aff0`…) and raw-affiliation note.
-pub fn affiliation(a: &Affiliation, depth: usize, key: Option<&str>, raw: bool) -> String {
-    let ind = "\t".repeat(depth);
-    let ind1 = "\t".repeat(depth + 1);
-    let ind2 = "\t".repeat(depth + 2);
-    let mut out = String::new();
+/// One `<affiliation>` block at the writer's depth (GROBID's layout), with an optional `key`
+/// (`aff0`…) and raw-affiliation note.
+pub(crate) fn write_affiliation(w: &mut TeiWriter, a: &Affiliation, key: Option<&str>, raw: bool) {
     match key {
-        Some(k) => {
-            let _ = writeln!(out, "{ind}<affiliation key=\"{}\">", escape(k));
-        }
-        None => {
-            let _ = writeln!(out, "{ind}<affiliation>");
-        }
-    }
+        Some(k) => w.open("affiliation", &[("key", k)]),
+        None => w.open("affiliation", &[]),
+    };
     if raw && !a.raw.is_empty() {
-        let _ = write!(out, "{ind1}<note type=\"raw_affiliation\">");
+        w.indent().start("note", &[("type", "raw_affiliation")]);
         if let Some(m) = a.markers.first() {
-            let _ = write!(out, "<label>{}</label> ", escape(m));
+            w.leaf("label", &[], m).text(" ");
         }
-        let _ = writeln!(out, "{}</note>", escape(&a.raw));
+        w.text(&a.raw).end("note").newline();
     }
-    org_names(&mut out, &ind1, "department", "dep", &a.departments);
-    org_names(&mut out, &ind1, "laboratory", "lab", &a.laboratories);
-    org_names(&mut out, &ind1, "institution", "instit", &a.institutions);
+    org_names(w, "department", "dep", &a.departments);
+    org_names(w, "laboratory", "lab", &a.laboratories);
+    org_names(w, "institution", "instit", &a.institutions);
     let has_address = !a.addr_lines.is_empty()
         || a.post_box.is_some()
         || a.post_code.is_some()
@@ -141,9 +114,9 @@ pub fn affiliation(a: &Affiliation, depth: usize, key: Option<&str>, raw: bool) 
         || a.region.is_some()
         || a.country.is_some();
     if has_address {
-        let _ = writeln!(out, "{ind1}<address>");
+        w.open("address", &[]);
         for l in &a.addr_lines {
-            let _ = writeln!(out, "{ind2}<addrLine>{}</addrLine>", escape(l));
+            w.line("addrLine", &[], l);
         }
         for (name, v) in [
             ("postBox", &a.post_box),
@@ -152,44 +125,45 @@ pub fn affiliation(a: &Affiliation, depth: usize, key: Option<&str>, raw: bool) 
             ("region", &a.region),
         ] {
             if let Some(v) = v {
-                let _ = writeln!(out, "{ind2}<{name}>{}</{name}>", escape(v));
+                w.line(name, &[], v);
             }
         }
         if let Some(c) = &a.country {
             match &a.country_code {
-                Some(k) => {
-                    let _ = writeln!(
-                        out,
-                        "{ind2}<country key=\"{}\">{}</country>",
-                        escape(k),
-                        escape(c)
-                    );
-                }
-                None => {
-                    let _ = writeln!(out, "{ind2}<country>{}</country>", escape(c));
-                }
-            }
+                Some(k) => w.line("country", &[("key", k)], c),
+                None => w.line("country", &[], c),
+            };
         }
-        let _ = writeln!(out, "{ind1}</address>");
+        w.close("address");
     }
-    let _ = writeln!(out, "{ind}</affiliation>");
-    out
+    w.close("affiliation");
+}
+
+/// One `<affiliation>` block indented by `depth` tabs (GROBID's layout), with an optional
+/// `key` (`aff0`…) and raw-affiliation note.
+pub fn affiliation(a: &Affiliation, depth: usize, key: Option<&str>, raw: bool) -> String {
+    let mut w = TeiWriter::at(depth);
+    write_affiliation(&mut w, a, key, raw);
+    w.finish()
 }
 
 /// processAffiliations: one affiliation alone (one tab deep), several in a `<xml>` wrapper.
 pub fn affiliations(affs: &[Affiliation]) -> String {
+    let mut w = TeiWriter::at(1);
     match affs {
-        [] => String::new(),
-        [one] => affiliation(one, 1, None, false),
+        [] => {}
+        [one] => write_affiliation(&mut w, one, None, false),
         many => {
-            let mut out = String::from("<xml>\n");
-            for a in many {
-                out.push_str(&affiliation(a, 2, None, false));
-            }
-            out.push_str("</xml>\n");
-            out
+            w.start("xml", &[]).newline();
+            w.nested(2, |w| {
+                for a in many {
+                    write_affiliation(w, a, None, false);
+                }
+            });
+            w.end("xml").newline();
         }
     }
+    w.finish()
 }
 
 /// Options of [`bibl_struct`].
@@ -203,177 +177,122 @@ pub struct BiblOptions<'a> {
     pub depth: usize,
 }
 
-fn authors(out: &mut String, ind: &str, ps: &[Person]) {
-    for p in ps {
-        let pn = pers_name(p, false);
-        if !pn.is_empty() {
-            let _ = writeln!(out, "{ind}<author>{pn}</author>");
-        }
+fn authors(w: &mut TeiWriter, role: &str, ps: &[Person]) {
+    for p in ps.iter().filter(|p| has_name(p)) {
+        w.indent().start(role, &[]);
+        write_pers_name(w, p, false);
+        w.end(role).newline();
     }
 }
 
-/// One `<biblStruct>` (grobid-service.md §5.3/§5.7). A reference with a container (journal,
-/// book, series) gets `<analytic>` for its own title and authors; otherwise everything is
-/// in `<monogr>` with the title at level `m`.
-pub fn bibl_struct(c: &Citation, opt: BiblOptions<'_>) -> String {
-    let i0 = "\t".repeat(opt.depth);
-    let i1 = "\t".repeat(opt.depth + 1);
-    let i2 = "\t".repeat(opt.depth + 2);
-    let i3 = "\t".repeat(opt.depth + 3);
-    let mut out = String::new();
+/// One `<biblStruct>` at the writer's depth (grobid-service.md §5.3/§5.7). A reference with a
+/// container (journal, book, series) gets `<analytic>` for its own title and authors;
+/// otherwise everything is in `<monogr>` with the title at level `m`.
+pub(crate) fn write_bibl_struct(
+    w: &mut TeiWriter,
+    c: &Citation,
+    id: Option<&str>,
+    include_raw: bool,
+) {
     // GROBID's exact start tag, two spaces included (grobid-service.md §5.7: the string is
-    // concatenated as `<biblStruct` + ` status="…"` + two spaces + `xml:id` or `>`).
-    match opt.id {
-        Some(id) => {
-            let _ = writeln!(
-                out,
-                "{i0}<biblStruct status=\"extracted\"  xml:id=\"{}\">",
-                escape(id)
-            );
-        }
-        None => {
-            let _ = writeln!(out, "{i0}<biblStruct status=\"extracted\"  >");
-        }
-    }
+    // concatenated as `<biblStruct` + ` status="…"` + two spaces + `xml:id` or `>`); quick-xml
+    // writes attributes one space apart, so the tag's content goes through verbatim.
+    match id {
+        Some(id) => w.open_raw(
+            "biblStruct",
+            &format!(
+                "biblStruct status=\"extracted\"  xml:id=\"{}\"",
+                attr_value(id)
+            ),
+        ),
+        None => w.open_raw("biblStruct", "biblStruct status=\"extracted\"  "),
+    };
     let container = c.journal.is_some() || c.booktitle.is_some() || c.series.is_some();
     let analytic = container && (c.title.is_some() || !c.authors.is_empty());
     if analytic {
-        let _ = writeln!(out, "{i1}<analytic>");
-        if let Some(t) = &c.title {
-            let _ = writeln!(
-                out,
-                "{i2}<title level=\"a\" type=\"main\">{}</title>",
-                escape(t)
-            );
-        }
-        authors(&mut out, &i2, &c.authors);
-        identifiers(&mut out, &i2, c);
-        let _ = writeln!(out, "{i1}</analytic>");
+        w.open("analytic", &[]);
+        w.line_if(
+            "title",
+            &[("level", "a"), ("type", "main")],
+            c.title.as_deref(),
+        );
+        authors(w, "author", &c.authors);
+        identifiers(w, c);
+        w.close("analytic");
     }
-    let _ = writeln!(out, "{i1}<monogr>");
-    if let Some(j) = &c.journal {
-        let _ = writeln!(out, "{i2}<title level=\"j\">{}</title>", escape(j));
-    }
-    if let Some(b) = &c.booktitle {
-        let _ = writeln!(out, "{i2}<title level=\"m\">{}</title>", escape(b));
-    }
+    w.open("monogr", &[]);
+    w.line_if("title", &[("level", "j")], c.journal.as_deref());
+    w.line_if("title", &[("level", "m")], c.booktitle.as_deref());
     if !analytic {
-        if let Some(t) = &c.title {
-            let _ = writeln!(
-                out,
-                "{i2}<title level=\"m\" type=\"main\">{}</title>",
-                escape(t)
-            );
-        }
-        authors(&mut out, &i2, &c.authors);
-        identifiers(&mut out, &i2, c);
+        w.line_if(
+            "title",
+            &[("level", "m"), ("type", "main")],
+            c.title.as_deref(),
+        );
+        authors(w, "author", &c.authors);
+        identifiers(w, c);
     }
-    if let Some(s) = &c.series {
-        let _ = writeln!(out, "{i2}<title level=\"s\">{}</title>", escape(s));
-    }
+    w.line_if("title", &[("level", "s")], c.series.as_deref());
     if let Some(col) = &c.collaboration {
-        let _ = writeln!(
-            out,
-            "{i2}<author><orgName type=\"collaboration\">{}</orgName></author>",
-            escape(col)
-        );
+        w.indent()
+            .start("author", &[])
+            .leaf("orgName", &[("type", "collaboration")], col)
+            .end("author")
+            .newline();
     }
-    for e in &c.editors {
-        let pn = pers_name(e, false);
-        if !pn.is_empty() {
-            let _ = writeln!(out, "{i2}<editor>{pn}</editor>");
-        }
-    }
+    authors(w, "editor", &c.editors);
     if c.editors.is_empty() {
-        if let Some(e) = &c.editor_text {
-            let _ = writeln!(out, "{i2}<editor>{}</editor>", escape(e));
-        }
+        w.line_if("editor", &[], c.editor_text.as_deref());
     }
-    let _ = writeln!(out, "{i2}<imprint>");
-    if let Some(p) = &c.publisher {
-        let _ = writeln!(out, "{i3}<publisher>{}</publisher>", escape(p));
-    }
-    if let Some(p) = &c.location {
-        let _ = writeln!(out, "{i3}<pubPlace>{}</pubPlace>", escape(p));
-    }
-    if let Some(v) = &c.volume {
-        let _ = writeln!(
-            out,
-            "{i3}<biblScope unit=\"volume\">{}</biblScope>",
-            escape(v)
-        );
-    }
-    if let Some(v) = &c.issue {
-        let _ = writeln!(
-            out,
-            "{i3}<biblScope unit=\"issue\">{}</biblScope>",
-            escape(v)
-        );
-    }
+    w.open("imprint", &[]);
+    w.line_if("publisher", &[], c.publisher.as_deref());
+    w.line_if("pubPlace", &[], c.location.as_deref());
+    w.line_if("biblScope", &[("unit", "volume")], c.volume.as_deref());
+    w.line_if("biblScope", &[("unit", "issue")], c.issue.as_deref());
     match c.page_range() {
         Some((from, Some(to))) => {
-            let _ = writeln!(
-                out,
-                "{i3}<biblScope unit=\"page\" from=\"{}\" to=\"{}\" />",
-                escape(&from),
-                escape(&to)
-            );
+            let attrs = [("unit", "page"), ("from", &from), ("to", &to)];
+            w.line_empty("biblScope", &attrs, Slash::Spaced);
         }
         Some((from, None)) => {
-            let _ = writeln!(
-                out,
-                "{i3}<biblScope unit=\"page\">{}</biblScope>",
-                escape(&from)
-            );
+            w.line("biblScope", &[("unit", "page")], &from);
         }
         None => {}
     }
     match (&c.date, &c.date_text) {
         (Some(d), _) if d.when().is_some() => {
-            let _ = writeln!(
-                out,
-                "{i3}<date type=\"published\" when=\"{}\" />",
-                escape(&d.when().unwrap_or_default())
-            );
+            let when = d.when().unwrap_or_default();
+            let attrs = [("type", "published"), ("when", &when)];
+            w.line_empty("date", &attrs, Slash::Spaced);
         }
         (_, Some(raw)) => {
-            let _ = writeln!(out, "{i3}<date>{}</date>", escape(raw));
+            w.line("date", &[], raw);
         }
         _ => {}
     }
-    let _ = writeln!(out, "{i2}</imprint>");
-    let _ = writeln!(out, "{i1}</monogr>");
-    if let Some(t) = &c.tech {
-        let _ = writeln!(out, "{i1}<note type=\"report_type\">{}</note>", escape(t));
+    w.close("imprint");
+    w.close("monogr");
+    w.line_if("note", &[("type", "report_type")], c.tech.as_deref());
+    w.line_if("note", &[], c.note.as_deref());
+    w.line_if("note", &[("type", "institution")], c.institution.as_deref());
+    if include_raw && !c.raw.is_empty() {
+        w.line("note", &[("type", "raw_reference")], &c.raw);
     }
-    if let Some(n) = &c.note {
-        let _ = writeln!(out, "{i1}<note>{}</note>", escape(n));
-    }
-    if let Some(inst) = &c.institution {
-        let _ = writeln!(
-            out,
-            "{i1}<note type=\"institution\">{}</note>",
-            escape(inst)
-        );
-    }
-    if opt.include_raw && !c.raw.is_empty() {
-        let _ = writeln!(
-            out,
-            "{i1}<note type=\"raw_reference\">{}</note>",
-            escape(&c.raw)
-        );
-    }
-    let _ = writeln!(out, "{i0}</biblStruct>");
-    out
+    w.close("biblStruct");
 }
 
-fn identifiers(out: &mut String, ind: &str, c: &Citation) {
+/// One `<biblStruct>` (grobid-service.md §5.3/§5.7), `opt.depth` tabs deep.
+pub fn bibl_struct(c: &Citation, opt: BiblOptions<'_>) -> String {
+    let mut w = TeiWriter::at(opt.depth);
+    write_bibl_struct(&mut w, c, opt.id, opt.include_raw);
+    w.finish()
+}
+
+fn identifiers(w: &mut TeiWriter, c: &Citation) {
     let doi = c.doi();
-    if let Some(d) = &doi {
-        let _ = writeln!(out, "{ind}<idno type=\"DOI\">{}</idno>", escape(d));
-    }
+    w.line_if("idno", &[("type", "DOI")], doi.as_deref());
     if let Some(a) = c.arxiv() {
-        let _ = writeln!(out, "{ind}<idno type=\"arXiv\">{}</idno>", escape(&a));
+        w.line("idno", &[("type", "arXiv")], &a);
     }
     // A pubnum holding the DOI (or the arXiv id) is already written above; compare without
     // spaces or case, so `doi: 10.1000/XYZ` is recognised too.
@@ -388,38 +307,53 @@ fn identifiers(out: &mut String, ind: &str, c: &Citation) {
             .as_deref()
             .is_some_and(|d| squash(p).contains(&squash(d)));
         if !is_doi && !p.to_lowercase().contains("arxiv") {
-            let _ = writeln!(out, "{ind}<idno>{}</idno>", escape(p));
+            w.line("idno", &[], p);
         }
     }
-    if let Some(w) = &c.web {
-        let _ = writeln!(out, "{ind}<ptr target=\"{}\" />", escape(w));
+    if let Some(web) = &c.web {
+        w.line_empty("ptr", &[("target", web)], Slash::Spaced);
     }
 }
 
-/// The processCitationList document: the fixed TEI envelope with one `biblStruct` per input,
-/// `xml:id="b0"…`, in input order.
+/// `<listBibl>` at the writer's depth with one `biblStruct` per citation, `xml:id="b0"…` in
+/// order; `<listBibl/>` when there is none.
+pub(crate) fn write_list_bibl<'c>(
+    w: &mut TeiWriter,
+    cs: impl IntoIterator<Item = &'c Citation>,
+    include_raw: bool,
+) {
+    let mut cs = cs.into_iter().peekable();
+    if cs.peek().is_none() {
+        w.line_empty("listBibl", &[], Slash::Tight);
+        return;
+    }
+    w.open("listBibl", &[]);
+    for (i, c) in cs.enumerate() {
+        write_bibl_struct(w, c, Some(&format!("b{i}")), include_raw);
+    }
+    w.close("listBibl");
+}
+
+/// The processCitationList / processReferences document: the fixed TEI envelope with one
+/// `biblStruct` per input, `xml:id="b0"…`, in input order.
 pub fn list_bibl(cs: &[Citation], include_raw: bool) -> String {
-    let mut out = String::from(
-        "<TEI xmlns=\"http://www.tei-c.org/ns/1.0\" xmlns:xlink=\"http://www.w3.org/1999/xlink\" xmlns:mml=\"http://www.w3.org/1998/Math/MathML\">\n\t<teiHeader/>\n\t<text>\n\t\t<front/>\n\t\t<body/>\n\t\t<back>\n\t\t\t<div>\n",
+    let mut w = TeiWriter::default();
+    w.open(
+        "TEI",
+        &[
+            ("xmlns", TEI_NS),
+            ("xmlns:xlink", "http://www.w3.org/1999/xlink"),
+            ("xmlns:mml", "http://www.w3.org/1998/Math/MathML"),
+        ],
     );
-    if cs.is_empty() {
-        out.push_str("\t\t\t\t<listBibl/>\n\t\t\t</div>\n\t\t</back>\n\t</text>\n</TEI>\n");
-        return out;
-    }
-    out.push_str("\t\t\t\t<listBibl>\n");
-    for (i, c) in cs.iter().enumerate() {
-        let id = format!("b{i}");
-        out.push_str(&bibl_struct(
-            c,
-            BiblOptions {
-                id: Some(&id),
-                include_raw,
-                depth: 5,
-            },
-        ));
-    }
-    out.push_str("\t\t\t\t</listBibl>\n\t\t\t</div>\n\t\t</back>\n\t</text>\n</TEI>\n");
-    out
+    w.line_empty("teiHeader", &[], Slash::Tight);
+    w.open("text", &[]);
+    w.line_empty("front", &[], Slash::Tight);
+    w.line_empty("body", &[], Slash::Tight);
+    w.open("back", &[]).open("div", &[]);
+    write_list_bibl(&mut w, cs, include_raw);
+    w.close("div").close("back").close("text").close("TEI");
+    w.finish()
 }
 
 /// Golden files of the TEI writers' tests (`src/tei/golden/`).
@@ -446,33 +380,62 @@ pub(crate) mod golden {
     }
 }
 
+/// What a test reads back from the writers' XML.
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use proptest::prelude::*;
-    use quick_xml::events::Event;
+pub(crate) mod parsed {
+    use quick_xml::events::{BytesStart, Event};
 
-    /// Parse with quick-xml and return the concatenated text, failing on malformed XML.
-    fn well_formed(xml: &str) -> Result<String, String> {
+    /// The text runs (between any two tags, references resolved) and attribute values of a
+    /// document, in order.
+    pub struct Parsed {
+        pub texts: Vec<String>,
+        pub attrs: Vec<String>,
+    }
+
+    fn attrs(e: &BytesStart<'_>, out: &mut Vec<String>) -> Result<(), String> {
+        for a in e.attributes() {
+            let a = a.map_err(|e| e.to_string())?;
+            let v = a.normalized_value(quick_xml::XmlVersion::Explicit1_0);
+            out.push(v.map_err(|e| e.to_string())?.into_owned());
+        }
+        Ok(())
+    }
+
+    /// Parse with quick-xml, failing on malformed XML.
+    pub fn parse(xml: &str) -> Result<Parsed, String> {
         let mut r = quick_xml::Reader::from_str(xml);
-        let mut depth = 0i32;
-        let mut text = String::new();
+        let mut p = Parsed {
+            texts: Vec::new(),
+            attrs: Vec::new(),
+        };
+        let (mut depth, mut run) = (0i32, String::new());
         loop {
-            match r.read_event().map_err(|e| e.to_string())? {
-                Event::Start(_) => depth += 1,
+            let ev = r.read_event().map_err(|e| e.to_string())?;
+            if matches!(
+                ev,
+                Event::Start(_) | Event::End(_) | Event::Empty(_) | Event::Eof
+            ) && !run.is_empty()
+            {
+                p.texts.push(std::mem::take(&mut run));
+            }
+            match ev {
+                Event::Start(e) => {
+                    depth += 1;
+                    attrs(&e, &mut p.attrs)?;
+                }
+                Event::Empty(e) => attrs(&e, &mut p.attrs)?,
                 Event::End(_) => depth -= 1,
-                Event::Text(t) => text.push_str(&t.xml10_content()),
-                Event::GeneralRef(g) => {
-                    if let Some(c) = g.resolve_char_ref().map_err(|e| e.to_string())? {
-                        text.push(c);
-                    } else {
+                Event::Text(t) => run.push_str(&t.xml10_content()),
+                Event::GeneralRef(g) => match g.resolve_char_ref().map_err(|e| e.to_string())? {
+                    Some(c) => run.push(c),
+                    None => {
                         let n = g.xml10_content();
-                        text.push_str(
+                        run.push_str(
                             quick_xml::escape::resolve_predefined_entity(&n)
                                 .ok_or(format!("entity {n}"))?,
                         );
                     }
-                }
+                },
                 Event::Eof => break,
                 _ => {}
             }
@@ -480,7 +443,23 @@ mod tests {
         if depth != 0 {
             return Err("unbalanced".into());
         }
-        Ok(text)
+        Ok(p)
+    }
+
+    /// Every text run and attribute value of a document.
+    pub fn values(xml: &str) -> Result<Vec<String>, String> {
+        parse(xml).map(|p| p.texts.into_iter().chain(p.attrs).collect())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Parse with quick-xml and return the concatenated text, failing on malformed XML.
+    fn well_formed(xml: &str) -> Result<String, String> {
+        parsed::parse(xml).map(|p| p.texts.concat())
     }
 
     fn person(f: &str, s: &str) -> Person {

@@ -14,7 +14,7 @@ Nothing extracted answers 204; layout failures keep their interface codes.
 use actix_web::http::header;
 use actix_web::{web, HttpRequest, HttpResponse};
 use quire::layout::PageRange;
-use quire::tei::header::{now_stamp, to_tei, TeiOptions};
+use quire::tei::header::{article_tei, now_stamp, Article, TeiOptions};
 use quire_actors::cascade::header::{HeaderCascade, HeaderRequest};
 use quire_actors::cascade::references::{ReferencesCascade, ReferencesRequest};
 use quire_actors::parse_models_filter;
@@ -145,6 +145,7 @@ async fn process_header_document(
     let opt = TeiOptions {
         include_raw_affiliations: p.include_raw_affiliations,
         include_raw_copyrights: p.include_raw_copyrights,
+        include_raw_citations: false,
         start_page: p.start.max(0),
         end_page: p.end,
         // What was done, not what was asked: no consolidation service runs yet, so every
@@ -153,9 +154,13 @@ async fn process_header_document(
         version: env!("CARGO_PKG_VERSION").to_string(),
         when: now_stamp(),
     };
+    let article = Article {
+        header: out.record,
+        references: Vec::new(),
+    };
     Ok(HttpResponse::Ok()
         .content_type(XML)
-        .body(to_tei(&out.record, &opt)))
+        .body(article_tei(&article, &opt)))
 }
 
 /// processReferences: the bibliography of the whole document as GROBID's `listBibl` envelope
