@@ -117,8 +117,8 @@ impl TokenFacts {
         }
         Some(TokenFacts {
             text: c[0].clone(),
-            block: Pos::parse(&c[10], ["BLOCKSTART", "BLOCKIN", "BLOCKEND"])?,
-            line: Pos::parse(&c[11], ["LINESTART", "LINEIN", "LINEEND"])?,
+            block: Pos::parse(&c[10], lx::BLOCK_POS)?,
+            line: Pos::parse(&c[11], lx::LINE_POS)?,
             indented: c[12] == "LINEINDENT",
             new_font: c[13] == "NEWFONT",
             font_size: SizeChange::parse(&c[14])?,
@@ -145,30 +145,9 @@ pub fn rows(tokens: &[TokenFacts], lex: &LexView<'_>) -> Vec<Vec<String>> {
             let t = f.text.as_str();
             let mut r: Vec<String> = Vec::with_capacity(32);
             crate::features::push_lexical(&mut r, t);
-            r.push(
-                match f.block {
-                    Pos::Start => "BLOCKSTART",
-                    Pos::In => "BLOCKIN",
-                    Pos::End => "BLOCKEND",
-                }
-                .into(),
-            );
-            r.push(
-                match f.line {
-                    Pos::Start => "LINESTART",
-                    Pos::In => "LINEIN",
-                    Pos::End => "LINEEND",
-                }
-                .into(),
-            );
-            r.push(
-                if f.indented {
-                    "LINEINDENT"
-                } else {
-                    "ALIGNEDLEFT"
-                }
-                .into(),
-            );
+            r.push(f.block.as_str(lx::BLOCK_POS).into());
+            r.push(f.line.as_str(lx::LINE_POS).into());
+            r.push(lx::alignment(f.indented).into());
             r.push(if f.new_font { "NEWFONT" } else { "SAMEFONT" }.into());
             r.push(f.font_size.as_str().into());
             r.push(bit(f.bold).into());

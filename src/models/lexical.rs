@@ -104,6 +104,22 @@ impl Pos {
     }
 }
 
+/// The spellings of a line-status column.
+pub const LINE_POS: [&str; 3] = ["LINESTART", "LINEIN", "LINEEND"];
+/// The spellings of a block-status column.
+pub const BLOCK_POS: [&str; 3] = ["BLOCKSTART", "BLOCKIN", "BLOCKEND"];
+/// The spellings of a page-status column.
+pub const PAGE_POS: [&str; 3] = ["PAGESTART", "PAGEIN", "PAGEEND"];
+
+/// The alignment column: `LINEINDENT` for an indented line start, else `ALIGNEDLEFT`.
+pub fn alignment(indented: bool) -> &'static str {
+    if indented {
+        "LINEINDENT"
+    } else {
+        "ALIGNEDLEFT"
+    }
+}
+
 /// A `0`/`1` column of a raw feature row.
 pub fn parse_bool(s: &str) -> Option<bool> {
     match s {

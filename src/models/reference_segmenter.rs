@@ -124,7 +124,7 @@ impl TokenFacts {
         let bin = |s: &str| s.parse::<usize>().ok().filter(|v| *v <= LINE_SCALE);
         Some(TokenFacts {
             text: c[0].clone(),
-            line: Pos::parse(&c[10], ["LINESTART", "LINEIN", "LINEEND"])?,
+            line: Pos::parse(&c[10], lx::LINE_POS)?,
             indented: match c[11].as_str() {
                 "LINEINDENT" => true,
                 "ALIGNEDLEFT" => false,
@@ -132,7 +132,7 @@ impl TokenFacts {
             },
             line_position: bin(&c[23])?,
             line_length: bin(&c[24])?,
-            block: Pos::parse(&c[25], ["BLOCKSTART", "BLOCKIN", "BLOCKEND"])?,
+            block: Pos::parse(&c[25], lx::BLOCK_POS)?,
             punct_profile: match c[26].as_str() {
                 "no" => None,
                 s => Some(bin(s)?),
@@ -150,22 +150,8 @@ pub fn rows(tokens: &[TokenFacts], lex: &LexView<'_>) -> Vec<Vec<String>> {
             let t = f.text.as_str();
             let mut r: Vec<String> = Vec::with_capacity(COLUMNS);
             crate::features::push_lexical(&mut r, t);
-            r.push(
-                match f.line {
-                    Pos::Start => "LINESTART",
-                    Pos::In => "LINEIN",
-                    Pos::End => "LINEEND",
-                }
-                .into(),
-            );
-            r.push(
-                if f.indented {
-                    "LINEINDENT"
-                } else {
-                    "ALIGNEDLEFT"
-                }
-                .into(),
-            );
+            r.push(f.line.as_str(lx::LINE_POS).into());
+            r.push(lx::alignment(f.indented).into());
             r.push(lx::capitalisation(t).into());
             r.push(lx::digit(t).into());
             r.push(bit(t.chars().count() == 1).into());
@@ -179,14 +165,7 @@ pub fn rows(tokens: &[TokenFacts], lex: &LexView<'_>) -> Vec<Vec<String>> {
             r.push(lx::punct_type(t).into());
             r.push(f.line_position.to_string());
             r.push(f.line_length.to_string());
-            r.push(
-                match f.block {
-                    Pos::Start => "BLOCKSTART",
-                    Pos::In => "BLOCKIN",
-                    Pos::End => "BLOCKEND",
-                }
-                .into(),
-            );
+            r.push(f.block.as_str(lx::BLOCK_POS).into());
             r.push(
                 f.punct_profile
                     .map_or_else(|| "no".into(), |n| n.to_string()),

@@ -137,14 +137,6 @@ pub struct LineFacts {
     pub in_main_area: bool,
 }
 
-fn pos_str(p: Pos, start: &'static str, mid: &'static str, end: &'static str) -> &'static str {
-    match p {
-        Pos::Start => start,
-        Pos::In => mid,
-        Pos::End => end,
-    }
-}
-
 impl LineFacts {
     /// The facts of one row of a GROBID raw segmentation file (33 or 34 columns).
     pub fn from_raw(c: &[String]) -> Option<LineFacts> {
@@ -155,18 +147,8 @@ impl LineFacts {
         Some(LineFacts {
             first: c[0].clone(),
             second: c[1].clone(),
-            block: match c[7].as_str() {
-                "BLOCKSTART" => Pos::Start,
-                "BLOCKIN" => Pos::In,
-                "BLOCKEND" => Pos::End,
-                _ => return None,
-            },
-            page: match c[8].as_str() {
-                "PAGESTART" => Pos::Start,
-                "PAGEIN" => Pos::In,
-                "PAGEEND" => Pos::End,
-                _ => return None,
-            },
+            block: Pos::parse(&c[7], lx::BLOCK_POS)?,
+            page: Pos::parse(&c[8], lx::PAGE_POS)?,
             new_font: c[9] == "NEWFONT",
             font_size: SizeChange::parse(&c[10])?,
             bold: lx::parse_bool(&c[11])?,
@@ -199,8 +181,8 @@ fn row(f: &LineFacts, lex: &LexView<'_>) -> Vec<String> {
     for k in 1..=4 {
         r.push(lx::prefix(t, k).to_string());
     }
-    r.push(pos_str(f.block, "BLOCKSTART", "BLOCKIN", "BLOCKEND").into());
-    r.push(pos_str(f.page, "PAGESTART", "PAGEIN", "PAGEEND").into());
+    r.push(f.block.as_str(lx::BLOCK_POS).into());
+    r.push(f.page.as_str(lx::PAGE_POS).into());
     r.push(if f.new_font { "NEWFONT" } else { "SAMEFONT" }.into());
     r.push(f.font_size.as_str().into());
     r.push(bit(f.bold).into());
