@@ -57,7 +57,7 @@ const ABSTRACT: [&str; 4] = [
 ];
 
 /// A one-column article page: title, authors, affiliations, abstract, keywords, body.
-fn one_column() -> PdfBuilder {
+pub(crate) fn one_column() -> PdfBuilder {
     PdfBuilder::new()
         .page(612.0, 792.0)
         .text(

@@ -72,44 +72,8 @@ fn article() -> Vec<u8> {
         "and many methods were proposed over the last decades, with mixed results [2, 3].",
         "In this paper we describe a simple and robust approach that works at large scale.",
     ];
-    let mut b = PdfBuilder::new()
-        .page(612.0, 792.0)
-        .text(
-            120.0,
-            700.0,
-            "Helvetica-Bold",
-            17.0,
-            "Estimating Soil Moisture from Satellite Images",
-        )
-        .text(
-            200.0,
-            665.0,
-            "Helvetica",
-            11.0,
-            "Maria Lopez and Thomas Berger",
-        )
-        .text(
-            150.0,
-            648.0,
-            "Helvetica",
-            9.0,
-            "Department of Geography, University of Lisbon, Portugal",
-        )
-        .text(280.0, 600.0, "Helvetica-Bold", 10.0, "Abstract")
-        .paragraph(
-            90.0,
-            585.0,
-            "Times-Roman",
-            10.0,
-            12.0,
-            &[
-                "We present a method for estimating the moisture of soils from satellite images.",
-                "The method combines a physical model with a statistical correction.",
-            ],
-        )
-        .text(72.0, 530.0, "Helvetica-Bold", 12.0, "1 Introduction")
-        .paragraph(72.0, 512.0, "Times-Roman", 10.0, 12.0, &body)
-        .paragraph(72.0, 450.0, "Times-Roman", 10.0, 12.0, &body)
+    // Page 1 is the header tests' one-column article (title, authors, abstract, body).
+    let mut b = crate::header::one_column()
         .page(612.0, 792.0)
         .paragraph(72.0, 740.0, "Times-Roman", 10.0, 12.0, &body)
         .text(72.0, 680.0, "Helvetica-Bold", 12.0, "References");
