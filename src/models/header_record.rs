@@ -193,10 +193,54 @@ pub fn clean_title(s: &str) -> String {
     t.to_string()
 }
 
+/// The `<abstract>` spans that make the abstract: all of them, but those after a keyword
+/// span that itself follows an abstract span (`Abstract … Keywords … Introduction text` the
+/// model labelled `<abstract>` again: keywords close the abstract).
+pub fn abstract_spans(f: &HeaderFields) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut closed = false;
+    for (l, s) in &f.spans {
+        match l {
+            Label::Keyword if !out.is_empty() => closed = true,
+            Label::Abstract if !closed => out.push(s.as_str()),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// Headings of a second, plain-language summary printed after the abstract (its own
+/// abstract type in JATS); the abstract ends before them.
+const SECOND_SUMMARY_HEADINGS: &[&str] = &[
+    "Plain Language Summary",
+    "Plain language summary",
+    "PLAIN LANGUAGE SUMMARY",
+    "Plain English Summary",
+    "Plain English summary",
+    "Lay Summary",
+    "Lay summary",
+    "Impact statement",
+    "Impact Statement",
+    "IMPACT STATEMENT",
+];
+
 /// Abstract clean-up: lines joined (de-hyphenated), a leading `Abstract`/`Summary` heading
 /// removed.
 pub fn clean_abstract(s: &str) -> String {
-    let t = clean(s);
+    let mut t = clean(s);
+    // A second summary after a sentence end, once the abstract has some length, ends it.
+    let cut = SECOND_SUMMARY_HEADINGS
+        .iter()
+        .filter_map(|h| {
+            t.match_indices(h)
+                .map(|(i, _)| i)
+                .find(|&i| i >= 200 && t[..i].trim_end().ends_with(['.', '!', '?', ')']))
+        })
+        .min();
+    if let Some(i) = cut {
+        t.truncate(i);
+        t = t.trim_end().to_string();
+    }
     // ASCII lower-casing keeps byte offsets: `t` is sliced at the length of an ASCII head
     // (`to_lowercase` would change lengths for `İ`, `ẞ`, `K` (Kelvin), … and shift them).
     let lower = t.to_ascii_lowercase();
@@ -397,10 +441,7 @@ pub fn assemble(f: &HeaderFields, sub: SubResults, doc_text: &str) -> HeaderReco
     attach_emails(&mut h.authors, emails);
     h.abstract_text = f
         .first(Label::Abstract)
-        .map(|_| {
-            let all: Vec<&str> = f.all(Label::Abstract).collect();
-            clean_abstract(&all.join("\n"))
-        })
+        .map(|_| clean_abstract(&abstract_spans(f).join("\n")))
         .filter(|a| !a.is_empty());
     h.keywords = f.all(Label::Keyword).flat_map(split_keywords).collect();
     let pubnums: String = f.all(Label::Pubnum).collect::<Vec<_>>().join(" ");
@@ -912,6 +953,39 @@ mod tests {
             vec!["a.b@x.org", "c.d@x.org"]
         );
         assert_eq!(clean_abstract("ABSTRACT: Text here."), "Text here.");
+    }
+
+    #[test]
+    fn the_abstract_ends_at_keywords_and_at_a_second_summary() {
+        let f = fields(&[
+            (Label::Title, "A title"),
+            (Label::Abstract, "We study things."),
+            (Label::Abstract, "More of it."),
+            (Label::Other, "Keywords"),
+            (Label::Keyword, "things, it"),
+            (Label::Abstract, "Climate change, often referred to as ..."),
+        ]);
+        assert_eq!(abstract_spans(&f), vec!["We study things.", "More of it."]);
+        // Keywords before the abstract close nothing.
+        let g = fields(&[
+            (Label::Keyword, "things"),
+            (Label::Abstract, "We study things."),
+            (Label::Abstract, "More."),
+        ]);
+        assert_eq!(abstract_spans(&g).len(), 2);
+        let long = "We study things. ".repeat(15);
+        let text = format!("{long}Plain Language Summary Climate change is harming people.");
+        assert_eq!(clean_abstract(&text), long.trim());
+        let text = format!("{long}Impact statement Our study shows.");
+        assert_eq!(clean_abstract(&text), long.trim());
+        // Too early, or inside a sentence: kept.
+        let text = "Abstract: Impact statement of the policy. We study.";
+        assert_eq!(
+            clean_abstract(text),
+            "Impact statement of the policy. We study."
+        );
+        let text = format!("{long}and the Lay summary was written.");
+        assert_eq!(clean_abstract(&text), text.trim());
     }
 
     #[test]
