@@ -26,25 +26,65 @@ pub fn rescue_authors_by_email(f: &mut HeaderFields) {
     if f.first(Label::Author).is_none() {
         return;
     }
-    for i in 1..f.spans.len() {
-        if f.spans[i].0 != Label::Email || f.spans[i - 1].0 != Label::Other {
+    // Author blocks laid out as a name over its e-mail: the header model labelled at least
+    // one such pair itself.
+    let name_over_email = (1..f.spans.len())
+        .any(|i| f.spans[i].0 == Label::Email && f.spans[i - 1].0 == Label::Author);
+    let mut i = 1;
+    while i < f.spans.len() {
+        let prev = f.spans[i - 1].0;
+        if f.spans[i].0 != Label::Email
+            || !matches!(prev, Label::Other | Label::Address | Label::Affiliation)
+        {
+            i += 1;
             continue;
         }
-        let name = &f.spans[i - 1].1;
-        if !name_like(name) {
+        // The name is the whole `<other>` span, or the last line of a longer span (`Korea` /
+        // `Seungjin Choi`: the previous author's address run on into the next name).
+        let text = f.spans[i - 1].1.trim_end().to_string();
+        let (head, name) = match text.rsplit_once('\n') {
+            Some((head, last)) => (Some(head.to_string()), last.to_string()),
+            None if prev == Label::Other => (None, text.clone()),
+            None => {
+                i += 1;
+                continue;
+            }
+        };
+        if !name_like(&name) {
+            i += 1;
             continue;
         }
         let locals: Vec<String> = split_emails(&f.spans[i].1)
             .iter()
             .map(|e| ascii_lower(e.split('@').next().unwrap_or("")))
             .collect();
-        let hit = name.split_whitespace().any(|w| {
-            let w = ascii_lower(w);
-            w.len() >= 3 && locals.iter().any(|l| l.contains(&w))
-        });
-        if hit {
-            f.spans[i - 1].0 = Label::Author;
+        let words: Vec<String> = name.split_whitespace().map(ascii_lower).collect();
+        let word_hit = words
+            .iter()
+            .any(|w| w.len() >= 3 && locals.iter().any(|l| l.contains(w.as_str())));
+        // Where names over e-mails are the layout, an e-mail opening with the initial of one
+        // of the name's words (`jst@` under `John Shawe-Taylor`) is enough.
+        let initial_hit = name_over_email
+            && words.iter().any(|w| {
+                let c = w.chars().next();
+                locals.iter().any(|l| l.chars().next() == c)
+            });
+        if !(word_hit || initial_hit) {
+            i += 1;
+            continue;
         }
+        match head {
+            None => f.spans[i - 1].0 = Label::Author,
+            Some(head) => {
+                f.spans[i - 1].1 = head;
+                f.spans.insert(i, (Label::Author, name));
+                if f.largest.len() + 1 == f.spans.len() {
+                    f.largest.insert(i, 0);
+                }
+                i += 1;
+            }
+        }
+        i += 1;
     }
 }
 
@@ -62,9 +102,27 @@ fn name_like(s: &str) -> bool {
         "email",
         "mail",
     ];
+    const PLACES: &[&str] = &[
+        "center",
+        "centre",
+        "division",
+        "faculty",
+        "group",
+        "hospital",
+        "research",
+        "school",
+        "science",
+        "sciences",
+        "technology",
+    ];
     let s = s.trim();
     let words: Vec<&str> = s.split_whitespace().collect();
+    let organisation = words.iter().any(|w| {
+        let w = ascii_lower(w);
+        ORGANISATION_WORDS.contains(&w.as_str()) || PLACES.contains(&w.as_str())
+    });
     !s.contains('\n')
+        && !organisation
         && (2..=4).contains(&words.len())
         && words.iter().all(|w| {
             w.chars().next().is_some_and(char::is_uppercase)
@@ -135,10 +193,54 @@ pub fn clean_title(s: &str) -> String {
     t.to_string()
 }
 
+/// The `<abstract>` spans that make the abstract: all of them, but those after a keyword
+/// span that itself follows an abstract span (`Abstract … Keywords … Introduction text` the
+/// model labelled `<abstract>` again: keywords close the abstract).
+pub fn abstract_spans(f: &HeaderFields) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut closed = false;
+    for (l, s) in &f.spans {
+        match l {
+            Label::Keyword if !out.is_empty() => closed = true,
+            Label::Abstract if !closed => out.push(s.as_str()),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// Headings of a second, plain-language summary printed after the abstract (its own
+/// abstract type in JATS); the abstract ends before them.
+const SECOND_SUMMARY_HEADINGS: &[&str] = &[
+    "Plain Language Summary",
+    "Plain language summary",
+    "PLAIN LANGUAGE SUMMARY",
+    "Plain English Summary",
+    "Plain English summary",
+    "Lay Summary",
+    "Lay summary",
+    "Impact statement",
+    "Impact Statement",
+    "IMPACT STATEMENT",
+];
+
 /// Abstract clean-up: lines joined (de-hyphenated), a leading `Abstract`/`Summary` heading
 /// removed.
 pub fn clean_abstract(s: &str) -> String {
-    let t = clean(s);
+    let mut t = clean(s);
+    // A second summary after a sentence end, once the abstract has some length, ends it.
+    let cut = SECOND_SUMMARY_HEADINGS
+        .iter()
+        .filter_map(|h| {
+            t.match_indices(h)
+                .map(|(i, _)| i)
+                .find(|&i| i >= 200 && t[..i].trim_end().ends_with(['.', '!', '?', ')']))
+        })
+        .min();
+    if let Some(i) = cut {
+        t.truncate(i);
+        t = t.trim_end().to_string();
+    }
     // ASCII lower-casing keeps byte offsets: `t` is sliced at the length of an ASCII head
     // (`to_lowercase` would change lengths for `İ`, `ẞ`, `K` (Kelvin), … and shift them).
     let lower = t.to_ascii_lowercase();
@@ -315,9 +417,7 @@ pub fn assemble(f: &HeaderFields, sub: SubResults, doc_text: &str) -> HeaderReco
             if surname.chars().count() < 2 || !plausible_name(&p) {
                 continue;
             }
-            let dup = h.authors.iter().any(|a| {
-                a.person.surname.as_deref() == Some(surname) && a.person.forename == p.forename
-            });
+            let dup = h.authors.iter().any(|a| same_person(&a.person, &p));
             if dup {
                 continue;
             }
@@ -330,6 +430,7 @@ pub fn assemble(f: &HeaderFields, sub: SubResults, doc_text: &str) -> HeaderReco
             author_segment.push(seg);
         }
     }
+    drop_surname_pairs(&mut h.authors, &mut author_segment);
     h.affiliations = sub
         .affiliations
         .into_iter()
@@ -340,10 +441,7 @@ pub fn assemble(f: &HeaderFields, sub: SubResults, doc_text: &str) -> HeaderReco
     attach_emails(&mut h.authors, emails);
     h.abstract_text = f
         .first(Label::Abstract)
-        .map(|_| {
-            let all: Vec<&str> = f.all(Label::Abstract).collect();
-            clean_abstract(&all.join("\n"))
-        })
+        .map(|_| clean_abstract(&abstract_spans(f).join("\n")))
         .filter(|a| !a.is_empty());
     h.keywords = f.all(Label::Keyword).flat_map(split_keywords).collect();
     let pubnums: String = f.all(Label::Pubnum).collect::<Vec<_>>().join(" ");
@@ -357,6 +455,83 @@ pub fn assemble(f: &HeaderFields, sub: SubResults, doc_text: &str) -> HeaderReco
     h.submission = f.first(Label::Submission).map(clean);
     h.meeting = f.first(Label::Meeting).map(clean);
     h
+}
+
+/// Two name-model results that name the same person: equal surnames (any case), or one
+/// surname ending with the other as a word (`Nili Ahmadabadi` for `Ahmadabadi`), with
+/// forenames that agree (equal, the same initial, or one missing): a copyright or running
+/// line repeating the author list (`© 2010 Hossein Hajimirsadeghi, … . Hajimirsadeghi, …`)
+/// adds no author.
+fn same_person(a: &Person, b: &Person) -> bool {
+    let (Some(sa), Some(sb)) = (a.surname.as_deref(), b.surname.as_deref()) else {
+        return false;
+    };
+    let (sa, sb) = (sa.to_lowercase(), sb.to_lowercase());
+    let ends = |long: &str, short: &str| {
+        long.strip_suffix(short)
+            .is_some_and(|head| head.ends_with([' ', '-']))
+    };
+    // One full name ending with the other's (`Nili Ahmadabadi` in `Majid Nili Ahmadabadi`).
+    let words = |p: &Person| -> Vec<String> {
+        [&p.forename, &p.middlename, &p.surname]
+            .into_iter()
+            .flatten()
+            .flat_map(|s| s.split_whitespace())
+            .map(str::to_lowercase)
+            .collect()
+    };
+    let (wa, wb) = (words(a), words(b));
+    let (short, long) = if wa.len() <= wb.len() {
+        (&wa, &wb)
+    } else {
+        (&wb, &wa)
+    };
+    if short.len() >= 2 && short.len() < long.len() && long.ends_with(short) {
+        return true;
+    }
+    if !(sa == sb || ends(&sa, &sb) || ends(&sb, &sa)) {
+        return false;
+    }
+    let initial = |f: &Option<String>| {
+        f.as_deref()
+            .and_then(|f| f.chars().find(|c| c.is_alphabetic()))
+            .map(|c| c.to_lowercase().to_string())
+    };
+    match (initial(&a.forename), initial(&b.forename)) {
+        (Some(x), Some(y)) => x == y && (sa == sb || a.forename == b.forename),
+        _ => true,
+    }
+}
+
+/// A person whose one-word forename and surname are both other authors' surnames
+/// (`Moradi Araabi` from a repeated `… Moradi. Hajimirsadeghi, … Araabi` list) is a surname
+/// list misread as a name: dropped.
+fn drop_surname_pairs(authors: &mut Vec<Author>, author_segment: &mut Vec<usize>) {
+    let surnames: Vec<String> = authors
+        .iter()
+        .map(|a| a.person.surname.as_deref().unwrap_or("").to_lowercase())
+        .collect();
+    let other_surname = |j: usize, s: &str| {
+        let s = s.to_lowercase();
+        surnames.iter().enumerate().any(|(k, x)| k != j && *x == s)
+    };
+    let keep: Vec<bool> = authors
+        .iter()
+        .enumerate()
+        .map(|(j, a)| {
+            let p = &a.person;
+            let pair = p.middlename.is_none()
+                && p.forename
+                    .as_deref()
+                    .is_some_and(|f| !f.contains(char::is_whitespace) && other_surname(j, f))
+                && p.surname.as_deref().is_some_and(|s| other_surname(j, s));
+            !pair
+        })
+        .collect();
+    let mut it = keep.iter();
+    authors.retain(|_| *it.next().unwrap_or(&true));
+    let mut it = keep.iter();
+    author_segment.retain(|_| *it.next().unwrap_or(&true));
 }
 
 /// Words that name organisations, never persons (`Mozilla Corporation` closing an author
@@ -544,6 +719,90 @@ mod tests {
     }
 
     #[test]
+    fn names_over_emails_are_rescued_by_initial_and_from_the_end_of_an_address() {
+        let mut f = fields(&[
+            (Label::Title, "A title"),
+            (Label::Author, "Tristan Fletcher"),
+            (Label::Email, "t.fletcher@cs.ucl.ac.uk"),
+            (Label::Other, "John Shawe-Taylor"),
+            (Label::Email, "jst@cs.ucl.ac.uk"),
+            (Label::Affiliation, "Pohang University"),
+            (Label::Address, "Korea\nSeungjin Choi"),
+            (Label::Email, "seungjin@postech.ac.kr"),
+            (
+                Label::Affiliation,
+                "Department of Physics\nStanford University",
+            ),
+            (Label::Email, "su@stanford.edu"),
+            (Label::Other, "Hebrew University"),
+            (Label::Email, "hu@cs.huji.ac.il"),
+        ]);
+        f.largest = vec![0; f.spans.len()];
+        rescue_authors_by_email(&mut f);
+        let authors: Vec<&str> = f.all(Label::Author).collect();
+        assert_eq!(
+            authors,
+            vec!["Tristan Fletcher", "John Shawe-Taylor", "Seungjin Choi"]
+        );
+        assert_eq!(f.all(Label::Address).collect::<Vec<_>>(), vec!["Korea"]);
+        assert_eq!(f.spans.len(), f.largest.len());
+        // Without a name-over-e-mail pair labelled by the model, an initial is not enough.
+        let mut g = fields(&[
+            (Label::Author, "Tristan Fletcher"),
+            (Label::Other, "John Shawe-Taylor"),
+            (Label::Email, "jst@cs.ucl.ac.uk"),
+        ]);
+        rescue_authors_by_email(&mut g);
+        assert_eq!(g.all(Label::Author).count(), 1);
+    }
+
+    #[test]
+    fn a_repeated_author_list_adds_no_author() {
+        let named = |first: Option<&str>, last: &str| Person {
+            forename: first.map(str::to_string),
+            surname: Some(last.to_string()),
+            ..Default::default()
+        };
+        let a = named(Some("Majid"), "Nili Ahmadabadi");
+        assert!(same_person(&a, &named(None, "Ahmadabadi")));
+        assert!(same_person(&a, &named(Some("M."), "Nili Ahmadabadi")));
+        assert!(same_person(&a, &named(None, "NILI AHMADABADI")));
+        assert!(!same_person(&a, &named(Some("Reza"), "Nili Ahmadabadi")));
+        assert!(!same_person(
+            &named(Some("Wei"), "Zhang"),
+            &named(Some("Li"), "Zhang")
+        ));
+        assert!(!same_person(
+            &named(Some("Ana"), "Madi"),
+            &named(None, "Ahmadi")
+        ));
+        let full = Person {
+            middlename: Some("Nili".into()),
+            ..named(Some("Majid"), "Ahmadabadi")
+        };
+        assert!(same_person(&full, &named(Some("Nili"), "Ahmadabadi")));
+        assert!(!same_person(&full, &named(Some("Reza"), "Ahmadabadi")));
+        let author = |first: &str, last: &str| Author {
+            person: named(Some(first), last),
+            ..Default::default()
+        };
+        let mut authors = vec![
+            author("Babak", "Araabi"),
+            author("Hadi", "Moradi"),
+            author("Moradi", "Araabi"),
+            author("Jean", "Paul"),
+        ];
+        let mut seg = vec![0, 0, 1, 1];
+        drop_surname_pairs(&mut authors, &mut seg);
+        let kept: Vec<&str> = authors
+            .iter()
+            .map(|a| a.person.surname.as_deref().unwrap_or(""))
+            .collect();
+        assert_eq!(kept, vec!["Araabi", "Moradi", "Paul"]);
+        assert_eq!(seg, vec![0, 0, 1]);
+    }
+
+    #[test]
     fn organisations_and_postal_boxes_are_not_authors() {
         assert!(plausible_name(&person("Michael", "Franz", &[])));
         assert!(!plausible_name(&person("Mozilla", "Corporation", &[])));
@@ -694,6 +953,39 @@ mod tests {
             vec!["a.b@x.org", "c.d@x.org"]
         );
         assert_eq!(clean_abstract("ABSTRACT: Text here."), "Text here.");
+    }
+
+    #[test]
+    fn the_abstract_ends_at_keywords_and_at_a_second_summary() {
+        let f = fields(&[
+            (Label::Title, "A title"),
+            (Label::Abstract, "We study things."),
+            (Label::Abstract, "More of it."),
+            (Label::Other, "Keywords"),
+            (Label::Keyword, "things, it"),
+            (Label::Abstract, "Climate change, often referred to as ..."),
+        ]);
+        assert_eq!(abstract_spans(&f), vec!["We study things.", "More of it."]);
+        // Keywords before the abstract close nothing.
+        let g = fields(&[
+            (Label::Keyword, "things"),
+            (Label::Abstract, "We study things."),
+            (Label::Abstract, "More."),
+        ]);
+        assert_eq!(abstract_spans(&g).len(), 2);
+        let long = "We study things. ".repeat(15);
+        let text = format!("{long}Plain Language Summary Climate change is harming people.");
+        assert_eq!(clean_abstract(&text), long.trim());
+        let text = format!("{long}Impact statement Our study shows.");
+        assert_eq!(clean_abstract(&text), long.trim());
+        // Too early, or inside a sentence: kept.
+        let text = "Abstract: Impact statement of the policy. We study.";
+        assert_eq!(
+            clean_abstract(text),
+            "Impact statement of the policy. We study."
+        );
+        let text = format!("{long}and the Lay summary was written.");
+        assert_eq!(clean_abstract(&text), text.trim());
     }
 
     #[test]

@@ -449,9 +449,37 @@ fn opens_body(text: &str) -> bool {
     ((numbered || roman) && heading) || letters_lower(t) == "introduction"
 }
 
+/// A line that opens with an abstract heading followed by the abstract's text on the same
+/// line: `Abstract: We study …`, `ABSTRACT. The …`, `Summary — …`.
+fn opens_with_abstract_heading(text: &str) -> bool {
+    let t = text.trim();
+    let first = t.split_whitespace().next().unwrap_or("");
+    let word = first.trim_end_matches([':', '.', '—', '–', '-']);
+    let rest = t[first.len()..].trim();
+    matches!(word, "Abstract" | "ABSTRACT" | "Summary" | "SUMMARY")
+        && rest.chars().next().is_some_and(char::is_alphanumeric)
+}
+
+/// A line opening with a cue that follows the abstract in front matter: `Keywords`,
+/// `Key words`, `Index Terms`, `Received`, `Accepted`, `Abbreviations`.
+fn opens_with_front_matter_cue(text: &str) -> bool {
+    let l = letters_lower(text);
+    [
+        "keywords",
+        "keyword",
+        "indexterms",
+        "received",
+        "accepted",
+        "abbreviations",
+    ]
+    .iter()
+    .any(|c| l.starts_with(c))
+}
+
 impl Zones {
     /// A header that ends with an `Abstract` (or `Summary`) heading line whose text the model
-    /// gave to the body: the body lines that follow, up to the first line opening the body
+    /// gave to the body, or a header followed by a body whose first line opens with such a
+    /// heading (`Abstract: We …`): the body lines that follow, up to the first line opening the body
     /// (a numbered heading or `Introduction`), on the same page and at most `max_lines`, move
     /// to the header; with no such end within `max_lines`, nothing moves.
     pub fn extend_header_over_abstract(&mut self, doc: &Document, max_lines: usize) {
@@ -474,11 +502,17 @@ impl Zones {
                 continue;
             };
             let head = text(&last).map(|t| letters_lower(&t)).unwrap_or_default();
-            if !matches!(head.as_str(), "abstract" | "summary") {
-                continue;
-            }
             let (next_label, next) = &self.pieces[i + 1];
             if *next_label != Label::Body {
+                continue;
+            }
+            // The heading ends the header, or opens the body's first line (`Abstract: We …`).
+            let heading_last = matches!(head.as_str(), "abstract" | "summary");
+            let heading_first = next
+                .first()
+                .and_then(&text)
+                .is_some_and(|t| opens_with_abstract_heading(&t));
+            if !heading_last && !heading_first {
                 continue;
             }
             let take = next
@@ -493,6 +527,43 @@ impl Zones {
             }
             let moved: Vec<LineRef> = self.pieces[i + 1].1.drain(..take).collect();
             self.pieces[i].1.extend(moved);
+        }
+        // A body run between two header runs of the same page, the second opening with a
+        // `Keywords:`- or `Received:`-like cue (an unheaded abstract between the authors and
+        // the keywords): front matter, moved to the header when it is at most `max_lines`
+        // lines and no line of it opens the body.
+        for i in 0..self.pieces.len().saturating_sub(2) {
+            if self.pieces[i].0 != Label::Header || self.pieces[i + 1].0 != Label::Body {
+                continue;
+            }
+            let Some(page) = self.pieces[i].1.last().map(|r| r.page) else {
+                continue;
+            };
+            let next_header = self.pieces[i + 2..]
+                .iter()
+                .find(|(l, _)| {
+                    !matches!(
+                        l,
+                        Label::Page | Label::Headnote | Label::Footnote | Label::Marginnote
+                    )
+                })
+                .filter(|(l, _)| *l == Label::Header)
+                .and_then(|(_, v)| v.first());
+            // The next header run opens with a front-matter cue that follows an abstract.
+            let cue = next_header
+                .and_then(&text)
+                .is_some_and(|t| opens_with_front_matter_cue(&t));
+            let body = &self.pieces[i + 1].1;
+            let fits = cue
+                && next_header.is_some_and(|r| r.page == page)
+                && !body.is_empty()
+                && body.len() <= max_lines
+                && body.iter().all(|r| r.page == page)
+                && !body.iter().any(|r| text(r).is_some_and(|t| opens_body(&t)));
+            if fits {
+                let moved: Vec<LineRef> = self.pieces[i + 1].1.drain(..).collect();
+                self.pieces[i].1.extend(moved);
+            }
         }
     }
 }
@@ -1014,6 +1085,77 @@ Analysis of analysis A An Ana Anal BLOCKSTART PAGEIN NEWFONT SAMEFONTSIZE 0 1 IN
         let mut z = decode(&refs, &labels).unwrap();
         z.extend_header_over_abstract(&doc, 40);
         assert_eq!(z.lines(Label::Header).len(), 1);
+        // The heading opening the body's first line (`Abstract: We study.`) pulls it too.
+        let p2 = Page {
+            number: 1,
+            width: 612.0,
+            height: 792.0,
+            blocks: vec![
+                block(&[&["A", "Title"]], 80.0, 18.0, "Times-Bold"),
+                block(
+                    &[&["Abstract:", "We", "study."], &["More", "text."]],
+                    140.0,
+                    10.0,
+                    "Times",
+                ),
+                block(
+                    &[&["1.", "Introduction"], &["Body", "text."]],
+                    200.0,
+                    10.0,
+                    "Times",
+                ),
+            ],
+            ..Default::default()
+        };
+        let doc2 = Document { pages: vec![p2] };
+        let (_, refs2) = document_lines(&doc2);
+        let labels: Vec<String> = ["I-<header>", "I-<body>", "<body>", "<body>", "<body>"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        let mut z = decode(&refs2, &labels).unwrap();
+        z.extend_header_over_abstract(&doc2, 40);
+        assert_eq!(z.lines(Label::Header).len(), 3, "{z:?}");
+        assert_eq!(z.lines(Label::Body).len(), 2);
+        // A body run between two header runs of the page, the second opening with
+        // `Keywords:`, moves; one before another header line, or with a heading, stays.
+        let p3 = Page {
+            number: 1,
+            width: 612.0,
+            height: 792.0,
+            blocks: vec![
+                block(&[&["A", "Title"]], 80.0, 18.0, "Times-Bold"),
+                block(
+                    &[&["We", "study."], &["More", "text."]],
+                    140.0,
+                    10.0,
+                    "Times",
+                ),
+                block(&[&["Keywords:", "x"]], 180.0, 10.0, "Times"),
+                block(&[&["1", "Department", "of", "X"]], 190.0, 10.0, "Times"),
+            ],
+            ..Default::default()
+        };
+        let doc3 = Document { pages: vec![p3] };
+        let (_, refs3) = document_lines(&doc3);
+        let run = |labels: &[&str]| {
+            let labels: Vec<String> = labels.iter().map(|s| s.to_string()).collect();
+            let mut z = decode(&refs3, &labels).unwrap();
+            z.extend_header_over_abstract(&doc3, 40);
+            z.lines(Label::Header).len()
+        };
+        assert_eq!(
+            run(&["I-<header>", "I-<body>", "<body>", "I-<header>", "<body>"]),
+            4
+        );
+        assert_eq!(
+            run(&["I-<header>", "I-<body>", "<body>", "<body>", "I-<header>"]),
+            2
+        );
+        assert!(opens_with_abstract_heading("Abstract: We study"));
+        assert!(opens_with_abstract_heading("ABSTRACT The model"));
+        assert!(!opens_with_abstract_heading("Abstract"));
+        assert!(!opens_with_abstract_heading("Abstracts of talks"));
         assert!(opens_body("1 Introduction"));
         assert!(opens_body("2. Related Work"));
         assert!(opens_body("INTRODUCTION"));
