@@ -298,17 +298,45 @@ pub fn clean_title(s: &str) -> String {
 /// The `<abstract>` spans that make the abstract: all of them, but those after a keyword
 /// span that itself follows an abstract span (`Abstract … Keywords … Introduction text` the
 /// model labelled `<abstract>` again: keywords close the abstract).
+///
+/// Address, affiliation or other spans between an abstract span that stops mid-sentence and
+/// the next abstract span, which goes on in lower case, are the abstract's own words the
+/// model took for something else (`… in Ghana, Nigeria, Kenya, Egypt` / `and Burkina Faso.`).
 pub fn abstract_spans(f: &HeaderFields) -> Vec<&str> {
     let mut out = Vec::new();
     let mut closed = false;
-    for (l, s) in &f.spans {
+    for (i, (l, s)) in f.spans.iter().enumerate() {
         match l {
             Label::Keyword if !out.is_empty() => closed = true,
             Label::Abstract if !closed => out.push(s.as_str()),
+            Label::Address | Label::Affiliation | Label::Other
+                if !closed && i > 0 && mid_abstract(f, i) =>
+            {
+                out.push(s.as_str())
+            }
             _ => {}
         }
     }
     out
+}
+
+/// Span `i` sits in a run of address/affiliation/other spans between an abstract span that
+/// ends without a sentence end and an abstract span that opens in lower case.
+fn mid_abstract(f: &HeaderFields, i: usize) -> bool {
+    let inside = |l: &Label| matches!(l, Label::Address | Label::Affiliation | Label::Other);
+    let before = f.spans[..i].iter().rev().find(|(l, _)| !inside(l));
+    let after = f.spans[i + 1..].iter().find(|(l, _)| !inside(l));
+    let open = before.is_some_and(|(l, s)| {
+        *l == Label::Abstract && !s.trim_end().ends_with(['.', '!', '?', ':'])
+    });
+    let goes_on = after.is_some_and(|(l, s)| {
+        *l == Label::Abstract
+            && s.trim_start()
+                .chars()
+                .next()
+                .is_some_and(char::is_lowercase)
+    });
+    open && goes_on
 }
 
 /// Headings of a second, plain-language summary printed after the abstract (its own
@@ -1114,6 +1142,23 @@ mod tests {
             (Label::Abstract, "More."),
         ]);
         assert_eq!(abstract_spans(&g).len(), 2);
+        // Words the model took for an address in the middle of a sentence stay in.
+        let h = fields(&[
+            (Label::Abstract, "Studies came from Uganda,"),
+            (Label::Address, "Ghana, Kenya,"),
+            (Label::Abstract, "and Malawi. We found."),
+            (Label::Address, "Accra, Ghana"),
+            (Label::Abstract, "More."),
+        ]);
+        assert_eq!(
+            abstract_spans(&h),
+            vec![
+                "Studies came from Uganda,",
+                "Ghana, Kenya,",
+                "and Malawi. We found.",
+                "More."
+            ]
+        );
         let long = "We study things. ".repeat(15);
         let text = format!("{long}Plain Language Summary Climate change is harming people.");
         assert_eq!(clean_abstract(&text), long.trim());
