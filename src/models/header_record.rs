@@ -26,6 +26,7 @@ pub fn rescue_authors_by_email(f: &mut HeaderFields) {
     if f.first(Label::Author).is_none() {
         return;
     }
+    rescue_capitalised_name_lines(f);
     // Author blocks laid out as a name over its e-mail: the header model labelled at least
     // one such pair itself.
     let name_over_email = (1..f.spans.len())
@@ -85,6 +86,107 @@ pub fn rescue_authors_by_email(f: &mut HeaderFields) {
             }
         }
         i += 1;
+    }
+}
+
+/// A line of two to five words in capitals (initials, hyphens, apostrophes and footnote
+/// marks allowed) that is not an organisation or a heading: `ULRICK SIDNEY KANMOUNYE`.
+fn capitals_name_line(s: &str) -> bool {
+    const NOT_NAMES: &[&str] = &[
+        "abstract",
+        "access",
+        "article",
+        "author",
+        "authors",
+        "background",
+        "corresponding",
+        "correspondence",
+        "introduction",
+        "keywords",
+        "open",
+        "original",
+        "review",
+        "reviews",
+    ];
+    let words: Vec<&str> = s
+        .split_whitespace()
+        .map(|w| w.trim_end_matches(['*', '†', '‡', ',']))
+        .filter(|w| !w.chars().all(|c| c == '.'))
+        .collect();
+    (2..=5).contains(&words.len())
+        && words
+            .iter()
+            .any(|w| w.chars().filter(|c| c.is_alphabetic()).count() >= 2)
+        && words.iter().all(|w| {
+            let w = w.trim_end_matches(['*', '†', '‡', ',']);
+            w.chars().next().is_some_and(char::is_alphabetic)
+                && w.chars().all(|c| {
+                    (c.is_alphabetic() && !c.is_lowercase()) || matches!(c, '.' | '-' | '\'' | '’')
+                })
+        })
+        && name_like(
+            &words
+                .join(" ")
+                .to_lowercase()
+                .split(' ')
+                .map(title_case)
+                .collect::<Vec<_>>()
+                .join(" "),
+        )
+        && !words
+            .iter()
+            .any(|w| NOT_NAMES.contains(&ascii_lower(w.trim_end_matches(['*', ','])).as_str()))
+}
+
+fn title_case(w: &str) -> String {
+    let mut c = w.chars();
+    match c.next() {
+        Some(f) => f.to_uppercase().chain(c).collect(),
+        None => String::new(),
+    }
+}
+
+/// Author names printed one per line in capitals, where the header model labelled the
+/// first line `<author>` (itself in capitals) and left the next lines `<other>`: each such
+/// leading line of the `<other>` span becomes an `<author>` span of its own.
+fn rescue_capitalised_name_lines(f: &mut HeaderFields) {
+    let mut i = 1;
+    while i < f.spans.len() {
+        let after_caps_author = f.spans[i - 1].0 == Label::Author
+            && f.spans[i - 1]
+                .1
+                .lines()
+                .last()
+                .is_some_and(capitals_name_line);
+        if f.spans[i].0 != Label::Other || !after_caps_author {
+            i += 1;
+            continue;
+        }
+        let text = f.spans[i].1.clone();
+        let lines: Vec<&str> = text.lines().collect();
+        let n = lines.iter().take_while(|l| capitals_name_line(l)).count();
+        if n == 0 {
+            i += 1;
+            continue;
+        }
+        let rest = lines[n..].join("\n");
+        let names: Vec<(Label, String)> = lines[..n]
+            .iter()
+            .map(|l| (Label::Author, l.trim().to_string()))
+            .collect();
+        let aligned = f.largest.len() == f.spans.len();
+        let keep_rest = !rest.trim().is_empty();
+        f.spans.splice(
+            i..=i,
+            names
+                .into_iter()
+                .chain(keep_rest.then_some((Label::Other, rest))),
+        );
+        if aligned {
+            let added = n + usize::from(keep_rest);
+            f.largest.splice(i..=i, std::iter::repeat_n(0, added));
+        }
+        i += n + 1;
     }
 }
 
@@ -196,17 +298,45 @@ pub fn clean_title(s: &str) -> String {
 /// The `<abstract>` spans that make the abstract: all of them, but those after a keyword
 /// span that itself follows an abstract span (`Abstract … Keywords … Introduction text` the
 /// model labelled `<abstract>` again: keywords close the abstract).
+///
+/// Address, affiliation or other spans between an abstract span that stops mid-sentence and
+/// the next abstract span, which goes on in lower case, are the abstract's own words the
+/// model took for something else (`… in Ghana, Nigeria, Kenya, Egypt` / `and Burkina Faso.`).
 pub fn abstract_spans(f: &HeaderFields) -> Vec<&str> {
     let mut out = Vec::new();
     let mut closed = false;
-    for (l, s) in &f.spans {
+    for (i, (l, s)) in f.spans.iter().enumerate() {
         match l {
             Label::Keyword if !out.is_empty() => closed = true,
             Label::Abstract if !closed => out.push(s.as_str()),
+            Label::Address | Label::Affiliation | Label::Other
+                if !closed && i > 0 && mid_abstract(f, i) =>
+            {
+                out.push(s.as_str())
+            }
             _ => {}
         }
     }
     out
+}
+
+/// Span `i` sits in a run of address/affiliation/other spans between an abstract span that
+/// ends without a sentence end and an abstract span that opens in lower case.
+fn mid_abstract(f: &HeaderFields, i: usize) -> bool {
+    let inside = |l: &Label| matches!(l, Label::Address | Label::Affiliation | Label::Other);
+    let before = f.spans[..i].iter().rev().find(|(l, _)| !inside(l));
+    let after = f.spans[i + 1..].iter().find(|(l, _)| !inside(l));
+    let open = before.is_some_and(|(l, s)| {
+        *l == Label::Abstract && !s.trim_end().ends_with(['.', '!', '?', ':'])
+    });
+    let goes_on = after.is_some_and(|(l, s)| {
+        *l == Label::Abstract
+            && s.trim_start()
+                .chars()
+                .next()
+                .is_some_and(char::is_lowercase)
+    });
+    open && goes_on
 }
 
 /// Headings of a second, plain-language summary printed after the abstract (its own
@@ -757,6 +887,45 @@ mod tests {
     }
 
     #[test]
+    fn author_lines_in_capitals_after_a_capitals_author_are_authors() {
+        let mut f = fields(&[
+            (Label::Title, "A title"),
+            (Label::Author, "BEVERLY N . NDIFOIN * *"),
+            (
+                Label::Other,
+                "ULRICK SIDNEY KANMOUNYE\nDESMOND T. JUMBAM**\n* Author affiliations can be found",
+            ),
+            (Label::Abstract, "Background: text"),
+        ]);
+        f.largest = vec![0; f.spans.len()];
+        rescue_authors_by_email(&mut f);
+        let authors: Vec<&str> = f.all(Label::Author).collect();
+        assert_eq!(
+            authors,
+            vec![
+                "BEVERLY N . NDIFOIN * *",
+                "ULRICK SIDNEY KANMOUNYE",
+                "DESMOND T. JUMBAM**"
+            ]
+        );
+        assert_eq!(f.spans.len(), f.largest.len());
+        assert_eq!(
+            f.first(Label::Other),
+            Some("* Author affiliations can be found")
+        );
+        // After an author in mixed case, or for headings in capitals: nothing.
+        for (author, other) in [
+            ("Beverly N. Ndifoin", "ULRICK SIDNEY KANMOUNYE"),
+            ("BEVERLY N. NDIFOIN", "OPEN ACCESS"),
+            ("BEVERLY N. NDIFOIN", "DEPARTMENT OF PHYSICS"),
+        ] {
+            let mut g = fields(&[(Label::Author, author), (Label::Other, other)]);
+            rescue_authors_by_email(&mut g);
+            assert_eq!(g.all(Label::Author).count(), 1, "{other}");
+        }
+    }
+
+    #[test]
     fn a_repeated_author_list_adds_no_author() {
         let named = |first: Option<&str>, last: &str| Person {
             forename: first.map(str::to_string),
@@ -973,6 +1142,23 @@ mod tests {
             (Label::Abstract, "More."),
         ]);
         assert_eq!(abstract_spans(&g).len(), 2);
+        // Words the model took for an address in the middle of a sentence stay in.
+        let h = fields(&[
+            (Label::Abstract, "Studies came from Uganda,"),
+            (Label::Address, "Ghana, Kenya,"),
+            (Label::Abstract, "and Malawi. We found."),
+            (Label::Address, "Accra, Ghana"),
+            (Label::Abstract, "More."),
+        ]);
+        assert_eq!(
+            abstract_spans(&h),
+            vec![
+                "Studies came from Uganda,",
+                "Ghana, Kenya,",
+                "and Malawi. We found.",
+                "More."
+            ]
+        );
         let long = "We study things. ".repeat(15);
         let text = format!("{long}Plain Language Summary Climate change is harming people.");
         assert_eq!(clean_abstract(&text), long.trim());
