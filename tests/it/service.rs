@@ -231,6 +231,8 @@ fn the_console_is_served_at_the_root() {
     for needle in [
         "/api/processDate",
         "/api/processCitation",
+        "/api/processReferences",
+        "value=\"processReferences\"",
         "<form",
         "console.js",
     ] {

@@ -46,10 +46,16 @@ document.getElementById("pdf-form").addEventListener("submit", (ev) => {
   ev.preventDefault();
   const file = document.getElementById("pdf-input").files[0];
   if (!file) { show("", "choose a PDF first"); return; }
+  const select = document.getElementById("pdf-endpoint");
+  const option = select.options[select.selectedIndex];
   const body = new FormData();
   body.append("input", file);
-  body.append("consolidateHeader", document.getElementById("pdf-consolidate").value);
-  send(`/api/${document.getElementById("pdf-endpoint").value}`, { method: "POST", body });
+  body.append(option.dataset.consolidate, document.getElementById("pdf-consolidate").value);
+  if (select.value === "processReferences" && document.getElementById("pdf-include").checked) {
+    body.append("includeRawCitations", "1");
+  }
+  const accept = document.getElementById("pdf-bibtex").checked ? "application/x-bibtex" : "application/xml";
+  send(`/api/${select.value}`, { method: "POST", body, headers: { Accept: accept } });
 });
 
 fetch("/api/version").then((r) => r.json()).then((v) => {
