@@ -392,6 +392,15 @@ pub struct HeaderFields {
 }
 
 impl HeaderFields {
+    /// Fields made of the given spans (tests of the decoding rules).
+    #[cfg(test)]
+    pub(crate) fn of(spans: &[(Label, &str)]) -> HeaderFields {
+        HeaderFields {
+            spans: spans.iter().map(|(l, s)| (*l, s.to_string())).collect(),
+            largest: Vec::new(),
+        }
+    }
+
     /// Every span of a label.
     pub fn all(&self, label: Label) -> impl Iterator<Item = &str> {
         self.spans
@@ -1124,11 +1133,7 @@ Study study S St Stu Stud y dy udy tudy BLOCKEND LINEEND LINEINDENT SAMEFONT SAM
 
     #[test]
     fn names_after_an_editor_cue_are_editors_not_authors() {
-        let spans = |v: &[(Label, &str)]| HeaderFields {
-            spans: v.iter().map(|(l, t)| (*l, t.to_string())).collect(),
-            largest: Vec::new(),
-        };
-        let mut f = spans(&[
+        let mut f = HeaderFields::of(&[
             (Label::Author, "Ana Lopes"),
             (Label::Other, "Editor :"),
             (Label::Author, "Masashi Sugiyama and Qiang Yang"),

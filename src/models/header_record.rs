@@ -809,10 +809,7 @@ mod tests {
     use super::*;
 
     fn fields(spans: &[(Label, &str)]) -> HeaderFields {
-        HeaderFields {
-            spans: spans.iter().map(|(l, s)| (*l, s.to_string())).collect(),
-            largest: Vec::new(),
-        }
+        HeaderFields::of(spans)
     }
 
     fn person(first: &str, last: &str, markers: &[&str]) -> Person {
