@@ -260,39 +260,25 @@ fn overlaps(a: &BBox, b: &BBox) -> bool {
     a.x < b.right() && b.x < a.right() && a.y < b.bottom() && b.y < a.bottom()
 }
 
-/// The DOI in a link target (`https://doi.org/10.…`, `doi:10.…`, a bare `10.…/…`).
+/// The DOI in a link target (`https://doi.org/10.…`, `doi:10.…`, a bare `10.…/…`), found by
+/// the engine's DOI scanner once `%2F`-style escapes are decoded. Only a target that *is* a
+/// DOI counts: one whose `10.` follows a resolver or `doi:` prefix or opens the target.
 pub fn doi_of_uri(uri: &str) -> Option<String> {
-    let uri = decode_percent(uri);
+    let uri = percent_encoding::percent_decode_str(uri)
+        .decode_utf8()
+        .map_or_else(|_| uri.to_string(), |d| d.into_owned());
     let start = uri.find("10.")?;
     let prefix = uri[..start].to_ascii_lowercase();
     let plausible = prefix.is_empty()
         || prefix.ends_with("doi.org/")
         || prefix.ends_with("doi:")
-        || prefix.ends_with("dx.doi.org/")
         || prefix.ends_with("doi/");
-    let doi = uri[start..].trim_end_matches(['.', ',', ';', ')']);
-    let (registrant, suffix) = doi.split_once('/')?;
-    (plausible && registrant.len() > 3 && !suffix.is_empty()).then(|| doi.to_string())
-}
-
-/// `%2F`-style escapes in a link target, decoded where they form valid UTF-8.
-fn decode_percent(s: &str) -> String {
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' && i + 2 < bytes.len() {
-            let hex = |b: u8| (b as char).to_digit(16);
-            if let (Some(h), Some(l)) = (hex(bytes[i + 1]), hex(bytes[i + 2])) {
-                out.push((h * 16 + l) as u8);
-                i += 3;
-                continue;
-            }
-        }
-        out.push(bytes[i]);
-        i += 1;
+    if !plausible {
+        return None;
     }
-    String::from_utf8(out).unwrap_or_else(|_| s.to_string())
+    quire::models::header_record::find_dois(&uri[start..])
+        .into_iter()
+        .next()
 }
 
 /// DOIs and URLs of the PDF's link annotations that cover the reference: a DOI link gives the
