@@ -2,11 +2,9 @@
 The one way a cascade labels sequences: a [`Labeler`] per request holds the model actors, the
 request's flavour and, with `debugMode`, the [`DebugTrace`]. Every model invocation of every
 cascade goes through [`Labeler::label`], which skips empty sequences without a round trip,
-checks in one place that the model answered one label per token, records the invocation in the
-trace, and hands back typed labels when asked ([`Labeler::label_as`]).
+checks in one place that the model answered one label per token, and records the invocation
+in the trace.
 */
-
-use std::str::FromStr;
 
 use quire::models::ModelName;
 
@@ -34,11 +32,6 @@ impl Labeler {
             flavor,
             trace: debug.then(DebugTrace::new),
         }
-    }
-
-    /// The request's flavour.
-    pub fn flavor(&self) -> Option<&'static str> {
-        self.flavor
     }
 
     /// The trace, when the request asked for one.
@@ -116,27 +109,6 @@ impl Labeler {
             trace.record(model.as_str(), &rows, &labels);
         }
         Ok(labels)
-    }
-
-    /// Like [`Labeler::label`], with the labels parsed into the model's label type; a label
-    /// the type does not know is a `TAGGING_ERROR`.
-    pub async fn label_as<L: FromStr>(
-        &mut self,
-        model: ModelName,
-        seqs: Vec<Vec<Vec<String>>>,
-    ) -> Result<Vec<Vec<L>>, Error> {
-        let labels = self.label(model, seqs).await?;
-        labels
-            .into_iter()
-            .map(|seq| {
-                seq.iter()
-                    .map(|l| {
-                        l.parse::<L>()
-                            .map_err(|_| tagging(model, format!("unknown label `{l}`")))
-                    })
-                    .collect()
-            })
-            .collect()
     }
 }
 
