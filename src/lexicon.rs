@@ -552,30 +552,48 @@ fn fingerprint(dir: &Path) -> Vec<(PathBuf, u64, Option<std::time::SystemTime>)>
     out
 }
 
+/// How often [`shared`] looks at the lexicon folder again: reading the folder on every request
+/// would cost the raw-string endpoints (thousands of requests a second) more than their tagging.
+const RECHECK: std::time::Duration = std::time::Duration::from_secs(1);
+
 /// The run-time lexicons of a models folder (`<models>/lexicon`), shared by every request.
 /// They are loaded on first use and loaded again when a file of the folder changes (a retrained
-/// model writes new lexicons beside it): each call compares the folder's fingerprint (names,
-/// sizes, modification times) with the one the cached copy was read from.
+/// model writes new lexicons beside it): at most once per [`RECHECK`], a call compares the
+/// folder's fingerprint (names, sizes, modification times) with the one the cached copy was
+/// read from.
 pub fn shared(models_dir: &Path) -> Result<Arc<Lexicons>> {
-    type Entry = (
-        Vec<(PathBuf, u64, Option<std::time::SystemTime>)>,
-        Arc<Lexicons>,
-    );
+    struct Entry {
+        print: Vec<(PathBuf, u64, Option<std::time::SystemTime>)>,
+        checked: std::time::Instant,
+        lex: Arc<Lexicons>,
+    }
     static CACHE: OnceLock<Mutex<HashMap<PathBuf, Entry>>> = OnceLock::new();
     let cache = CACHE.get_or_init(|| Mutex::new(HashMap::new()));
     let dir = models_dir.join("lexicon");
-    let print = fingerprint(&dir);
     let mut guard = match cache.lock() {
         Ok(g) => g,
         Err(p) => p.into_inner(),
     };
-    if let Some((seen, l)) = guard.get(models_dir) {
-        if *seen == print {
-            return Ok(l.clone());
+    if let Some(e) = guard.get_mut(models_dir) {
+        if e.checked.elapsed() < RECHECK {
+            return Ok(e.lex.clone());
+        }
+        let print = fingerprint(&dir);
+        e.checked = std::time::Instant::now();
+        if e.print == print {
+            return Ok(e.lex.clone());
         }
     }
+    let print = fingerprint(&dir);
     let lex = Arc::new(Lexicons::load(&dir)?);
-    guard.insert(models_dir.to_path_buf(), (print, lex.clone()));
+    guard.insert(
+        models_dir.to_path_buf(),
+        Entry {
+            print,
+            checked: std::time::Instant::now(),
+            lex: lex.clone(),
+        },
+    );
     Ok(lex)
 }
 
@@ -667,6 +685,8 @@ mod tests {
         assert_eq!(first.country_code("France"), None);
         lex.country_codes.insert("france".into(), "FR".into());
         lex.save(&dir).unwrap();
+        // Changes are seen once RECHECK has passed.
+        std::thread::sleep(RECHECK + std::time::Duration::from_millis(50));
         let second = shared(&models).unwrap();
         assert_eq!(second.country_code("France"), Some("FR"));
         std::fs::remove_dir_all(&models).unwrap();
