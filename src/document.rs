@@ -61,12 +61,193 @@ impl HeaderRecord {
     }
 }
 
-/// One document as Quire extracts it: the header and the bibliography (body, notes, figures
-/// and tables come later). The TEI writer ([`crate::tei::header::article_tei`]) reads it.
+/// One document as Quire extracts it: header, body, back matter and bibliography. The TEI
+/// writer ([`crate::tei::header::article_tei`]) reads it; the header endpoint fills only
+/// `header`, processReferences only `references`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Article {
     pub header: HeaderRecord,
+    pub body: Body,
+    pub back: Back,
     pub references: Vec<Reference>,
+    /// Page sizes (width, height in PDF units), first page first: the TEI `facsimile`.
+    pub pages: Vec<(f32, f32)>,
+}
+
+// ---------------------------------------------------------------------------------------------
+// Full text: body and back matter (reference grobid-service §5.2, §5.3)
+
+/// Text as printed, with the callouts inside it and where each token sits on the page. Every
+/// textual element of the body (paragraph, head, caption, formula, note) is one of these, so
+/// the writer can cut sentences, place `ref`s and compute `coords` from the same facts.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct RichText {
+    /// The text, tokens joined by their separators, line-end hyphens of continued words
+    /// removed, whitespace collapsed to single spaces, no leading or trailing space.
+    pub text: String,
+    /// Callouts, by byte range of `text`, sorted and not overlapping.
+    pub refs: Vec<Callout>,
+    /// Each token's byte range in `text` and its box, in text order.
+    pub tokens: Vec<TokenBox>,
+}
+
+/// One token of a [`RichText`]: its byte range in the text and its box on the page.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TokenBox {
+    pub range: std::ops::Range<usize>,
+    pub page: u32,
+    pub bbox: BBox,
+}
+
+/// A callout in running text (`[12]`, `Fig. 2`, `Table 1`, `(3)`, a footnote mark).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Callout {
+    pub kind: CalloutKind,
+    /// Byte range of the callout in its [`RichText`]'s text.
+    pub range: std::ops::Range<usize>,
+    /// The id of what it points at, without `#` (`b3`, `fig_0`, `tab_1`, `formula_2`, a note
+    /// id); `None` when it could not be resolved (the callout is kept, without `target`).
+    pub target: Option<String>,
+}
+
+/// What a callout points at: the TEI `ref/@type`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CalloutKind {
+    Bibr,
+    Figure,
+    Table,
+    Formula,
+    Foot,
+}
+
+impl CalloutKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CalloutKind::Bibr => "bibr",
+            CalloutKind::Figure => "figure",
+            CalloutKind::Table => "table",
+            CalloutKind::Formula => "formula",
+            CalloutKind::Foot => "foot",
+        }
+    }
+}
+
+/// The body: sections in reading order, then figures and tables, then notes.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Body {
+    /// Sections; text before the first head forms a first `Div` without head.
+    pub divs: Vec<Div>,
+    /// Figures and tables, in document order (`fig_0…`, `tab_0…`).
+    pub figures: Vec<Figure>,
+    /// Footnotes and margin notes of the body.
+    pub notes: Vec<Note>,
+}
+
+impl Body {
+    pub fn is_empty(&self) -> bool {
+        self.divs.is_empty() && self.figures.is_empty() && self.notes.is_empty()
+    }
+}
+
+/// A section: an optional head and its blocks.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Div {
+    pub head: Option<Head>,
+    pub blocks: Vec<BodyBlock>,
+}
+
+/// A section title; `n` is the detected section number (`2.1`), removed from `text`.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Head {
+    pub n: Option<String>,
+    pub text: RichText,
+}
+
+/// What a section holds.
+#[derive(Debug, Clone, PartialEq)]
+pub enum BodyBlock {
+    Paragraph(RichText),
+    /// A list: one `item` each.
+    List(Vec<RichText>),
+    Formula(Formula),
+}
+
+/// A display formula: `xml:id` `formula_N`, its text and printed label (`(3)`).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Formula {
+    pub id: String,
+    pub text: RichText,
+    pub label: Option<String>,
+}
+
+/// A figure or a table (`figure` / `figure type="table"`).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Figure {
+    /// `fig_N` or `tab_N`.
+    pub id: String,
+    pub is_table: bool,
+    /// The caption's lead (`Fig. 1.`, `Table 2`).
+    pub head: Option<String>,
+    /// The number in the lead (`1`).
+    pub label: Option<String>,
+    /// The caption text.
+    pub desc: Option<RichText>,
+    /// Images and drawings of the figure.
+    pub graphics: Vec<Graphic>,
+    /// A table's rows of cells.
+    pub rows: Vec<Vec<Cell>>,
+    /// A table's note (text under it).
+    pub note: Option<RichText>,
+    /// The figure's whole area, one box per page fragment.
+    pub boxes: Vec<PageBox>,
+}
+
+/// One image or drawing of a figure.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Graphic {
+    pub at: PageBox,
+    /// `true` for a bitmap, `false` for vector graphics.
+    pub bitmap: bool,
+    /// The archive entry holding the rendered image (processFulltextAssetDocument only).
+    pub url: Option<String>,
+}
+
+/// A table cell; `cols` > 1 when it spans columns.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Cell {
+    pub text: String,
+    pub cols: u32,
+}
+
+/// A footnote or margin note.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Note {
+    /// The note's `xml:id`, the target of its callouts.
+    pub id: String,
+    /// `true` for a margin note (`place="margin"`), else a footnote.
+    pub margin: bool,
+    /// The printed mark (`2`, `*`).
+    pub n: Option<String>,
+    pub paragraphs: Vec<RichText>,
+}
+
+/// The back matter in GROBID's order (acknowledgement, funding, availability, annex); the
+/// references come from [`Article::references`].
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Back {
+    pub acknowledgement: Vec<Div>,
+    pub funding: Vec<Div>,
+    pub availability: Vec<Div>,
+    pub annex: Vec<Div>,
+}
+
+impl Back {
+    pub fn is_empty(&self) -> bool {
+        self.acknowledgement.is_empty()
+            && self.funding.is_empty()
+            && self.availability.is_empty()
+            && self.annex.is_empty()
+    }
 }
 
 /// A box on a page: page number from 1, PDF units, origin top-left.

@@ -228,6 +228,23 @@ pub struct LineRef {
     pub line: usize,
 }
 
+/// What follows a token in the text: nothing, a space, or a line end.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Sep {
+    None,
+    Space,
+    Newline,
+}
+
+/// A labelled run of a model's token sequence: `tokens` indexes the sequence the model
+/// labelled (for the layout models, the zone tokens that the model's `document_tokens` gives),
+/// so text, de-hyphenation and coordinates are all derived from the tokens it covers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Span<L> {
+    pub label: L,
+    pub tokens: std::ops::Range<usize>,
+}
+
 impl Document {
     /// The line `r` points at, if it exists.
     pub fn line(&self, r: &LineRef) -> Option<&Line> {

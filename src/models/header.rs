@@ -172,13 +172,7 @@ pub fn rows(tokens: &[TokenFacts], lex: &LexView<'_>) -> Vec<Vec<String>> {
         .collect()
 }
 
-/// What follows a header token in the text: nothing, a space, or a line end.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Sep {
-    None,
-    Space,
-    Newline,
-}
+pub use crate::layout::Sep;
 
 /// One header token of a document: its facts, where it is, what follows it.
 #[derive(Debug, Clone, PartialEq)]

@@ -409,6 +409,7 @@ mod tests {
                 },
                 ..Default::default()
             }],
+            ..Default::default()
         };
         let mut opt = TeiOptions {
             include_raw_affiliations: true,
@@ -484,7 +485,7 @@ mod tests {
         assert!(tei.contains("includeRawCitations=true"));
         let none = Article {
             header: sample(),
-            references: vec![],
+            ..Default::default()
         };
         assert_eq!(article_tei(&none, &opt), to_tei(&none.header, &opt));
     }

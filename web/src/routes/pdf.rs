@@ -156,7 +156,7 @@ async fn process_header_document(
     };
     let article = Article {
         header: out.record,
-        references: Vec::new(),
+        ..Default::default()
     };
     Ok(HttpResponse::Ok()
         .content_type(XML)
