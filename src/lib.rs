@@ -25,6 +25,7 @@ pub mod features;
 pub mod layout;
 pub mod lexicon;
 pub mod models;
+pub mod sentence;
 pub mod strings_eval;
 pub mod tei;
 pub mod tokenizer;

@@ -236,6 +236,16 @@ pub enum Sep {
     Newline,
 }
 
+/// One token of a zone as a layout model sees it: the line it is on, its index in the
+/// line's `tokens`, and what follows it. A model's `document_tokens` gives these beside the
+/// feature facts, and decoded [`Span`]s index them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ZoneToken {
+    pub line: LineRef,
+    pub index: usize,
+    pub sep: Sep,
+}
+
 /// A labelled run of a model's token sequence: `tokens` indexes the sequence the model
 /// labelled (for the layout models, the zone tokens that the model's `document_tokens` gives),
 /// so text, de-hyphenation and coordinates are all derived from the tokens it covers.

@@ -21,6 +21,17 @@ pub struct TeiOptions {
     pub start_page: i64,
     pub end_page: i64,
     pub consolidate_header: u8,
+    /// What was done for citations and funders (written in the parameters label).
+    pub consolidate_citations: u8,
+    pub consolidate_funders: u8,
+    /// Element names that get `coords` (`teiCoordinates`, grobid-service §5.4); any name
+    /// adds the `facsimile`.
+    pub coordinates: std::collections::BTreeSet<String>,
+    /// Wrap paragraph-like content in `<s>` (`segmentSentences`), cut by `sentence_segmenter`.
+    pub segment_sentences: bool,
+    pub sentence_segmenter: crate::sentence::Segmenter,
+    /// `generateIDs`: `xml:id` on heads, paragraphs, sentences, captions and notes' paragraphs.
+    pub generate_ids: bool,
     /// Application version written in `encodingDesc`.
     pub version: String,
     /// Processing time, `yyyy-MM-ddTHH:mm+0000`.
