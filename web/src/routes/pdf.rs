@@ -153,6 +153,7 @@ async fn process_header_document(
         consolidate_header: 0,
         version: env!("CARGO_PKG_VERSION").to_string(),
         when: now_stamp(),
+        ..Default::default()
     };
     let article = Article {
         header: out.record,
