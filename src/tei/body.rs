@@ -14,7 +14,7 @@ and generated ids ([`TeiOptions::generate_ids`]).
   a character, overlapping an earlier callout) are clamped or dropped, so any record writes
   well-formed XML and every character of its text.
 - Generated ids are `_` and seven letters or digits, as GROBID's, but drawn from a stream seeded
-  by the document itself ([`IdGen`]): the same document gets the same ids on every call, so
+  by the document itself (`IdGen`): the same document gets the same ids on every call, so
   outputs can be compared and tested (GROBID's are random on each call).
 */
 
