@@ -37,10 +37,30 @@ pub enum Segmenter {
 }
 
 impl Segmenter {
+    /// The configuration's name (`models.sentence_segmenter`): `statistical` or `rules`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Segmenter::Statistical => "statistical",
+            Segmenter::RuleBased => "rules",
+        }
+    }
+
     /// The sentences of one text, learning (for the statistical segmenter) from that text
     /// alone; [`Splitter::trained`] learns from a whole document once.
     pub fn split(self, text: &str, protected: &[Range<usize>]) -> Vec<Range<usize>> {
         Splitter::trained(self, [text]).split(text, protected)
+    }
+}
+
+impl std::str::FromStr for Segmenter {
+    type Err = String;
+
+    /// `statistical` or `rules`, as `models.sentence_segmenter` names them.
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        [Segmenter::Statistical, Segmenter::RuleBased]
+            .into_iter()
+            .find(|k| k.as_str() == s)
+            .ok_or_else(|| format!("`{s}`: expected `statistical` or `rules`"))
     }
 }
 
@@ -386,6 +406,14 @@ mod tests {
         let text = "We call the group B. The results of the group follow.";
         assert_eq!(sentences(Segmenter::Statistical, text).len(), 2);
         assert_eq!(sentences(Segmenter::RuleBased, text).len(), 1);
+    }
+
+    #[test]
+    fn names_are_the_configuration_values() {
+        for seg in BOTH {
+            assert_eq!(seg.as_str().parse::<Segmenter>(), Ok(seg));
+        }
+        assert!("magic".parse::<Segmenter>().is_err());
     }
 
     #[test]
