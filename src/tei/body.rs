@@ -65,7 +65,8 @@ impl<'a> Ctx<'a> {
 /// Every text of the document a sentence splitter learns from: the abstract, paragraphs,
 /// list items, captions and notes.
 fn texts(a: &Article) -> impl Iterator<Item = &str> {
-    let divs = a.body.divs.iter().chain(a.back.divs());
+    let back = back_sections(&a.back).flat_map(|(_, divs)| divs.iter());
+    let divs = a.body.divs.iter().chain(back);
     let blocks = divs.flat_map(|d| d.blocks.iter()).flat_map(|b| match b {
         BodyBlock::Paragraph(t) => std::slice::from_ref(t),
         BodyBlock::List(items) => items.as_slice(),
@@ -80,22 +81,15 @@ fn texts(a: &Article) -> impl Iterator<Item = &str> {
         .chain(blocks.chain(captions).chain(notes).map(|t| t.text.as_str()))
 }
 
-impl Back {
-    /// The back matter's sections in GROBID's order.
-    fn divs(&self) -> impl Iterator<Item = &Div> {
-        self.sections().flat_map(|(_, divs)| divs.iter())
-    }
-
-    /// Each kind of back matter with its `div/@type`, in GROBID's order.
-    fn sections(&self) -> impl Iterator<Item = (&'static str, &[Div])> {
-        [
-            ("acknowledgement", self.acknowledgement.as_slice()),
-            ("funding", self.funding.as_slice()),
-            ("availability", self.availability.as_slice()),
-            ("annex", self.annex.as_slice()),
-        ]
-        .into_iter()
-    }
+/// Each kind of back matter with its `div/@type`, in GROBID's order.
+fn back_sections(b: &Back) -> impl Iterator<Item = (&'static str, &[Div])> {
+    [
+        ("acknowledgement", b.acknowledgement.as_slice()),
+        ("funding", b.funding.as_slice()),
+        ("availability", b.availability.as_slice()),
+        ("annex", b.annex.as_slice()),
+    ]
+    .into_iter()
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -220,7 +214,8 @@ fn range_coords(
     (!boxes.is_empty()).then(|| ("coords", coords(&boxes)))
 }
 
-/// The `facsimile` (§5.4): one `surface` per page, written when coordinates are requested.
+/// The `facsimile` (§5.4): one `surface` per page, written when coordinates are requested
+/// and the page sizes are known.
 pub(crate) fn write_facsimile(w: &mut TeiWriter, pages: &[(f32, f32)], opt: &TeiOptions) {
     if opt.coordinates.is_empty() || pages.is_empty() {
         return;
@@ -520,7 +515,7 @@ fn back(w: &mut TeiWriter, ctx: &mut Ctx<'_>, a: &Article) {
         return;
     }
     w.open("back", &[]);
-    for (ty, divs) in a.back.sections() {
+    for (ty, divs) in back_sections(&a.back) {
         if divs.is_empty() {
             continue;
         }
