@@ -8,8 +8,9 @@ its `Accept: application/x-bibtex` variant (§5.6).
 
 pub use crate::document::{Article, Author, HeaderRecord};
 use crate::models::date::Date;
+use crate::tei::body::{abstract_paragraph, references, write_facsimile, write_text, Ctx};
 use crate::tei::writer::{Slash, TeiWriter, TEI_NS};
-use crate::tei::{write_affiliation, write_list_bibl, write_pers_name};
+use crate::tei::{write_affiliation, write_pers_name};
 
 /// What the request asked for, echoed in the TEI and honoured by the writer.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -75,27 +76,28 @@ const MAIN_TITLE: [(&str, &str); 2] = [("level", "a"), ("type", "main")];
 /// The whole TEI document of a header-only response (processHeaderDocument): [`article_tei`]
 /// of an article without references.
 pub fn to_tei(h: &HeaderRecord, opt: &TeiOptions) -> String {
-    let mut w = TeiWriter::default();
-    write_article(&mut w, h, &[], opt);
-    w.finish()
+    article_tei(
+        &Article {
+            header: h.clone(),
+            ..Default::default()
+        },
+        opt,
+    )
 }
 
-/// The TEI document of an article: the `teiHeader` of processHeaderDocument, and the
-/// references in `text/back` (`<listBibl>` as processReferences writes it; an empty `text`
-/// when there are none).
+/// The TEI document of an article: the `teiHeader` of processHeaderDocument, the `facsimile`
+/// when coordinates are requested, and `text`. Without body and back matter, `text` holds only
+/// the references in `back` (`<listBibl>` as processReferences writes it; an empty `text`
+/// when there are none); with them, the full text of [`crate::tei::body`].
 pub fn article_tei(a: &Article, opt: &TeiOptions) -> String {
     let mut w = TeiWriter::default();
-    let refs: Vec<_> = a.references.iter().map(|r| &r.citation).collect();
-    write_article(&mut w, &a.header, &refs, opt);
+    write_article(&mut w, a, opt);
     w.finish()
 }
 
-fn write_article(
-    w: &mut TeiWriter,
-    h: &HeaderRecord,
-    refs: &[&crate::models::citation::Citation],
-    opt: &TeiOptions,
-) {
+fn write_article(w: &mut TeiWriter, a: &Article, opt: &TeiOptions) {
+    let h = &a.header;
+    let mut ctx = Ctx::new(a, opt);
     w.declaration().newline();
     w.open_raw("TEI", TEI_START);
     w.open("teiHeader", &[]).open("fileDesc", &[]);
@@ -221,14 +223,24 @@ fn write_article(
         .verbatim("Quire - a Rust service extracting structured data from scholarly documents, speaking GROBID's interface")
         .end("desc")
         .newline();
+    // Java's `List.toString` of the requested coordinates, or `null`.
+    let coordinates = if opt.coordinates.is_empty() {
+        "null".to_string()
+    } else {
+        let names: Vec<&str> = opt.coordinates.iter().map(String::as_str).collect();
+        format!("[{}]", names.join(", "))
+    };
     let parameters = format!(
-        "startPage={}, endPage={}, consolidateCitations=0, consolidateHeader={}, consolidateFunders=0, includeRawAffiliations={}, includeRawCitations={}, includeRawCopyrights={}, generateTeiIds=false, generateTeiCoordinates=null, flavor=null",
+        "startPage={}, endPage={}, consolidateCitations={}, consolidateHeader={}, consolidateFunders={}, includeRawAffiliations={}, includeRawCitations={}, includeRawCopyrights={}, generateTeiIds={}, generateTeiCoordinates={coordinates}, flavor=null",
         opt.start_page,
         opt.end_page,
+        opt.consolidate_citations,
         opt.consolidate_header,
+        opt.consolidate_funders,
         opt.include_raw_affiliations,
         opt.include_raw_citations,
-        opt.include_raw_copyrights
+        opt.include_raw_copyrights,
+        opt.generate_ids,
     );
     w.line("label", &[("type", "parameters")], &parameters);
     w.close("application")
@@ -246,10 +258,9 @@ fn write_article(
         Some(a) if !a.is_empty() => {
             // GROBID writes the abstract's `div` at column 0, with the namespace.
             w.open("abstract", &[]);
-            w.start("div", &[("xmlns", TEI_NS)])
-                .leaf("p", &[], a)
-                .end("div")
-                .newline();
+            w.start("div", &[("xmlns", TEI_NS)]);
+            abstract_paragraph(w, &mut ctx, a);
+            w.end("div").newline();
             w.close("abstract");
         }
         _ => {
@@ -257,13 +268,19 @@ fn write_article(
         }
     }
     w.close("profileDesc").close("teiHeader");
-    w.open("text", &[]);
-    if !refs.is_empty() {
-        w.open("back", &[]).open("div", &[("type", "references")]);
-        write_list_bibl(w, refs.iter().copied(), opt.include_raw_citations);
-        w.close("div").close("back");
+    write_facsimile(w, &a.pages, opt);
+    if a.body.is_empty() && a.back.is_empty() {
+        w.open("text", &[]);
+        if !a.references.is_empty() {
+            w.open("back", &[]);
+            references(w, &ctx, &a.references);
+            w.close("back");
+        }
+        w.close("text");
+    } else {
+        write_text(w, &mut ctx, a);
     }
-    w.close("text").close("TEI");
+    w.close("TEI");
 }
 
 /// `<date type="published" when="…">raw</date>` on its own line.

@@ -7,6 +7,7 @@ cannot carry at all). The `write_*` functions write into a [`writer::TeiWriter`]
 header/article document ([`header`]) embeds the same elements.
 */
 
+pub mod body;
 pub mod header;
 pub mod writer;
 
@@ -193,19 +194,27 @@ pub(crate) fn write_bibl_struct(
     c: &Citation,
     id: Option<&str>,
     include_raw: bool,
+    coords: Option<&str>,
 ) {
     // GROBID's exact start tag, two spaces included (grobid-service.md §5.7: the string is
-    // concatenated as `<biblStruct` + ` status="…"` + two spaces + `xml:id` or `>`); quick-xml
-    // writes attributes one space apart, so the tag's content goes through verbatim.
+    // concatenated as `<biblStruct` + ` status="…"` + two spaces + `xml:id` or `>`, with
+    // `coords` first when requested, §5.3); quick-xml writes attributes one space apart, so
+    // the tag's content goes through verbatim.
+    let coords = coords
+        .map(|c| format!(" coords=\"{}\"", attr_value(c)))
+        .unwrap_or_default();
     match id {
         Some(id) => w.open_raw(
             "biblStruct",
             &format!(
-                "biblStruct status=\"extracted\"  xml:id=\"{}\"",
+                "biblStruct{coords} status=\"extracted\"  xml:id=\"{}\"",
                 attr_value(id)
             ),
         ),
-        None => w.open_raw("biblStruct", "biblStruct status=\"extracted\"  "),
+        None => w.open_raw(
+            "biblStruct",
+            &format!("biblStruct{coords} status=\"extracted\"  "),
+        ),
     };
     let container = c.journal.is_some() || c.booktitle.is_some() || c.series.is_some();
     let analytic = container && (c.title.is_some() || !c.authors.is_empty());
@@ -284,7 +293,7 @@ pub(crate) fn write_bibl_struct(
 /// One `<biblStruct>` (grobid-service.md §5.3/§5.7), `opt.depth` tabs deep.
 pub fn bibl_struct(c: &Citation, opt: BiblOptions<'_>) -> String {
     let mut w = TeiWriter::at(opt.depth);
-    write_bibl_struct(&mut w, c, opt.id, opt.include_raw);
+    write_bibl_struct(&mut w, c, opt.id, opt.include_raw, None);
     w.finish()
 }
 
@@ -315,11 +324,11 @@ fn identifiers(w: &mut TeiWriter, c: &Citation) {
     }
 }
 
-/// `<listBibl>` at the writer's depth with one `biblStruct` per citation, `xml:id="b0"…` in
-/// order; `<listBibl/>` when there is none.
+/// `<listBibl>` at the writer's depth with one `biblStruct` per citation (with its `coords`
+/// when given), `xml:id="b0"…` in order; `<listBibl/>` when there is none.
 pub(crate) fn write_list_bibl<'c>(
     w: &mut TeiWriter,
-    cs: impl IntoIterator<Item = &'c Citation>,
+    cs: impl IntoIterator<Item = (&'c Citation, Option<String>)>,
     include_raw: bool,
 ) {
     let mut cs = cs.into_iter().peekable();
@@ -328,8 +337,8 @@ pub(crate) fn write_list_bibl<'c>(
         return;
     }
     w.open("listBibl", &[]);
-    for (i, c) in cs.enumerate() {
-        write_bibl_struct(w, c, Some(&format!("b{i}")), include_raw);
+    for (i, (c, coords)) in cs.enumerate() {
+        write_bibl_struct(w, c, Some(&format!("b{i}")), include_raw, coords.as_deref());
     }
     w.close("listBibl");
 }
@@ -351,7 +360,7 @@ pub fn list_bibl(cs: &[Citation], include_raw: bool) -> String {
     w.line_empty("front", &[], Slash::Tight);
     w.line_empty("body", &[], Slash::Tight);
     w.open("back", &[]).open("div", &[]);
-    write_list_bibl(&mut w, cs, include_raw);
+    write_list_bibl(&mut w, cs.iter().map(|c| (c, None)), include_raw);
     w.close("div").close("back").close("text").close("TEI");
     w.finish()
 }

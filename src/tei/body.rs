@@ -1,0 +1,1015 @@
+/*!
+The full text of an article as TEI (reference grobid-service.md §5.2-§5.4): `text` with its
+`body` (sections, figures and tables, notes) and `back` (acknowledgement, funding,
+availability, annex, references), the `facsimile`, and what the request's options add to
+them: `coords` ([`TeiOptions::coordinates`]), sentences (`s`, [`TeiOptions::segment_sentences`])
+and generated ids ([`TeiOptions::generate_ids`]).
+
+- Layout is GROBID's: `body`, `back` and the back matter's wrapping `div`s are indented blocks;
+  each section, figure and note is one compact line at column 0 carrying the TEI namespace, as
+  GROBID's XOM-built elements are.
+- Text comes from [`RichText`]: callouts become `ref`s by their byte ranges, sentences are cut
+  around them ([`crate::sentence`]), and `coords` are the token boxes of a range merged into one
+  box per line fragment ([`line_boxes`]). Ranges that do not fit the text (past its end, inside
+  a character, overlapping an earlier callout) are clamped or dropped, so any record writes
+  well-formed XML and every character of its text.
+- Generated ids are `_` and seven letters or digits, as GROBID's, but drawn from a stream seeded
+  by the document itself (`IdGen`): the same document gets the same ids on every call, so
+  outputs can be compared and tested (GROBID's are random on each call).
+*/
+
+use std::collections::HashSet;
+use std::ops::Range;
+
+use crate::document::{
+    Article, Back, Body, BodyBlock, Callout, Div, Figure, Note, PageBox, Reference, RichText,
+    TokenBox,
+};
+use crate::layout::BBox;
+use crate::sentence::Splitter;
+use crate::tei::header::TeiOptions;
+use crate::tei::write_list_bibl;
+use crate::tei::writer::{coords, Slash, TeiWriter, TEI_NS};
+
+/// What writing one document needs besides the record: the options, the sentence splitter
+/// (trained on the document's texts) and the id generator.
+pub(crate) struct Ctx<'a> {
+    opt: &'a TeiOptions,
+    splitter: Option<Splitter>,
+    ids: IdGen,
+}
+
+impl<'a> Ctx<'a> {
+    pub(crate) fn new(a: &Article, opt: &'a TeiOptions) -> Self {
+        let splitter = opt
+            .segment_sentences
+            .then(|| Splitter::trained(opt.sentence_segmenter, texts(a)));
+        let mut ids = IdGen::new(a);
+        for n in &a.body.notes {
+            ids.taken.insert(n.id.clone());
+        }
+        Self { opt, splitter, ids }
+    }
+
+    /// Whether `element` gets `coords`; `s` only with sentences.
+    fn coords_on(&self, element: &str) -> bool {
+        self.opt.coordinates.contains(element) && (element != "s" || self.splitter.is_some())
+    }
+
+    /// A generated `xml:id` when the request asked for them.
+    fn id(&mut self) -> Option<String> {
+        self.opt.generate_ids.then(|| self.ids.next())
+    }
+}
+
+/// Every text of the document a sentence splitter learns from: the abstract, paragraphs,
+/// list items, captions and notes.
+fn texts(a: &Article) -> impl Iterator<Item = &str> {
+    let back = back_sections(&a.back).flat_map(|(_, divs)| divs.iter());
+    let divs = a.body.divs.iter().chain(back);
+    let blocks = divs.flat_map(|d| d.blocks.iter()).flat_map(|b| match b {
+        BodyBlock::Paragraph(t) => std::slice::from_ref(t),
+        BodyBlock::List(items) => items.as_slice(),
+        BodyBlock::Formula(_) => &[],
+    });
+    let captions = a.body.figures.iter().filter_map(|f| f.desc.as_ref());
+    let notes = a.body.notes.iter().flat_map(|n| n.paragraphs.iter());
+    a.header
+        .abstract_text
+        .as_deref()
+        .into_iter()
+        .chain(blocks.chain(captions).chain(notes).map(|t| t.text.as_str()))
+}
+
+/// Each kind of back matter with its `div/@type`, in GROBID's order.
+fn back_sections(b: &Back) -> impl Iterator<Item = (&'static str, &[Div])> {
+    [
+        ("acknowledgement", b.acknowledgement.as_slice()),
+        ("funding", b.funding.as_slice()),
+        ("availability", b.availability.as_slice()),
+        ("annex", b.annex.as_slice()),
+    ]
+    .into_iter()
+}
+
+// ---------------------------------------------------------------------------------------------
+// Generated ids
+
+/// GROBID-shaped ids (`_` and seven characters of `[0-9A-Za-z]`), from a SplitMix64 stream
+/// seeded by the document's MD5 (or, without one, its title and texts), skipping any id
+/// already given out or held by a note.
+pub(crate) struct IdGen {
+    state: u64,
+    taken: HashSet<String>,
+}
+
+const ID_ALPHABET: &[u8] = b"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+
+impl IdGen {
+    fn new(a: &Article) -> Self {
+        // FNV-1a over the document's identity.
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+        let mut feed = |s: &str| {
+            for b in s.bytes().chain([0]) {
+                h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+            }
+        };
+        match &a.header.md5 {
+            Some(md5) => feed(md5),
+            None => {
+                feed(a.header.title.as_deref().unwrap_or(""));
+                texts(a).for_each(&mut feed);
+            }
+        }
+        Self {
+            state: h,
+            taken: HashSet::new(),
+        }
+    }
+
+    fn next(&mut self) -> String {
+        loop {
+            self.state = self.state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            let mut z = self.state;
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            z ^= z >> 31;
+            let mut id = String::with_capacity(8);
+            id.push('_');
+            for _ in 0..7 {
+                id.push(char::from(ID_ALPHABET[(z % 62) as usize]));
+                z /= 62;
+            }
+            if self.taken.insert(id.clone()) {
+                return id;
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Coordinates
+
+/// The boxes of `tokens` merged into one box per line fragment: consecutive tokens on the same
+/// page whose boxes share most of their height and follow each other on the line.
+pub fn line_boxes<'t>(tokens: impl IntoIterator<Item = &'t TokenBox>) -> Vec<PageBox> {
+    let mut out: Vec<PageBox> = Vec::new();
+    for t in tokens {
+        if let Some(last) = out.last_mut() {
+            if last.page == t.page && same_line(&last.bbox, &t.bbox) {
+                last.bbox = union(&last.bbox, &t.bbox);
+                continue;
+            }
+        }
+        out.push(PageBox {
+            page: t.page,
+            bbox: t.bbox,
+        });
+    }
+    out
+}
+
+fn same_line(a: &BBox, b: &BBox) -> bool {
+    let overlap = a.bottom().min(b.bottom()) - a.y.max(b.y);
+    let height = a.h.min(b.h);
+    let level = if height > 0.0 {
+        overlap >= 0.5 * height
+    } else {
+        (a.y - b.y).abs() < 0.5 && (a.bottom() - b.bottom()).abs() < 0.5
+    };
+    let gap = b.x - a.right();
+    level && b.x >= a.x && gap <= 3.0 * a.h.max(b.h).max(1.0)
+}
+
+fn union(a: &BBox, b: &BBox) -> BBox {
+    let (x, y) = (a.x.min(b.x), a.y.min(b.y));
+    BBox {
+        x,
+        y,
+        w: a.right().max(b.right()) - x,
+        h: a.bottom().max(b.bottom()) - y,
+    }
+}
+
+/// The tokens of `rt` that overlap `range`.
+fn tokens_in<'t>(rt: &'t RichText, range: &Range<usize>) -> impl Iterator<Item = &'t TokenBox> {
+    let range = range.clone();
+    rt.tokens
+        .iter()
+        .filter(move |t| t.range.start < range.end && t.range.end > range.start)
+}
+
+/// `coords` of `range` of `rt` as an attribute, when `element` gets coordinates and the range
+/// has tokens.
+fn range_coords(
+    ctx: &Ctx<'_>,
+    element: &'static str,
+    rt: &RichText,
+    range: &Range<usize>,
+) -> Option<(&'static str, String)> {
+    if !ctx.coords_on(element) {
+        return None;
+    }
+    let boxes = line_boxes(tokens_in(rt, range));
+    (!boxes.is_empty()).then(|| ("coords", coords(&boxes)))
+}
+
+/// The `facsimile` (§5.4): one `surface` per page, written when coordinates are requested
+/// and the page sizes are known.
+pub(crate) fn write_facsimile(w: &mut TeiWriter, pages: &[(f32, f32)], opt: &TeiOptions) {
+    if opt.coordinates.is_empty() || pages.is_empty() {
+        return;
+    }
+    w.open("facsimile", &[]);
+    for (i, (width, height)) in pages.iter().enumerate() {
+        let n = (i + 1).to_string();
+        let (lrx, lry) = (java_float(*width), java_float(*height));
+        let attrs = [
+            ("n", n.as_str()),
+            ("ulx", "0.0"),
+            ("uly", "0.0"),
+            ("lrx", &lrx),
+            ("lry", &lry),
+        ];
+        w.line_empty("surface", &attrs, Slash::Tight);
+    }
+    w.close("facsimile");
+}
+
+/// A float as Java's `Float.toString` writes page sizes (`595.276`, `612.0`).
+fn java_float(v: f32) -> String {
+    format!("{v:?}")
+}
+
+// ---------------------------------------------------------------------------------------------
+// Text with callouts and sentences
+
+/// Attributes built as owned strings, borrowed for the writer.
+type Attrs = Vec<(&'static str, String)>;
+
+fn borrow(attrs: &Attrs) -> Vec<(&str, &str)> {
+    attrs.iter().map(|(k, v)| (*k, v.as_str())).collect()
+}
+
+/// The callouts of `rt` that fit its text: clamped to it, widened to character boundaries,
+/// sorted, those overlapping an earlier one and empty ones dropped.
+fn callouts(rt: &RichText) -> Vec<(Range<usize>, &Callout)> {
+    let text = &rt.text;
+    let floor = |mut i: usize| {
+        i = i.min(text.len());
+        while !text.is_char_boundary(i) {
+            i -= 1;
+        }
+        i
+    };
+    let ceil = |mut i: usize| {
+        i = i.min(text.len());
+        while !text.is_char_boundary(i) {
+            i += 1;
+        }
+        i
+    };
+    let mut out: Vec<(Range<usize>, &Callout)> = rt
+        .refs
+        .iter()
+        .map(|c| (floor(c.range.start)..ceil(c.range.end), c))
+        .filter(|(r, _)| r.start < r.end)
+        .collect();
+    out.sort_by_key(|(r, _)| (r.start, r.end));
+    let mut end = 0;
+    out.retain(|(r, _)| {
+        let keep = r.start >= end;
+        if keep {
+            end = r.end;
+        }
+        keep
+    });
+    out
+}
+
+/// `range` of `rt`'s text, its callouts (those inside `range`) as `ref`s.
+fn inline(
+    w: &mut TeiWriter,
+    ctx: &Ctx<'_>,
+    rt: &RichText,
+    refs: &[(Range<usize>, &Callout)],
+    range: Range<usize>,
+) {
+    let mut at = range.start;
+    for (r, c) in refs
+        .iter()
+        .filter(|(r, _)| r.start >= range.start && r.end <= range.end)
+    {
+        w.text(&rt.text[at..r.start]);
+        let mut attrs: Attrs = vec![("type", c.kind.as_str().to_string())];
+        if let Some(t) = &c.target {
+            attrs.push(("target", format!("#{t}")));
+        }
+        attrs.extend(range_coords(ctx, "ref", rt, r));
+        w.leaf("ref", &borrow(&attrs), &rt.text[r.clone()]);
+        at = r.end;
+    }
+    w.text(&rt.text[at..range.end]);
+}
+
+/// The whole text of `rt` with its `ref`s, no sentences (heads, formulas, list items).
+fn rich(w: &mut TeiWriter, ctx: &Ctx<'_>, rt: &RichText) {
+    let refs = callouts(rt);
+    inline(w, ctx, rt, &refs, 0..rt.text.len());
+}
+
+/// The content of a paragraph-like element: with sentences, one `s` per sentence (the white
+/// space between them kept between the `s` elements, a callout never cut), else the text
+/// with its `ref`s.
+fn sentences(w: &mut TeiWriter, ctx: &mut Ctx<'_>, rt: &RichText) {
+    let refs = callouts(rt);
+    let protected: Vec<Range<usize>> = refs.iter().map(|(r, _)| r.clone()).collect();
+    let Some(spans) = ctx.splitter.as_ref().map(|s| s.split(&rt.text, &protected)) else {
+        inline(w, ctx, rt, &refs, 0..rt.text.len());
+        return;
+    };
+    let mut at = 0;
+    for s in spans {
+        inline(w, ctx, rt, &refs, at..s.start);
+        let mut attrs: Attrs = ctx.id().map(|id| ("xml:id", id)).into_iter().collect();
+        attrs.extend(range_coords(ctx, "s", rt, &s));
+        w.start("s", &borrow(&attrs));
+        inline(w, ctx, rt, &refs, s.clone());
+        w.end("s");
+        at = s.end;
+    }
+    inline(w, ctx, rt, &refs, at..rt.text.len());
+}
+
+/// `<p>` with its generated id and coordinates, its content cut into sentences when asked.
+fn paragraph(w: &mut TeiWriter, ctx: &mut Ctx<'_>, rt: &RichText) {
+    let mut attrs: Attrs = ctx.id().map(|id| ("xml:id", id)).into_iter().collect();
+    attrs.extend(range_coords(ctx, "p", rt, &(0..rt.text.len())));
+    w.start("p", &borrow(&attrs));
+    sentences(w, ctx, rt);
+    w.end("p");
+}
+
+/// The abstract's paragraph (a plain string, no callouts), in sentences when asked.
+pub(crate) fn abstract_paragraph(w: &mut TeiWriter, ctx: &mut Ctx<'_>, text: &str) {
+    let rt = RichText {
+        text: text.to_string(),
+        ..Default::default()
+    };
+    paragraph(w, ctx, &rt);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Body and back
+
+/// One section: `<div xmlns=…>` with its `head` and blocks, compact at column 0.
+fn div(w: &mut TeiWriter, ctx: &mut Ctx<'_>, d: &Div) {
+    w.start("div", &[("xmlns", TEI_NS)]);
+    if let Some(h) = &d.head {
+        let mut attrs: Attrs = h.n.iter().map(|n| ("n", n.clone())).collect();
+        attrs.extend(ctx.id().map(|id| ("xml:id", id)));
+        attrs.extend(range_coords(ctx, "head", &h.text, &(0..h.text.text.len())));
+        w.start("head", &borrow(&attrs));
+        rich(w, ctx, &h.text);
+        w.end("head");
+    }
+    for b in &d.blocks {
+        match b {
+            BodyBlock::Paragraph(p) => paragraph(w, ctx, p),
+            BodyBlock::List(items) => {
+                w.start("list", &[]);
+                for item in items {
+                    w.start("item", &[]);
+                    rich(w, ctx, item);
+                    w.end("item");
+                }
+                w.end("list");
+            }
+            BodyBlock::Formula(f) => {
+                let mut attrs: Attrs = vec![("xml:id", f.id.clone())];
+                attrs.extend(range_coords(
+                    ctx,
+                    "formula",
+                    &f.text,
+                    &(0..f.text.text.len()),
+                ));
+                w.start("formula", &borrow(&attrs));
+                rich(w, ctx, &f.text);
+                if let Some(l) = &f.label {
+                    w.leaf("label", &[], l);
+                }
+                w.end("formula");
+            }
+        }
+    }
+    w.end("div");
+}
+
+/// A figure or table, compact at column 0.
+fn figure(w: &mut TeiWriter, ctx: &mut Ctx<'_>, f: &Figure) {
+    let mut attrs: Attrs = vec![("xmlns", TEI_NS.to_string())];
+    if f.is_table {
+        attrs.push(("type", "table".into()));
+    }
+    attrs.push(("xml:id", f.id.clone()));
+    if ctx.coords_on("figure") && !f.boxes.is_empty() {
+        attrs.push(("coords", coords(&f.boxes)));
+    }
+    w.start("figure", &borrow(&attrs));
+    if let Some(h) = &f.head {
+        w.leaf("head", &[], h);
+    }
+    if let Some(l) = &f.label {
+        w.leaf("label", &[], l);
+    }
+    if let Some(d) = &f.desc {
+        let attrs: Attrs = ctx.id().map(|id| ("xml:id", id)).into_iter().collect();
+        w.start("figDesc", &borrow(&attrs));
+        if ctx.splitter.is_some() {
+            // GROBID's sentence-segmented caption: `figDesc/div/p/s`.
+            w.start("div", &[]);
+            paragraph(w, ctx, d);
+            w.end("div");
+        } else {
+            rich(w, ctx, d);
+        }
+        w.end("figDesc");
+    }
+    for g in &f.graphics {
+        let mut attrs: Attrs = g.url.iter().map(|u| ("url", u.clone())).collect();
+        attrs.push(("coords", coords(std::slice::from_ref(&g.at))));
+        let ty = if g.bitmap { "bitmap" } else { "vector" };
+        attrs.push(("type", ty.into()));
+        w.empty("graphic", &borrow(&attrs), Slash::Tight);
+    }
+    if !f.rows.is_empty() {
+        w.start("table", &[]);
+        for row in &f.rows {
+            w.start("row", &[]);
+            for c in row {
+                let cols = c.cols.to_string();
+                let attrs: &[(&str, &str)] = if c.cols > 1 { &[("cols", &cols)] } else { &[] };
+                w.leaf("cell", attrs, &c.text);
+            }
+            w.end("row");
+        }
+        w.end("table");
+    }
+    if let Some(n) = &f.note {
+        w.start("note", &[]);
+        rich(w, ctx, n);
+        w.end("note");
+    }
+    w.end("figure");
+}
+
+/// A footnote or margin note, compact at column 0.
+fn note(w: &mut TeiWriter, ctx: &mut Ctx<'_>, n: &Note) {
+    let place = if n.margin { "margin" } else { "foot" };
+    let mut attrs: Attrs = vec![("xmlns", TEI_NS.into()), ("place", place.into())];
+    attrs.extend(n.n.iter().map(|n| ("n", n.clone())));
+    attrs.push(("xml:id", n.id.clone()));
+    if ctx.coords_on("note") {
+        let boxes: Vec<PageBox> = n
+            .paragraphs
+            .iter()
+            .flat_map(|p| line_boxes(&p.tokens))
+            .collect();
+        if !boxes.is_empty() {
+            attrs.push(("coords", coords(&boxes)));
+        }
+    }
+    w.start("note", &borrow(&attrs));
+    for p in &n.paragraphs {
+        paragraph(w, ctx, p);
+    }
+    w.end("note");
+}
+
+/// `<body>`: sections, then figures and tables, then notes; `<body/>` when empty.
+fn body(w: &mut TeiWriter, ctx: &mut Ctx<'_>, b: &Body) {
+    if b.is_empty() {
+        w.line_empty("body", &[], Slash::Tight);
+        return;
+    }
+    w.open("body", &[]);
+    for d in &b.divs {
+        div(w, ctx, d);
+        w.newline();
+    }
+    for f in &b.figures {
+        figure(w, ctx, f);
+        w.newline();
+    }
+    for n in &b.notes {
+        note(w, ctx, n);
+        w.newline();
+    }
+    w.close("body");
+}
+
+/// `<back>`: the back matter in GROBID's order, then the references (`listBibl`, with
+/// `biblStruct` coordinates when asked); nothing when there is neither.
+fn back(w: &mut TeiWriter, ctx: &mut Ctx<'_>, a: &Article) {
+    if a.back.is_empty() && a.references.is_empty() {
+        return;
+    }
+    w.open("back", &[]);
+    for (ty, divs) in back_sections(&a.back) {
+        if divs.is_empty() {
+            continue;
+        }
+        w.open("div", &[("type", ty)]);
+        for d in divs {
+            div(w, ctx, d);
+            w.newline();
+        }
+        w.close("div");
+    }
+    references(w, ctx, &a.references);
+    w.close("back");
+}
+
+/// `<div type="references">` with the `listBibl`, `biblStruct` coordinates when asked;
+/// nothing without references.
+pub(crate) fn references(w: &mut TeiWriter, ctx: &Ctx<'_>, references: &[Reference]) {
+    if references.is_empty() {
+        return;
+    }
+    let with_coords = ctx.coords_on("biblStruct");
+    let refs = references.iter().map(|r| {
+        let c = (with_coords && !r.boxes.is_empty()).then(|| coords(&r.boxes));
+        (&r.citation, c)
+    });
+    w.open("div", &[("type", "references")]);
+    write_list_bibl(w, refs, ctx.opt.include_raw_citations);
+    w.close("div");
+}
+
+/// The full text's `<text xml:lang="en">` with `body` and `back`, one tab deep.
+pub(crate) fn write_text(w: &mut TeiWriter, ctx: &mut Ctx<'_>, a: &Article) {
+    w.open("text", &[("xml:lang", "en")]);
+    body(w, ctx, &a.body);
+    back(w, ctx, a);
+    w.close("text");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::document::{CalloutKind, Cell, Formula, Graphic, Head, HeaderRecord, Reference};
+    use crate::models::citation::Citation;
+    use crate::models::name::Person;
+    use proptest::prelude::*;
+
+    /// Text with callouts marked `{kind:target|text}` (`target` `-` for none); each word gets a
+    /// token box on page `page`, 40 characters a line.
+    fn rt(marked: &str, page: u32) -> RichText {
+        let mut text = String::new();
+        let mut refs = Vec::new();
+        let mut rest = marked;
+        while let Some(open) = rest.find('{') {
+            text.push_str(&rest[..open]);
+            let close = rest[open..].find('}').unwrap() + open;
+            let (head, shown) = rest[open + 1..close].split_once('|').unwrap();
+            let (kind, target) = head.split_once(':').unwrap();
+            let kind = match kind {
+                "bibr" => CalloutKind::Bibr,
+                "figure" => CalloutKind::Figure,
+                "table" => CalloutKind::Table,
+                "formula" => CalloutKind::Formula,
+                _ => CalloutKind::Foot,
+            };
+            let start = text.len();
+            text.push_str(shown);
+            refs.push(Callout {
+                kind,
+                range: start..text.len(),
+                target: (target != "-").then(|| target.to_string()),
+            });
+            rest = &rest[close + 1..];
+        }
+        text.push_str(rest);
+        let mut tokens = Vec::new();
+        let mut at = 0;
+        for word in text.split(' ') {
+            let (line, col) = (at / 40, at % 40);
+            tokens.push(TokenBox {
+                range: at..at + word.len(),
+                page,
+                bbox: BBox {
+                    x: 72.0 + 5.0 * col as f32,
+                    y: 100.0 + 12.0 * line as f32,
+                    w: 5.0 * word.len() as f32,
+                    h: 10.0,
+                },
+            });
+            at += word.len() + 1;
+        }
+        RichText { text, refs, tokens }
+    }
+
+    fn head(n: Option<&str>, text: &str) -> Option<Head> {
+        Some(Head {
+            n: n.map(String::from),
+            text: rt(text, 1),
+        })
+    }
+
+    fn section(title: &str, p: &str) -> Vec<Div> {
+        vec![Div {
+            head: head(None, title),
+            blocks: vec![BodyBlock::Paragraph(rt(p, 3))],
+        }]
+    }
+
+    fn person(f: &str, s: &str) -> Person {
+        Person {
+            forename: Some(f.into()),
+            surname: Some(s.into()),
+            ..Person::default()
+        }
+    }
+
+    /// An article with every structure of §5.2 and §5.3.
+    fn article() -> Article {
+        let intro = rt(
+            "Earlier work {bibr:b0|[1]} showed the effect (see Fig. 2 in {figure:fig_0|Fig. 1}, \
+             {table:tab_0|Table 1}, Eq. {formula:formula_0|(1)}).{foot:foot_0|2} Smith et al. \
+             disagree {bibr:-|[7]}. The U.S. data & <models> differ.",
+            1,
+        );
+        Article {
+            header: HeaderRecord {
+                title: Some("Soil moisture feedbacks".into()),
+                abstract_text: Some("We study a toy model. It works, e.g. in dry soils.".into()),
+                md5: Some("0123456789ABCDEF0123456789ABCDEF".into()),
+                ..Default::default()
+            },
+            body: Body {
+                divs: vec![
+                    Div {
+                        head: None,
+                        blocks: vec![BodyBlock::Paragraph(rt("Text before any head.", 1))],
+                    },
+                    Div {
+                        head: head(Some("1."), "Introduction"),
+                        blocks: vec![
+                            BodyBlock::Paragraph(intro),
+                            BodyBlock::List(vec![rt("first item", 1), rt("second item", 1)]),
+                            BodyBlock::Formula(Formula {
+                                id: "formula_0".into(),
+                                text: rt("E = mc^2", 2),
+                                label: Some("(1)".into()),
+                            }),
+                        ],
+                    },
+                    Div {
+                        head: head(Some("2.1"), "Methods"),
+                        blocks: vec![BodyBlock::Paragraph(rt(
+                            "As in {bibr:b1|Okafor (2009)}. Values are in {table:tab_0|Table 1}.",
+                            2,
+                        ))],
+                    },
+                ],
+                figures: vec![
+                    Figure {
+                        id: "fig_0".into(),
+                        head: Some("Fig. 1.".into()),
+                        label: Some("1".into()),
+                        desc: Some(rt("Sketch of the model. Arrows show fluxes.", 3)),
+                        graphics: vec![
+                            Graphic {
+                                at: PageBox {
+                                    page: 3,
+                                    bbox: BBox {
+                                        x: 72.0,
+                                        y: 90.5,
+                                        w: 220.1,
+                                        h: 140.0,
+                                    },
+                                },
+                                bitmap: true,
+                                url: Some("assets/image-1.png".into()),
+                            },
+                            Graphic {
+                                at: PageBox {
+                                    page: 3,
+                                    bbox: BBox {
+                                        x: 300.0,
+                                        y: 90.5,
+                                        w: 100.0,
+                                        h: 50.25,
+                                    },
+                                },
+                                bitmap: false,
+                                url: None,
+                            },
+                        ],
+                        boxes: vec![PageBox {
+                            page: 3,
+                            bbox: BBox {
+                                x: 70.0,
+                                y: 88.0,
+                                w: 340.0,
+                                h: 180.0,
+                            },
+                        }],
+                        ..Default::default()
+                    },
+                    Figure {
+                        id: "tab_0".into(),
+                        is_table: true,
+                        head: Some("Table 1.".into()),
+                        label: Some("1".into()),
+                        desc: Some(rt("Parameters.", 4)),
+                        rows: vec![
+                            vec![Cell {
+                                text: "Parameter values".into(),
+                                cols: 2,
+                            }],
+                            vec![
+                                Cell {
+                                    text: "a".into(),
+                                    cols: 1,
+                                },
+                                Cell {
+                                    text: "0.5".into(),
+                                    cols: 1,
+                                },
+                            ],
+                        ],
+                        note: Some(rt("Values are illustrative.", 4)),
+                        ..Default::default()
+                    },
+                ],
+                notes: vec![
+                    Note {
+                        id: "foot_0".into(),
+                        margin: false,
+                        n: Some("2".into()),
+                        paragraphs: vec![rt("A footnote. It cites {bibr:b1|[2]}.", 1)],
+                    },
+                    Note {
+                        id: "margin_0".into(),
+                        margin: true,
+                        n: None,
+                        paragraphs: vec![rt("A margin note.", 2)],
+                    },
+                ],
+            },
+            back: Back {
+                acknowledgement: section("Acknowledgements", "We thank J. Doe for comments."),
+                funding: section("Funding", "Supported by grant 123."),
+                availability: section("Data availability", "Data are on request."),
+                annex: section("Appendix A", "Extra material."),
+            },
+            references: vec![
+                Reference {
+                    citation: Citation {
+                        raw: "Ng B. A prior study. J Examples 3:1-9, 2019.".into(),
+                        title: Some("A prior study".into()),
+                        journal: Some("J Examples".into()),
+                        authors: vec![person("B", "Ng")],
+                        ..Default::default()
+                    },
+                    marker: Some("1".into()),
+                    boxes: vec![PageBox {
+                        page: 4,
+                        bbox: BBox {
+                            x: 72.0,
+                            y: 500.0,
+                            w: 230.0,
+                            h: 9.5,
+                        },
+                    }],
+                },
+                Reference {
+                    citation: Citation {
+                        raw: "Okafor E. Water & energy. CUP, 2009.".into(),
+                        title: Some("Water & energy".into()),
+                        authors: vec![person("E", "Okafor")],
+                        ..Default::default()
+                    },
+                    ..Default::default()
+                },
+            ],
+            pages: vec![
+                (595.276, 841.89),
+                (612.0, 792.0),
+                (595.276, 841.89),
+                (595.276, 841.89),
+            ],
+        }
+    }
+
+    fn options() -> TeiOptions {
+        TeiOptions {
+            version: "0.1.0".into(),
+            when: "2026-11-25T06:00+0000".into(),
+            ..Default::default()
+        }
+    }
+
+    fn all_coordinates() -> TeiOptions {
+        let names = [
+            "head",
+            "p",
+            "s",
+            "ref",
+            "formula",
+            "figure",
+            "note",
+            "biblStruct",
+            "persName",
+            "title",
+            "affiliation",
+        ];
+        TeiOptions {
+            coordinates: names.iter().map(|n| n.to_string()).collect(),
+            segment_sentences: true,
+            generate_ids: true,
+            ..options()
+        }
+    }
+
+    /// The full text of [`article`], byte for byte, against `golden/fulltext.tei.xml` (plain)
+    /// and `golden/fulltext-options.tei.xml` (every coordinate, sentences, generated ids).
+    #[test]
+    fn full_text_matches_the_golden_files() {
+        let a = article();
+        let plain = crate::tei::header::article_tei(&a, &options());
+        crate::tei::parsed::parse(&plain).unwrap();
+        crate::tei::golden::check("fulltext.tei.xml", &plain);
+        let rich = crate::tei::header::article_tei(&a, &all_coordinates());
+        crate::tei::parsed::parse(&rich).unwrap();
+        crate::tei::golden::check("fulltext-options.tei.xml", &rich);
+    }
+
+    #[test]
+    fn plain_full_text_has_grobid_shapes() {
+        let tei = crate::tei::header::article_tei(&article(), &options());
+        for want in [
+            "\t<text xml:lang=\"en\">\n\t\t<body>\n<div xmlns=\"http://www.tei-c.org/ns/1.0\"><p>Text before any head.</p></div>\n",
+            "<div xmlns=\"http://www.tei-c.org/ns/1.0\"><head n=\"1.\">Introduction</head><p>Earlier work <ref type=\"bibr\" target=\"#b0\">[1]</ref> showed",
+            "<ref type=\"figure\" target=\"#fig_0\">Fig. 1</ref>, <ref type=\"table\" target=\"#tab_0\">Table 1</ref>, Eq. <ref type=\"formula\" target=\"#formula_0\">(1)</ref>).<ref type=\"foot\" target=\"#foot_0\">2</ref>",
+            "disagree <ref type=\"bibr\">[7]</ref>.",
+            "data &amp; &lt;models&gt; differ.</p><list><item>first item</item><item>second item</item></list><formula xml:id=\"formula_0\">E = mc^2<label>(1)</label></formula></div>\n",
+            "<head n=\"2.1\">Methods</head>",
+            "<figure xmlns=\"http://www.tei-c.org/ns/1.0\" xml:id=\"fig_0\"><head>Fig. 1.</head><label>1</label><figDesc>Sketch of the model. Arrows show fluxes.</figDesc><graphic url=\"assets/image-1.png\" coords=\"3,72.00,90.50,220.10,140.00\" type=\"bitmap\"/><graphic coords=\"3,300.00,90.50,100.00,50.25\" type=\"vector\"/></figure>\n",
+            "<figure xmlns=\"http://www.tei-c.org/ns/1.0\" type=\"table\" xml:id=\"tab_0\"><head>Table 1.</head><label>1</label><figDesc>Parameters.</figDesc><table><row><cell cols=\"2\">Parameter values</cell></row><row><cell>a</cell><cell>0.5</cell></row></table><note>Values are illustrative.</note></figure>\n",
+            "<note xmlns=\"http://www.tei-c.org/ns/1.0\" place=\"foot\" n=\"2\" xml:id=\"foot_0\"><p>A footnote. It cites <ref type=\"bibr\" target=\"#b1\">[2]</ref>.</p></note>\n",
+            "<note xmlns=\"http://www.tei-c.org/ns/1.0\" place=\"margin\" xml:id=\"margin_0\"><p>A margin note.</p></note>\n\t\t</body>\n\t\t<back>\n\t\t\t<div type=\"acknowledgement\">\n<div xmlns=\"http://www.tei-c.org/ns/1.0\"><head>Acknowledgements</head><p>We thank J. Doe for comments.</p></div>\n\t\t\t</div>\n\t\t\t<div type=\"funding\">\n",
+            "\t\t\t<div type=\"availability\">\n<div xmlns=\"http://www.tei-c.org/ns/1.0\"><head>Data availability</head>",
+            "\t\t\t<div type=\"annex\">\n<div xmlns=\"http://www.tei-c.org/ns/1.0\"><head>Appendix A</head><p>Extra material.</p></div>\n\t\t\t</div>\n\t\t\t<div type=\"references\">\n\t\t\t\t<listBibl>\n\t\t\t\t\t<biblStruct status=\"extracted\"  xml:id=\"b0\">\n",
+            "\t\t</back>\n\t</text>\n</TEI>\n",
+        ] {
+            assert!(tei.contains(want), "missing {want:?} in\n{tei}");
+        }
+        assert!(!tei.contains("facsimile") && !tei.contains("coords=\"1,") && !tei.contains("<s>"));
+        assert!(tei.contains("generateTeiIds=false, generateTeiCoordinates=null"));
+    }
+
+    #[test]
+    fn options_add_coordinates_facsimile_sentences_and_ids() {
+        let opt = all_coordinates();
+        let tei = crate::tei::header::article_tei(&article(), &opt);
+        assert!(tei.contains("\t</teiHeader>\n\t<facsimile>\n\t\t<surface n=\"1\" ulx=\"0.0\" uly=\"0.0\" lrx=\"595.276\" lry=\"841.89\"/>\n\t\t<surface n=\"2\" ulx=\"0.0\" uly=\"0.0\" lrx=\"612.0\" lry=\"792.0\"/>\n"), "{tei}");
+        assert!(tei.contains("\t</facsimile>\n\t<text xml:lang=\"en\">\n"));
+        assert!(tei.contains("generateTeiIds=true, generateTeiCoordinates=[affiliation, biblStruct, figure, formula, head, note, p, persName, ref, s, title]"));
+        // The head's one line, the formula's box, the figure's area, the reference's lines.
+        assert!(tei.contains("<head n=\"1.\" xml:id=\"_"));
+        assert!(tei.contains(" coords=\"1,72.00,100.00,60.00,10.00\">Introduction</head>"));
+        assert!(
+            tei.contains("<formula xml:id=\"formula_0\" coords=\"2,72.00,100.00,40.00,10.00\">")
+        );
+        assert!(tei.contains("xml:id=\"fig_0\" coords=\"3,70.00,88.00,340.00,180.00\">"));
+        assert!(tei.contains("<biblStruct coords=\"4,72.00,500.00,230.00,9.50\" status=\"extracted\"  xml:id=\"b0\">"));
+        assert!(
+            tei.contains("<biblStruct status=\"extracted\"  xml:id=\"b1\">"),
+            "no boxes, no coords"
+        );
+        // `ref` coordinates: `[1]` is the token at 13..16 of the first line.
+        assert!(tei.contains("<ref type=\"bibr\" target=\"#b0\" coords=\"1,137.00,100.00,15.00,10.00\">[1]</ref>"), "{tei}");
+        // Sentences: refs inside, abbreviations kept, the abstract and captions cut too.
+        let p = tei.split("<head n=\"1.\"").nth(1).unwrap();
+        let sentences: Vec<&str> = p.split("</p>").next().unwrap().matches("<s ").collect();
+        // The footnote mark after `).` glues the next words on, as in GROBID; `et al.` and
+        // `U.S.` cut nothing.
+        assert_eq!(sentences.len(), 2, "{p}");
+        assert!(p.contains("Smith et al. disagree <ref type=\"bibr\" coords=\"1,172.00,124.00,20.00,10.00\">[7]</ref>.</s> <s "));
+        assert!(p.contains("(see Fig. 2 in <ref type=\"figure\""));
+        assert!(
+            tei.contains("<abstract>\n<div xmlns=\"http://www.tei-c.org/ns/1.0\"><p xml:id=\"_")
+        );
+        assert!(tei.contains("<figDesc xml:id=\"_"));
+        assert!(tei.contains("<figDesc xml:id=\"_") && tei.contains("\"><div><p xml:id=\"_"));
+        // Ids: GROBID's shape, unique, the same on every call.
+        let ids: Vec<&str> = tei.split("xml:id=\"_").skip(1).map(|s| &s[..7]).collect();
+        assert!(ids.len() > 20);
+        assert!(ids
+            .iter()
+            .all(|i| i.chars().all(|c| c.is_ascii_alphanumeric())));
+        assert_eq!(ids.iter().collect::<HashSet<_>>().len(), ids.len());
+        assert_eq!(tei, crate::tei::header::article_tei(&article(), &opt));
+        // `s` coordinates only with sentences.
+        let no_s = TeiOptions {
+            segment_sentences: false,
+            ..opt
+        };
+        let tei = crate::tei::header::article_tei(&article(), &no_s);
+        assert!(!tei.contains("<s "));
+        assert!(tei.contains("<p xml:id=\"_"));
+    }
+
+    #[test]
+    fn empty_body_with_back_matter_and_empty_article() {
+        let a = Article {
+            back: Back {
+                annex: section("Appendix", "More."),
+                ..Default::default()
+            },
+            ..Default::default()
+        };
+        let tei = crate::tei::header::article_tei(&a, &options());
+        assert!(
+            tei.contains(
+                "\t<text xml:lang=\"en\">\n\t\t<body/>\n\t\t<back>\n\t\t\t<div type=\"annex\">\n"
+            ),
+            "{tei}"
+        );
+        let none = crate::tei::header::article_tei(&Article::default(), &options());
+        assert!(none.contains("\t<text>\n\t</text>\n</TEI>\n"), "{none}");
+    }
+
+    #[test]
+    fn line_boxes_merge_tokens_of_one_line_fragment() {
+        let t = |page, x, y, w| TokenBox {
+            range: 0..1,
+            page,
+            bbox: BBox { x, y, w, h: 10.0 },
+        };
+        let boxes = line_boxes(&[
+            t(1, 10.0, 100.0, 20.0),
+            t(1, 33.0, 101.0, 20.0),
+            t(1, 10.0, 112.0, 30.0),  // next line
+            t(2, 45.0, 112.0, 30.0),  // next page
+            t(2, 300.0, 112.0, 30.0), // other column
+        ]);
+        assert_eq!(
+            coords(&boxes),
+            "1,10.00,100.00,43.00,11.00;1,10.00,112.00,30.00,10.00;2,45.00,112.00,30.00,10.00;2,300.00,112.00,30.00,10.00"
+        );
+    }
+
+    #[test]
+    fn ids_depend_on_the_document_and_avoid_note_ids() {
+        let a = article();
+        let mut x = IdGen::new(&a);
+        let mut y = IdGen::new(&a);
+        assert_eq!(x.next(), y.next());
+        let mut b = a.clone();
+        b.header.md5 = Some("FF".into());
+        assert_ne!(IdGen::new(&a).next(), IdGen::new(&b).next());
+        let first = IdGen::new(&a).next();
+        let mut z = IdGen::new(&a);
+        z.taken.insert(first.clone());
+        assert_ne!(z.next(), first);
+    }
+
+    proptest! {
+        /// Any text with any callout ranges, written in sentences with every coordinate and
+        /// ids, is well-formed XML whose paragraph holds every character of the text (those XML
+        /// 1.0 can carry), and the whole article parses.
+        #[test]
+        fn any_text_and_callouts_in_sentences_round_trip(
+            text in any::<String>(),
+            ranges in proptest::collection::vec((0usize..400, 0usize..40), 0..8),
+            seg in prop_oneof![Just(crate::sentence::Segmenter::Statistical), Just(crate::sentence::Segmenter::RuleBased)],
+        ) {
+            let refs = ranges
+                .into_iter()
+                .map(|(start, len)| Callout { kind: CalloutKind::Bibr, range: start..start + len, target: Some("b0".into()) })
+                .collect();
+            let p = RichText { text: text.clone(), refs, tokens: Vec::new() };
+            let a = Article {
+                body: Body {
+                    divs: vec![Div { head: None, blocks: vec![BodyBlock::Paragraph(p.clone())] }],
+                    ..Default::default()
+                },
+                ..Default::default()
+            };
+            let opt = TeiOptions { sentence_segmenter: seg, ..all_coordinates() };
+            let mut ctx = Ctx::new(&a, &opt);
+            let mut w = TeiWriter::default();
+            paragraph(&mut w, &mut ctx, &p);
+            let xml = w.finish();
+            let parsed = crate::tei::parsed::parse(&xml);
+            prop_assert!(parsed.is_ok(), "{:?} {}", parsed.err(), xml);
+            let kept: String = text.chars().filter(|c| crate::tei::writer::is_xml_char(*c)).collect();
+            prop_assert_eq!(parsed.unwrap().texts.concat(), kept);
+            let doc = crate::tei::header::article_tei(&a, &opt);
+            prop_assert!(crate::tei::parsed::parse(&doc).is_ok());
+        }
+    }
+}
