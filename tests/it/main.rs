@@ -6,6 +6,7 @@ mod admin;
 mod common;
 mod corpus;
 mod errors;
+mod fulltext;
 mod header;
 mod layout;
 mod pool;

@@ -553,6 +553,14 @@ impl Config {
         }
     }
 
+    /// The sentence segmenter `models.sentence_segmenter` names (validated at load).
+    pub fn sentence_segmenter(&self) -> quire::sentence::Segmenter {
+        match self.models.sentence_segmenter.as_str() {
+            "rules" => quire::sentence::Segmenter::RuleBased,
+            _ => quire::sentence::Segmenter::Statistical,
+        }
+    }
+
     /// What the model actors need.
     pub fn model_settings(&self) -> quire_actors::ModelSettings {
         quire_actors::ModelSettings {

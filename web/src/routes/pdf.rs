@@ -48,7 +48,7 @@ fn wants_bibtex(req: &HttpRequest) -> bool {
 }
 
 /// A strict 0/1 flag (`true`/`false` accepted too); anything else is a 400 naming it.
-fn flag(params: &Params, name: &str) -> Result<bool, ApiError> {
+pub(crate) fn flag(params: &Params, name: &str) -> Result<bool, ApiError> {
     match params.text(name)?.map(str::trim) {
         None | Some("") | Some("0") | Some("false") => Ok(false),
         Some("1") | Some("true") => Ok(true),
@@ -89,7 +89,7 @@ fn header_params(params: &Params) -> Result<HeaderParams, ApiError> {
 }
 
 /// `debugMode` (1 or true) and the `models` filter of the dump (an unknown name is a 400).
-fn debug_params(params: &Params) -> Result<(bool, Option<Vec<String>>), ApiError> {
+pub(crate) fn debug_params(params: &Params) -> Result<(bool, Option<Vec<String>>), ApiError> {
     let debug = match params.text("debugMode")?.map(str::trim) {
         None | Some("") | Some("0") | Some("false") => false,
         Some("1") | Some("true") => true,
