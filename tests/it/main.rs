@@ -3,6 +3,7 @@
 
 mod actors;
 mod admin;
+mod batch;
 mod common;
 mod corpus;
 mod errors;
