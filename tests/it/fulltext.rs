@@ -113,6 +113,22 @@ fn page_ranges_choose_the_pages_laid_out() {
         4
     );
     assert!(second.contains("startPage=2"), "{second}");
+    // Repeated teiCoordinates fields (and GROBID's misspelt funders parameter) are accepted.
+    let (status, _, xml) = s.post_pdf(
+        PATH,
+        article(),
+        &[
+            ("teiCoordinates", "persName"),
+            ("teiCoordinates", "biblStruct"),
+            ("teiCoordinates", "s"),
+            ("consolidatFunders", "1"),
+            ("segmentSentences", "1"),
+            ("generateIDs", "1"),
+        ],
+        None,
+    );
+    assert_eq!(status, 200, "{xml}");
+    well_formed(&xml).unwrap_or_else(|e| panic!("{e}: {xml}"));
 }
 
 #[test]
@@ -203,6 +219,19 @@ fn every_parameter_is_checked_before_any_work() {
                 "{path} {name}={value}: {body}"
             );
         }
+        // Repeated teiCoordinates fields are read one by one: a bad one among good ones is named.
+        let (status, _, body) = s.post_pdf(
+            path,
+            pdf.clone(),
+            &[
+                ("teiCoordinates", "persName"),
+                ("teiCoordinates", "head"),
+                ("teiCoordinates", "tableCell"),
+            ],
+            None,
+        );
+        assert_eq!(status, 400, "{body}");
+        assert!(body.contains("`tableCell`"), "{body}");
         // The interface's error shape: JSON for clients that ask for it.
         let (status, ctype, body) = s.post_pdf(
             path,
