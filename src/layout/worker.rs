@@ -154,32 +154,30 @@ pub fn read_frame<T: DeserializeOwned>(r: &mut impl Read) -> io::Result<Option<T
         .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e.to_string()))
 }
 
-/// Run one job in this process (a panic becomes `PDFTOOL_CONVERSION_FAILURE`).
-pub fn run_job(job: &Job, pdfium_lib: Option<&std::path::Path>) -> Reply {
-    let out = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        super::layout_pdf(&job.pdf, job.range, job.limits, pdfium_lib)
-    }));
-    match out {
-        Ok(Ok(doc)) => Ok(doc),
+/// Runs `work`, turning an engine error into its wire form and a panic into
+/// `PDFTOOL_CONVERSION_FAILURE` saying what panicked.
+fn guarded<T>(what: &str, work: impl FnOnce() -> crate::Result<T>) -> Result<T, WorkerError> {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(work)) {
+        Ok(Ok(value)) => Ok(value),
         Ok(Err(e)) => Err(WorkerError::from(&e)),
-        Err(_) => Err(WorkerError::PdfConversion(
-            "the layout worker panicked on this PDF".to_string(),
-        )),
+        Err(_) => Err(WorkerError::PdfConversion(format!(
+            "the worker panicked {what} this PDF"
+        ))),
     }
+}
+
+/// Run one layout job in this process (a panic becomes `PDFTOOL_CONVERSION_FAILURE`).
+pub fn run_job(job: &Job, pdfium_lib: Option<&std::path::Path>) -> Reply {
+    guarded("laying out", || {
+        super::layout_pdf(&job.pdf, job.range, job.limits, pdfium_lib)
+    })
 }
 
 /// Run one render job in this process (a panic becomes `PDFTOOL_CONVERSION_FAILURE`).
 pub fn run_render(job: &RenderJob, pdfium_lib: Option<&std::path::Path>) -> RenderReply {
-    let out = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+    guarded("rendering", || {
         super::render::render_pdf(&job.pdf, &job.regions, job.scale, pdfium_lib)
-    }));
-    match out {
-        Ok(Ok(pngs)) => Ok(pngs),
-        Ok(Err(e)) => Err(WorkerError::from(&e)),
-        Err(_) => Err(WorkerError::PdfConversion(
-            "the worker panicked while rendering this PDF".to_string(),
-        )),
-    }
+    })
 }
 
 /// Answer one request in this process.

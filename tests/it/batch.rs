@@ -7,19 +7,9 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::common::{models_present, repo_root};
+use crate::common::{models_present, pdfium_lib, repo_root};
+use crate::fulltext::NEEDED;
 use crate::references::article;
-
-const NEEDED: [&str; 8] = [
-    "segmentation",
-    "header",
-    "name-header",
-    "affiliation-address",
-    "date",
-    "reference-segmenter",
-    "citation",
-    "name-citation",
-];
 
 /// Runs `quire batch` with `args`; (success, stdout, stderr).
 fn batch(config: &Path, input: &Path, output: &Path, args: &[&str]) -> (bool, String, String) {
@@ -50,11 +40,9 @@ fn batch_writes_answers_and_error_files_and_resumes() {
     if !models_present(&NEEDED) {
         return;
     }
-    let pdfium = repo_root().join("vendor/pdfium/libpdfium.so");
-    if !pdfium.is_file() {
-        eprintln!("skipped: no libpdfium at {}", pdfium.display());
+    let Some(pdfium) = pdfium_lib() else {
         return;
-    }
+    };
     let dir = tempfile::tempdir().expect("temp");
     let config = dir.path().join("config.toml");
     std::fs::write(

@@ -15,10 +15,10 @@ use quire::layout::BBox;
 use quire::testutil::PdfBuilder;
 use quire_actors::workers::{WorkerPool, WorkerPoolConfig};
 
-use crate::common::{all_between, repo_root, Server};
+use crate::common::{all_between, pdfium_lib, Server};
 use crate::references::article;
 
-const NEEDED: [&str; 8] = [
+pub(crate) const NEEDED: [&str; 8] = [
     "segmentation",
     "header",
     "name-header",
@@ -329,13 +329,7 @@ fn the_asset_endpoint_answers_a_zip_holding_the_tei() {
 
 /// A worker pool running this build's `quire worker` over the vendored libpdfium, or `None`.
 fn worker_pool() -> Option<WorkerPool> {
-    let pdfium = std::env::var_os("QUIRE_PDFIUM_LIB")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| repo_root().join("vendor/pdfium/libpdfium.so"));
-    if !pdfium.is_file() {
-        eprintln!("skipped: no libpdfium at {}", pdfium.display());
-        return None;
-    }
+    let pdfium = pdfium_lib()?;
     Some(WorkerPool::new(WorkerPoolConfig {
         program: PathBuf::from(env!("CARGO_BIN_EXE_quire")),
         args: vec!["worker".into()],
