@@ -727,6 +727,16 @@ mod tests {
     }
 
     #[test]
+    fn the_sentence_segmenter_setting_chooses_the_segmenter() {
+        use quire::sentence::Segmenter;
+        let rules = Config::from_toml("[models]\nsentence_segmenter = \"rules\"\n", "f", no_env())
+            .expect("valid");
+        assert_eq!(rules.sentence_segmenter(), Segmenter::RuleBased);
+        let default = Config::from_toml("", "f", no_env()).expect("valid");
+        assert_eq!(default.sentence_segmenter(), Segmenter::Statistical);
+    }
+
+    #[test]
     fn environment_overrides_the_file() {
         let env = vec![
             ("QUIRE_SERVER_PORT".to_string(), "9000".to_string()),
