@@ -6,7 +6,7 @@ this process, the layout and rendering in the isolated `quire worker` processes,
 (`routes::fulltext::answer`, `routes::pdf::header_tei`, the `listBibl` writer).
 
 - `--jobs N` documents are in flight at once (default: the number of CPUs), with N worker
-  processes; a progress bar on stderr when it is a terminal.
+  processes and N tagging threads per model; a progress bar on stderr when it is a terminal.
 - Resumable: `NAME.<endpoint>.tei.xml` already present under `--output` (same relative
   folder) is skipped unless `--force`. Outputs are written to a temporary file and renamed,
   so an interrupted run never leaves a partial one behind.
@@ -278,6 +278,8 @@ async fn run_all(
     let engine = Arc::new(config.engine());
     let mut settings = config.model_settings();
     settings.preload = false;
+    // Every model may tag for all documents in flight at once (the threads share one model).
+    settings.threads = settings.threads.max(jobs);
     let models = Models::start(&settings);
     let workers = WorkerPool::new(
         WorkerPoolConfig::from_engine(&engine, jobs)
