@@ -92,7 +92,7 @@ impl Pdfium {
         let page_w = unsafe { b.FPDF_GetPageWidthF(page) };
         let page_h = unsafe { b.FPDF_GetPageHeightF(page) };
         let geometry = Geometry::of(&r.bbox, page_w, page_h, scale);
-        let rendered = geometry.map(|g| {
+        let rendered = geometry.and_then(|g| {
             let bitmap = unsafe { b.FPDFBitmap_Create(g.width as i32, g.height as i32, 0) };
             if bitmap.is_null() {
                 return Err(Error::PdfConversion(format!(
@@ -134,7 +134,7 @@ impl Pdfium {
             png
         });
         unsafe { b.FPDF_ClosePage(page) };
-        rendered.and_then(|x| x)
+        rendered
     }
 }
 
