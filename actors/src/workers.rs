@@ -20,7 +20,8 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use quire::layout::worker::{Job, Reply};
+use quire::layout::render::Region;
+use quire::layout::worker::{Job, RenderJob, Request, Response};
 use quire::layout::{Document, Limits, PageRange};
 use quire::Error;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -210,6 +211,42 @@ impl WorkerPool {
 
     /// Lay out `pdf` (pages of `range`) in a worker process.
     pub async fn layout(&self, pdf: Vec<u8>, range: PageRange) -> Result<Document, Error> {
+        let job = Request::Layout(Job {
+            pdf,
+            range,
+            limits: self.inner.cfg.limits,
+        });
+        match self.exchange_job(&job, "PDF layout").await? {
+            Response::Layout(reply) => reply.map_err(Error::from),
+            Response::Render(_) => Err(protocol_mismatch()),
+        }
+    }
+
+    /// Render `regions` of `pdf` to PNG (`scale` pixels per PDF unit) in a worker process;
+    /// one image per region, in order.
+    pub async fn render(
+        &self,
+        pdf: Vec<u8>,
+        regions: Vec<Region>,
+        scale: f32,
+    ) -> Result<Vec<Vec<u8>>, Error> {
+        if regions.is_empty() {
+            return Ok(Vec::new());
+        }
+        let job = Request::Render(RenderJob {
+            pdf,
+            regions,
+            scale,
+        });
+        match self.exchange_job(&job, "PDF rendering").await? {
+            Response::Render(reply) => reply.map_err(Error::from),
+            Response::Layout(_) => Err(protocol_mismatch()),
+        }
+    }
+
+    /// Run one request on a free worker (started if none is idle) under the job deadline; a
+    /// worker that times out, dies or breaks the protocol is killed and counted as lost.
+    async fn exchange_job(&self, job: &Request, stage: &str) -> Result<Response, Error> {
         let _permit = self
             .inner
             .slots
@@ -227,13 +264,8 @@ impl WorkerPool {
         // Removes the pid however this future ends (a caller may drop it mid-job: the worker,
         // owned here, is then killed on drop and replaced by the next job).
         let _busy = BusyGuard::new(&self.inner, pid);
-        let job = Job {
-            pdf,
-            range,
-            limits: self.inner.cfg.limits,
-        };
         let timeout = self.inner.cfg.timeout;
-        let outcome = match tokio::time::timeout(timeout, exchange(&mut worker, &job)).await {
+        let outcome = match tokio::time::timeout(timeout, exchange(&mut worker, job)).await {
             Ok(Ok(reply)) => Ok(reply),
             Ok(Err(e)) => Err(JobFailure::Lost(e)),
             Err(_) => Err(JobFailure::Timeout),
@@ -242,7 +274,7 @@ impl WorkerPool {
         match outcome {
             Ok(reply) => {
                 self.idle().push(worker);
-                reply.map_err(Error::from)
+                Ok(reply)
             }
             Err(failure) => {
                 self.inner.lost.fetch_add(1, Ordering::Relaxed);
@@ -250,7 +282,7 @@ impl WorkerPool {
                 let status = worker.child.wait().await.ok();
                 match failure {
                     JobFailure::Timeout => Err(Error::Timeout {
-                        stage: "PDF layout".into(),
+                        stage: stage.into(),
                         seconds: timeout.as_secs(),
                     }),
                     JobFailure::Lost(e) => Err(Error::PdfConversion(format!(
@@ -263,6 +295,10 @@ impl WorkerPool {
             }
         }
     }
+}
+
+fn protocol_mismatch() -> Error {
+    Error::PdfConversion("the worker answered a different kind of request".into())
 }
 
 struct BusyGuard<'a> {
@@ -300,8 +336,8 @@ fn describe_status(s: std::process::ExitStatus) -> String {
     }
 }
 
-/// Send one job frame and read one reply frame.
-async fn exchange(w: &mut Worker, job: &Job) -> Result<Reply, String> {
+/// Send one request frame and read one response frame.
+async fn exchange(w: &mut Worker, job: &Request) -> Result<Response, String> {
     let bytes = postcard::to_allocvec(job).map_err(|e| e.to_string())?;
     let len = u32::try_from(bytes.len()).map_err(|_| "PDF too large".to_string())?;
     w.stdin
@@ -330,7 +366,7 @@ async fn exchange(w: &mut Worker, job: &Job) -> Result<Reply, String> {
         .read_exact(&mut buf)
         .await
         .map_err(|e| format!("reading the reply: {e}"))?;
-    postcard::from_bytes::<Reply>(&buf).map_err(|e| format!("bad reply: {e}"))
+    postcard::from_bytes::<Response>(&buf).map_err(|e| format!("bad reply: {e}"))
 }
 
 #[cfg(test)]

@@ -133,7 +133,31 @@ pub struct Pdfium {
 
 static LIBRARY: OnceLock<std::result::Result<Pdfium, String>> = OnceLock::new();
 
+/// Serialises pdfium calls of one process (pdfium keeps global state).
+pub(super) fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+    static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    ONE_AT_A_TIME
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// Why pdfium could not open a document (after `FPDF_LoadMemDocument64` gave null).
+pub(super) fn open_error(b: &dyn PdfiumLibraryBindings) -> Error {
+    let err = unsafe { b.FPDF_GetLastError() } as u32;
+    Error::BadInput(match err {
+        4 => "the PDF is encrypted and needs a user password".to_string(),
+        5 => "the PDF uses an unsupported security handler".to_string(),
+        2 | 3 => "not a PDF, or a PDF damaged beyond repair".to_string(),
+        _ => format!("pdfium cannot open the PDF (error {err})"),
+    })
+}
+
 impl Pdfium {
+    /// The raw bindings, for the other pdfium users of this module's parent (rendering).
+    pub(super) fn bindings(&self) -> &dyn PdfiumLibraryBindings {
+        &*self.b
+    }
+
     /// The process's pdfium, bound on first use from `path` (see [`resolve_library`]).
     pub fn get(configured: Option<&Path>) -> Result<&'static Pdfium> {
         LIBRARY
@@ -157,10 +181,7 @@ impl Pdfium {
     /// Open `pdf` and read the pages of `range`. Calls from several threads run one at a time
     /// (pdfium keeps global state; workers are single-threaded anyway, tests are not).
     pub fn extract(&self, pdf: &[u8], range: PageRange) -> Result<Vec<RawPage>> {
-        static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
-        let _guard = ONE_AT_A_TIME
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let _guard = one_at_a_time();
         if pdf.is_empty() {
             return Err(Error::BadInput("the PDF is empty (0 bytes)".into()));
         }
@@ -168,13 +189,7 @@ impl Pdfium {
         // SAFETY: `pdf` outlives the document, which is closed before returning.
         let doc = unsafe { b.FPDF_LoadMemDocument64(pdf, None) };
         if doc.is_null() {
-            let err = unsafe { b.FPDF_GetLastError() } as u32;
-            return Err(Error::BadInput(match err {
-                4 => "the PDF is encrypted and needs a user password".to_string(),
-                5 => "the PDF uses an unsupported security handler".to_string(),
-                2 | 3 => "not a PDF, or a PDF damaged beyond repair".to_string(),
-                _ => format!("pdfium cannot open the PDF (error {err})"),
-            }));
+            return Err(open_error(b));
         }
         let out = self.extract_doc(doc, range);
         unsafe { b.FPDF_CloseDocument(doc) };

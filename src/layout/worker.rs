@@ -3,8 +3,8 @@ The layout worker protocol: the `quire worker` process reads jobs on stdin and a
 stdout, one at a time, with one pdfium per process (rust-stack.md §1.7).
 
 A frame is a little-endian `u32` byte length followed by that many bytes of postcard. The
-parent writes a [`Job`] frame; the worker answers a [`Reply`] frame:
-`Ok(Document)` or `Err((code, message))`. A worker that dies (pdfium crash, memory cap, kill on
+parent writes a [`Request`] frame (a layout [`Job`], or a [`RenderJob`]: page regions to PNG);
+the worker answers a [`Response`] of the same kind: `Ok(Document)` / `Ok(pngs)` or the error. A worker that dies (pdfium crash, memory cap, kill on
 timeout) simply closes stdout; the pool in `quire-actors` turns that into the right code.
 */
 
@@ -27,8 +27,34 @@ pub struct Job {
     pub limits: Limits,
 }
 
-/// What the worker answers.
+/// What the worker answers to a layout job.
 pub type Reply = Result<Document, WorkerError>;
+
+/// One render job: regions of `pdf` to PNG at `scale` pixels per PDF unit
+/// ([`super::render`]).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct RenderJob {
+    pub pdf: Vec<u8>,
+    pub regions: Vec<super::render::Region>,
+    pub scale: f32,
+}
+
+/// What the worker answers to a render job: one PNG per region, in order.
+pub type RenderReply = Result<Vec<Vec<u8>>, WorkerError>;
+
+/// A frame the parent sends.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub enum Request {
+    Layout(Job),
+    Render(RenderJob),
+}
+
+/// A frame the worker answers, of the request's kind.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub enum Response {
+    Layout(Reply),
+    Render(RenderReply),
+}
 
 /// An engine error as it crosses the worker pipe: the variant and its fields, so the server
 /// rebuilds exactly the error the worker met (code, numbers and message), never by parsing
@@ -128,17 +154,37 @@ pub fn read_frame<T: DeserializeOwned>(r: &mut impl Read) -> io::Result<Option<T
         .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e.to_string()))
 }
 
-/// Run one job in this process (a panic becomes `PDFTOOL_CONVERSION_FAILURE`).
-pub fn run_job(job: &Job, pdfium_lib: Option<&std::path::Path>) -> Reply {
-    let out = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        super::layout_pdf(&job.pdf, job.range, job.limits, pdfium_lib)
-    }));
-    match out {
-        Ok(Ok(doc)) => Ok(doc),
+/// Runs `work`, turning an engine error into its wire form and a panic into
+/// `PDFTOOL_CONVERSION_FAILURE` saying what panicked.
+fn guarded<T>(what: &str, work: impl FnOnce() -> crate::Result<T>) -> Result<T, WorkerError> {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(work)) {
+        Ok(Ok(value)) => Ok(value),
         Ok(Err(e)) => Err(WorkerError::from(&e)),
-        Err(_) => Err(WorkerError::PdfConversion(
-            "the layout worker panicked on this PDF".to_string(),
-        )),
+        Err(_) => Err(WorkerError::PdfConversion(format!(
+            "the worker panicked {what} this PDF"
+        ))),
+    }
+}
+
+/// Run one layout job in this process (a panic becomes `PDFTOOL_CONVERSION_FAILURE`).
+pub fn run_job(job: &Job, pdfium_lib: Option<&std::path::Path>) -> Reply {
+    guarded("laying out", || {
+        super::layout_pdf(&job.pdf, job.range, job.limits, pdfium_lib)
+    })
+}
+
+/// Run one render job in this process (a panic becomes `PDFTOOL_CONVERSION_FAILURE`).
+pub fn run_render(job: &RenderJob, pdfium_lib: Option<&std::path::Path>) -> RenderReply {
+    guarded("rendering", || {
+        super::render::render_pdf(&job.pdf, &job.regions, job.scale, pdfium_lib)
+    })
+}
+
+/// Answer one request in this process.
+pub fn answer(request: &Request, pdfium_lib: Option<&std::path::Path>) -> Response {
+    match request {
+        Request::Layout(job) => Response::Layout(run_job(job, pdfium_lib)),
+        Request::Render(job) => Response::Render(run_render(job, pdfium_lib)),
     }
 }
 
@@ -171,17 +217,17 @@ impl Hooks {
     }
 }
 
-/// The worker's main loop: jobs from `input`, replies to `output`, until `input` closes.
+/// The worker's main loop: requests from `input`, responses to `output`, until `input` closes.
 pub fn serve(
     input: &mut impl Read,
     output: &mut impl Write,
     pdfium_lib: Option<PathBuf>,
     hooks: Hooks,
 ) -> io::Result<()> {
-    while let Some(job) = read_frame::<Job>(input)? {
+    while let Some(request) = read_frame::<Request>(input)? {
         hooks.before_job();
-        let reply = run_job(&job, pdfium_lib.as_deref());
-        write_frame(output, &reply)?;
+        let response = answer(&request, pdfium_lib.as_deref());
+        write_frame(output, &response)?;
     }
     Ok(())
 }

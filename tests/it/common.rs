@@ -78,6 +78,20 @@ pub fn models_present(needed: &[&str]) -> bool {
     }
 }
 
+/// libpdfium (`$QUIRE_PDFIUM_LIB`, else the vendored one), or `None` after printing that the
+/// test is skipped.
+pub fn pdfium_lib() -> Option<PathBuf> {
+    let pdfium = std::env::var_os("QUIRE_PDFIUM_LIB")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| repo_root().join("vendor/pdfium/libpdfium.so"));
+    if pdfium.is_file() {
+        Some(pdfium)
+    } else {
+        eprintln!("skipped: no libpdfium at {}", pdfium.display());
+        None
+    }
+}
+
 /// The texts between `open` and the next `close`, in order (no nesting).
 pub fn all_between(xml: &str, open: &str, close: &str) -> Vec<String> {
     let mut out = Vec::new();
@@ -303,13 +317,7 @@ impl Server {
         if !models_present(needed) {
             return None;
         }
-        let pdfium = std::env::var_os("QUIRE_PDFIUM_LIB")
-            .map(PathBuf::from)
-            .unwrap_or_else(|| repo_root().join("vendor/pdfium/libpdfium.so"));
-        if !pdfium.is_file() {
-            eprintln!("skipped: no libpdfium at {}", pdfium.display());
-            return None;
-        }
+        let pdfium = pdfium_lib()?;
         Some(
             Server::builder()
                 .repo_models()

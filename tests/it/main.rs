@@ -3,9 +3,11 @@
 
 mod actors;
 mod admin;
+mod batch;
 mod common;
 mod corpus;
 mod errors;
+mod fulltext;
 mod header;
 mod layout;
 mod pool;

@@ -65,7 +65,7 @@ const REFS: [(&[&str], &str, &str, &str); 4] = [
 
 /// A two-page article: header and body on page 1, body and the numbered references on page 2;
 /// reference 4 carries a DOI only as a link annotation over its line.
-fn article() -> Vec<u8> {
+pub(crate) fn article() -> Vec<u8> {
     let body = [
         "Soil moisture controls the exchange of water and energy between the land and the",
         "atmosphere [1]. Measuring it over large areas has long been a challenge for hydrology",

@@ -233,6 +233,14 @@ fn the_console_is_served_at_the_root() {
         "/api/processCitation",
         "/api/processReferences",
         "value=\"processReferences\"",
+        "value=\"processFulltextDocument\"",
+        "value=\"processFulltextAssetDocument\"",
+        "/api/processFulltextAssetDocument",
+        "value=\"article/light-ref\"",
+        "value=\"persName\"",
+        "segmentSentences",
+        "generateIDs",
+        "debugMode",
         "<form",
         "console.js",
     ] {
@@ -240,7 +248,10 @@ fn the_console_is_served_at_the_root() {
     }
     let js = s.get("/console/console.js");
     assert_eq!(js.status(), 200);
-    assert!(js.text().unwrap_or_default().contains("fetch("));
+    let js = js.text().unwrap_or_default();
+    assert!(js.contains("fetch("));
+    // The full-text form sends every teiCoordinates box as its own field.
+    assert!(js.contains("body.append(\"teiCoordinates\""), "{js}");
 }
 
 #[test]

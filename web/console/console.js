@@ -42,6 +42,56 @@ document.getElementById("raw-form").addEventListener("submit", (ev) => {
   send(`/api/${select.value}`, { method: "POST", body, headers: { Accept: accept } });
 });
 
+function fulltextSelected() {
+  const select = document.getElementById("pdf-endpoint");
+  return select.options[select.selectedIndex].dataset.fulltext === "1";
+}
+
+document.getElementById("pdf-endpoint").addEventListener("change", () => {
+  document.getElementById("fulltext-options").hidden = !fulltextSelected();
+});
+
+// The full-text parameters of the form, appended to `body`.
+function appendFulltext(body) {
+  const value = (id) => document.getElementById(id).value;
+  const checked = (id) => document.getElementById(id).checked;
+  body.append("consolidateCitations", value("ft-consolidate-citations"));
+  body.append("consolidateFunders", value("ft-consolidate-funders"));
+  if (checked("ft-raw-affiliations")) body.append("includeRawAffiliations", "1");
+  if (checked("ft-raw-copyrights")) body.append("includeRawCopyrights", "1");
+  if (checked("ft-sentences")) body.append("segmentSentences", "1");
+  if (checked("ft-ids")) body.append("generateIDs", "1");
+  body.append("start", value("ft-start"));
+  body.append("end", value("ft-end"));
+  if (value("ft-flavor")) body.append("flavor", value("ft-flavor"));
+  document.querySelectorAll("#ft-coordinates input:checked").forEach((box) => {
+    body.append("teiCoordinates", box.value);
+  });
+}
+
+// A ZIP answer is offered as a download; anything else is shown as text.
+async function sendPdf(url, init) {
+  show("…", "");
+  try {
+    const res = await fetch(url, init);
+    const type = res.headers.get("content-type") || "";
+    if (res.ok && type.startsWith("application/zip")) {
+      const blob = await res.blob();
+      const link = document.createElement("a");
+      link.href = URL.createObjectURL(blob);
+      link.download = "result.zip";
+      link.textContent = `download result.zip (${blob.size} bytes)`;
+      show(`${res.status} ${res.statusText}`, "");
+      document.getElementById("result").appendChild(link);
+      return;
+    }
+    const text = await res.text();
+    show(`${res.status} ${res.statusText}`, text || "(empty body)");
+  } catch (e) {
+    show("network error", String(e));
+  }
+}
+
 document.getElementById("pdf-form").addEventListener("submit", (ev) => {
   ev.preventDefault();
   const file = document.getElementById("pdf-input").files[0];
@@ -51,11 +101,18 @@ document.getElementById("pdf-form").addEventListener("submit", (ev) => {
   const body = new FormData();
   body.append("input", file);
   body.append(option.dataset.consolidate, document.getElementById("pdf-consolidate").value);
-  if (select.value === "processReferences" && document.getElementById("pdf-include").checked) {
+  const fulltext = fulltextSelected();
+  if ((select.value === "processReferences" || fulltext) && document.getElementById("pdf-include").checked) {
     body.append("includeRawCitations", "1");
   }
-  const accept = document.getElementById("pdf-bibtex").checked ? "application/x-bibtex" : "application/xml";
-  send(`/api/${select.value}`, { method: "POST", body, headers: { Accept: accept } });
+  if (fulltext) appendFulltext(body);
+  if (document.getElementById("pdf-debug").checked) {
+    body.append("debugMode", "1");
+    const models = document.getElementById("pdf-models").value.trim();
+    if (models) body.append("models", models);
+  }
+  const accept = document.getElementById("pdf-bibtex").checked && !fulltext ? "application/x-bibtex" : "application/xml";
+  sendPdf(`/api/${select.value}`, { method: "POST", body, headers: { Accept: accept } });
 });
 
 fetch("/api/version").then((r) => r.json()).then((v) => {

@@ -553,6 +553,14 @@ impl Config {
         }
     }
 
+    /// The sentence segmenter `models.sentence_segmenter` names (validated at load).
+    pub fn sentence_segmenter(&self) -> quire::sentence::Segmenter {
+        match self.models.sentence_segmenter.as_str() {
+            "rules" => quire::sentence::Segmenter::RuleBased,
+            _ => quire::sentence::Segmenter::Statistical,
+        }
+    }
+
     /// What the model actors need.
     pub fn model_settings(&self) -> quire_actors::ModelSettings {
         quire_actors::ModelSettings {
@@ -716,6 +724,16 @@ mod tests {
             err.to_string().contains("models.sentence_segmenter"),
             "{err}"
         );
+    }
+
+    #[test]
+    fn the_sentence_segmenter_setting_chooses_the_segmenter() {
+        use quire::sentence::Segmenter;
+        let rules = Config::from_toml("[models]\nsentence_segmenter = \"rules\"\n", "f", no_env())
+            .expect("valid");
+        assert_eq!(rules.sentence_segmenter(), Segmenter::RuleBased);
+        let default = Config::from_toml("", "f", no_env()).expect("valid");
+        assert_eq!(default.sentence_segmenter(), Segmenter::Statistical);
     }
 
     #[test]

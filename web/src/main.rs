@@ -21,7 +21,7 @@ struct Cli {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = Cli::parse_from(cmd::batch::rewrite_grobid_flags(std::env::args_os()));
     match cmd::run(cli.command) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {

@@ -5,6 +5,7 @@ here as it lands.
 */
 
 pub mod document;
+pub mod fulltext;
 pub mod header;
 pub mod references;
 pub mod strings;

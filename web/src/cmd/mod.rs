@@ -3,6 +3,7 @@ The `quire` subcommands, one file each. A new subcommand adds its file, one `Com
 one line in [`run`].
 */
 
+pub mod batch;
 pub mod corpus;
 pub mod layout;
 pub mod serve;
@@ -14,6 +15,8 @@ pub mod worker;
 pub enum Command {
     /// Run the HTTP service (API on `server.port`, admin on `server.admin_port`).
     Serve(serve::ServeArgs),
+    /// Process every PDF of a folder tree through the service's pipeline, without HTTP.
+    Batch(batch::BatchArgs),
     /// Lay out a PDF and print it (JSON, or text with --text).
     Layout(layout::LayoutArgs),
     /// Run as a layout worker process (used by the service's worker pool).
@@ -31,6 +34,7 @@ pub enum Command {
 pub fn run(command: Command) -> anyhow::Result<()> {
     match command {
         Command::Serve(args) => serve::run(args),
+        Command::Batch(args) => batch::run(args),
         Command::Layout(args) => layout::run(args),
         Command::Worker(args) => worker::run(args),
         Command::Train(args) => train::train(args),

@@ -4,6 +4,7 @@ Every route of the main server. Each endpoint family has its own module with a
 */
 
 pub mod debug;
+pub mod fulltext;
 pub mod pdf;
 pub mod service;
 pub mod text;
@@ -15,4 +16,5 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.configure(debug::routes);
     cfg.configure(text::routes);
     cfg.configure(pdf::routes);
+    cfg.configure(fulltext::routes);
 }

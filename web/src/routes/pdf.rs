@@ -48,7 +48,7 @@ fn wants_bibtex(req: &HttpRequest) -> bool {
 }
 
 /// A strict 0/1 flag (`true`/`false` accepted too); anything else is a 400 naming it.
-fn flag(params: &Params, name: &str) -> Result<bool, ApiError> {
+pub(crate) fn flag(params: &Params, name: &str) -> Result<bool, ApiError> {
     match params.text(name)?.map(str::trim) {
         None | Some("") | Some("0") | Some("false") => Ok(false),
         Some("1") | Some("true") => Ok(true),
@@ -57,16 +57,16 @@ fn flag(params: &Params, name: &str) -> Result<bool, ApiError> {
 }
 
 /// The request's options, validated before any work starts.
-struct HeaderParams {
-    include_raw_affiliations: bool,
-    include_raw_copyrights: bool,
-    start: i64,
-    end: i64,
-    debug: bool,
-    models: Option<Vec<String>>,
+pub(crate) struct HeaderParams {
+    pub(crate) include_raw_affiliations: bool,
+    pub(crate) include_raw_copyrights: bool,
+    pub(crate) start: i64,
+    pub(crate) end: i64,
+    pub(crate) debug: bool,
+    pub(crate) models: Option<Vec<String>>,
 }
 
-fn header_params(params: &Params) -> Result<HeaderParams, ApiError> {
+pub(crate) fn header_params(params: &Params) -> Result<HeaderParams, ApiError> {
     // Validated (0-3); the lookup itself is not performed yet, see `consolidate_header` below.
     params.int_range("consolidateHeader", 1, 0, 3)?;
     let start = params.int_range("start", -1, -1, i64::from(u32::MAX))?;
@@ -89,7 +89,7 @@ fn header_params(params: &Params) -> Result<HeaderParams, ApiError> {
 }
 
 /// `debugMode` (1 or true) and the `models` filter of the dump (an unknown name is a 400).
-fn debug_params(params: &Params) -> Result<(bool, Option<Vec<String>>), ApiError> {
+pub(crate) fn debug_params(params: &Params) -> Result<(bool, Option<Vec<String>>), ApiError> {
     let debug = match params.text("debugMode")?.map(str::trim) {
         None | Some("") | Some("0") | Some("false") => false,
         Some("1") | Some("true") => true,
@@ -142,6 +142,13 @@ async fn process_header_document(
             .content_type(BIBTEX)
             .body(quire::bibtex::header_entry(&out.record)));
     }
+    Ok(HttpResponse::Ok()
+        .content_type(XML)
+        .body(header_tei(out.record, &p)))
+}
+
+/// The header TEI of processHeaderDocument (also `quire batch --endpoint header`).
+pub(crate) fn header_tei(record: quire::document::HeaderRecord, p: &HeaderParams) -> String {
     let opt = TeiOptions {
         include_raw_affiliations: p.include_raw_affiliations,
         include_raw_copyrights: p.include_raw_copyrights,
@@ -156,12 +163,10 @@ async fn process_header_document(
         ..Default::default()
     };
     let article = Article {
-        header: out.record,
+        header: record,
         ..Default::default()
     };
-    Ok(HttpResponse::Ok()
-        .content_type(XML)
-        .body(article_tei(&article, &opt)))
+    article_tei(&article, &opt)
 }
 
 /// processReferences: the bibliography of the whole document as GROBID's `listBibl` envelope

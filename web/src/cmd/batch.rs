@@ -1,0 +1,501 @@
+/*!
+`quire batch`: every PDF of a folder tree through the service's own pipeline, without HTTP
+(interface: "batch command-line mode"). The model actors and the pipeline coordinator run in
+this process, the layout and rendering in the isolated `quire worker` processes, exactly as
+`quire serve` runs them; the answer of each PDF is written by the endpoint's own code
+(`routes::fulltext::answer`, `routes::pdf::header_tei`, the `listBibl` writer).
+
+- `--jobs N` documents are in flight at once (default: the number of CPUs), with N worker
+  processes and N tagging threads per model; a progress bar on stderr when it is a terminal.
+- Resumable: `NAME.<endpoint>.tei.xml` already present under `--output` (same relative
+  folder) is skipped unless `--force`. Outputs are written to a temporary file and renamed,
+  so an interrupted run never leaves a partial one behind.
+- A PDF that fails writes `NAME.<endpoint>.error.txt` (`[CODE] message`, the service's error
+  body) and the run goes on; a later success removes it. The run ends with a summary (done,
+  skipped, failed, seconds, PDFs per second) and exits non-zero when some PDF failed.
+- Options are the endpoint parameters, checked by the same code as the HTTP ones;
+  `--tei-coordinates` alone (or GROBID's `-teiCoordinates`) means every supported element.
+*/
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use anyhow::Context as _;
+use futures::StreamExt as _;
+use quire_actors::cascade::header::{HeaderCascade, HeaderRequest};
+use quire_actors::cascade::references::{ReferencesCascade, ReferencesRequest};
+use quire_actors::workers::{WorkerPool, WorkerPoolConfig};
+use quire_actors::{CascadeCtx, Models, Pipeline};
+
+use crate::cmd::serve::{load_config, ServeArgs};
+use crate::error::ApiError;
+use crate::params::Params;
+use crate::routes::fulltext::{self, FulltextParams, Kind, COORDINATE_ELEMENTS};
+use crate::routes::pdf::{header_params, header_tei, HeaderParams};
+
+/// Which endpoint's answer each PDF gets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Endpoint {
+    /// processFulltextDocument: the whole article.
+    Fulltext,
+    /// processHeaderDocument: the header of the first two pages.
+    Header,
+    /// processReferences: the bibliography (`listBibl`).
+    References,
+}
+
+impl Endpoint {
+    fn name(self) -> &'static str {
+        match self {
+            Endpoint::Fulltext => "fulltext",
+            Endpoint::Header => "header",
+            Endpoint::References => "references",
+        }
+    }
+}
+
+#[derive(Debug, clap::Args)]
+pub struct BatchArgs {
+    /// Folder searched (recursively) for `*.pdf`.
+    #[arg(long, value_name = "DIR")]
+    pub input: PathBuf,
+    /// Folder the answers are written to, mirroring the input tree.
+    #[arg(long, value_name = "DIR")]
+    pub output: PathBuf,
+    #[arg(long, value_enum, default_value = "fulltext")]
+    pub endpoint: Endpoint,
+    /// Elements that get coordinates, comma-separated (`persName,figure,ref`); given without a
+    /// value (or as GROBID's `-teiCoordinates`), every supported element.
+    #[arg(
+        long = "tei-coordinates",
+        alias = "teiCoordinates",
+        value_name = "ELEMENTS",
+        num_args = 0..=1,
+        default_missing_value = "all"
+    )]
+    pub tei_coordinates: Option<String>,
+    /// consolidateHeader (0-3; accepted, no lookup is made).
+    #[arg(long, value_name = "N", default_value = "0")]
+    pub consolidate_header: String,
+    /// consolidateCitations (0-2; accepted, no lookup is made).
+    #[arg(long, value_name = "N", default_value = "0")]
+    pub consolidate_citations: String,
+    /// consolidateFunders (0-2; accepted, no lookup is made).
+    #[arg(long, value_name = "N", default_value = "0")]
+    pub consolidate_funders: String,
+    /// Segment paragraphs into sentences (`<s>`).
+    #[arg(long)]
+    pub segment_sentences: bool,
+    /// generateIDs.
+    #[arg(long)]
+    pub generate_ids: bool,
+    /// includeRawCitations.
+    #[arg(long)]
+    pub include_raw_citations: bool,
+    /// includeRawAffiliations.
+    #[arg(long)]
+    pub include_raw_affiliations: bool,
+    /// Full-text flavour (`blank`, `article/light`, `article/light-ref`).
+    #[arg(long)]
+    pub flavor: Option<String>,
+    /// Documents processed at once (and PDF worker processes); default: one per CPU.
+    #[arg(long, value_name = "N")]
+    pub jobs: Option<usize>,
+    /// Redo PDFs whose output already exists.
+    #[arg(long)]
+    pub force: bool,
+    /// Configuration file (models, libpdfium, limits), as for `quire serve`.
+    #[arg(long, value_name = "PATH")]
+    pub config: Option<PathBuf>,
+}
+
+/// What each PDF of the run needs: the parameters, checked once.
+enum Plan {
+    Fulltext(FulltextParams, quire::sentence::Segmenter),
+    Header(HeaderParams),
+    References { include_raw: bool },
+}
+
+impl BatchArgs {
+    /// The endpoint parameters as a client would send them, checked by the endpoints' code.
+    fn plan(&self, segmenter: quire::sentence::Segmenter) -> Result<Plan, ApiError> {
+        let flag = |b: bool| if b { "1" } else { "0" };
+        let coordinates = match self.tei_coordinates.as_deref() {
+            Some("all") => COORDINATE_ELEMENTS.join(","),
+            Some(list) => list.to_string(),
+            None => String::new(),
+        };
+        let mut pairs = vec![
+            ("consolidateHeader", self.consolidate_header.as_str()),
+            ("consolidateCitations", self.consolidate_citations.as_str()),
+            ("consolidateFunders", self.consolidate_funders.as_str()),
+            ("segmentSentences", flag(self.segment_sentences)),
+            ("generateIDs", flag(self.generate_ids)),
+            ("includeRawCitations", flag(self.include_raw_citations)),
+            (
+                "includeRawAffiliations",
+                flag(self.include_raw_affiliations),
+            ),
+            ("teiCoordinates", coordinates.as_str()),
+        ];
+        if let Some(f) = &self.flavor {
+            pairs.push(("flavor", f));
+        }
+        let params = Params::from_pairs(pairs);
+        Ok(match self.endpoint {
+            Endpoint::Fulltext => Plan::Fulltext(FulltextParams::from_params(&params)?, segmenter),
+            Endpoint::Header => Plan::Header(header_params(&params)?),
+            Endpoint::References => {
+                params.int_range("consolidateCitations", 0, 0, 2)?;
+                Plan::References {
+                    include_raw: self.include_raw_citations,
+                }
+            }
+        })
+    }
+}
+
+/// Every `*.pdf` (any case) under `dir`, sorted, leaving out the folder `skip`.
+pub fn find_pdfs(dir: &Path, skip: &Path) -> std::io::Result<Vec<PathBuf>> {
+    let mut out = Vec::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        for entry in std::fs::read_dir(&d)? {
+            let path = entry?.path();
+            if path.is_dir() {
+                if path.canonicalize().ok().as_deref() != Some(skip) {
+                    todo.push(path);
+                }
+            } else if path
+                .extension()
+                .is_some_and(|e| e.eq_ignore_ascii_case("pdf"))
+            {
+                out.push(path);
+            }
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
+/// Where the answer and the error file of `pdf` go: the same relative folder under `output`,
+/// `NAME.<endpoint>.tei.xml` and `NAME.<endpoint>.error.txt`.
+pub fn output_paths(
+    input: &Path,
+    output: &Path,
+    pdf: &Path,
+    endpoint: Endpoint,
+) -> (PathBuf, PathBuf) {
+    let rel = pdf.strip_prefix(input).unwrap_or(pdf);
+    let folder = output.join(rel.parent().unwrap_or(Path::new("")));
+    let stem = pdf
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "document".into());
+    let e = endpoint.name();
+    (
+        folder.join(format!("{stem}.{e}.tei.xml")),
+        folder.join(format!("{stem}.{e}.error.txt")),
+    )
+}
+
+/// How one PDF went.
+enum Outcome {
+    Done,
+    Skipped,
+    Failed,
+}
+
+/// The counts of the summary.
+#[derive(Default)]
+struct Counts {
+    done: AtomicUsize,
+    skipped: AtomicUsize,
+    failed: AtomicUsize,
+}
+
+pub fn run(args: BatchArgs) -> anyhow::Result<()> {
+    let config = load_config(&ServeArgs {
+        config: args.config.clone(),
+        port: None,
+        admin_port: None,
+        json_logs: false,
+    })?;
+    crate::logging::init("warn", false);
+    let plan = args
+        .plan(config.sentence_segmenter())
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    anyhow::ensure!(
+        args.input.is_dir(),
+        "--input {} is not a folder",
+        args.input.display()
+    );
+    std::fs::create_dir_all(&args.output)
+        .with_context(|| format!("cannot create --output {}", args.output.display()))?;
+    let skip = args.output.canonicalize()?;
+    let pdfs = find_pdfs(&args.input, &skip)
+        .with_context(|| format!("cannot list {}", args.input.display()))?;
+    let jobs = args
+        .jobs
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+        .max(1);
+    let started = Instant::now();
+    let counts = Arc::new(Counts::default());
+    actix_web::rt::System::new().block_on(run_all(&args, &config, plan, pdfs, jobs, &counts))?;
+    let seconds = started.elapsed().as_secs_f64();
+    let (done, skipped, failed) = (
+        counts.done.load(Ordering::Relaxed),
+        counts.skipped.load(Ordering::Relaxed),
+        counts.failed.load(Ordering::Relaxed),
+    );
+    let processed = done + failed;
+    println!(
+        "{done} done, {skipped} skipped, {failed} failed in {seconds:.1} s ({:.2} PDF/s, {jobs} job(s))",
+        if seconds > 0.0 {
+            processed as f64 / seconds
+        } else {
+            0.0
+        }
+    );
+    anyhow::ensure!(
+        failed == 0,
+        "{failed} PDF(s) failed; their reasons are in the .error.txt files under {}",
+        args.output.display()
+    );
+    Ok(())
+}
+
+async fn run_all(
+    args: &BatchArgs,
+    config: &crate::config::Config,
+    plan: Plan,
+    pdfs: Vec<PathBuf>,
+    jobs: usize,
+    counts: &Counts,
+) -> anyhow::Result<()> {
+    let engine = Arc::new(config.engine());
+    let mut settings = config.model_settings();
+    settings.preload = false;
+    // Every model may tag for all documents in flight at once (the threads share one model).
+    settings.threads = settings.threads.max(jobs);
+    let models = Models::start(&settings);
+    let workers = WorkerPool::new(
+        WorkerPoolConfig::from_engine(&engine, jobs)
+            .context("cannot locate the quire executable for the PDF workers")?,
+    );
+    let pipeline = Pipeline::start(
+        CascadeCtx::new(models, engine).with_pdf(workers.clone()),
+        jobs * 2,
+        Duration::from_secs(config.pool.request_timeout_s),
+    );
+    let bar = indicatif::ProgressBar::new(pdfs.len() as u64);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template(
+            "{bar:40} {pos}/{len} PDFs, {per_sec}, eta {eta} {msg}",
+        )
+        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    let ctx = RunCtx {
+        args,
+        plan: &plan,
+        pipeline: &pipeline,
+        workers: &workers,
+    };
+    futures::stream::iter(pdfs)
+        .map(|pdf| {
+            let ctx = &ctx;
+            async move { (ctx.one(&pdf).await, pdf) }
+        })
+        .buffer_unordered(jobs)
+        .for_each(|(outcome, pdf)| {
+            match outcome {
+                Outcome::Done => counts.done.fetch_add(1, Ordering::Relaxed),
+                Outcome::Skipped => counts.skipped.fetch_add(1, Ordering::Relaxed),
+                Outcome::Failed => {
+                    bar.suspend(|| eprintln!("failed: {}", pdf.display()));
+                    counts.failed.fetch_add(1, Ordering::Relaxed)
+                }
+            };
+            bar.inc(1);
+            futures::future::ready(())
+        })
+        .await;
+    bar.finish_and_clear();
+    Ok(())
+}
+
+struct RunCtx<'a> {
+    args: &'a BatchArgs,
+    plan: &'a Plan,
+    pipeline: &'a Pipeline,
+    workers: &'a WorkerPool,
+}
+
+impl RunCtx<'_> {
+    /// One PDF: skipped when its output exists, else processed and written (answer or error).
+    async fn one(&self, pdf: &Path) -> Outcome {
+        let a = self.args;
+        let (out, err_file) = output_paths(&a.input, &a.output, pdf, a.endpoint);
+        if out.is_file() && !a.force {
+            return Outcome::Skipped;
+        }
+        let answer = match std::fs::read(pdf) {
+            Ok(bytes) => self.answer(bytes, pdf).await,
+            Err(e) => Err(format!("[BAD_INPUT_DATA] cannot read the file: {e}")),
+        };
+        let written = match &answer {
+            Ok(bytes) => write_atomically(&out, bytes).and_then(|()| remove_if_present(&err_file)),
+            Err(message) => write_atomically(&err_file, message.as_bytes()),
+        };
+        match (answer, written) {
+            (Ok(_), Ok(())) => Outcome::Done,
+            (_, Err(e)) => {
+                tracing::error!("cannot write the answer for {}: {e}", pdf.display());
+                Outcome::Failed
+            }
+            (Err(_), Ok(())) => Outcome::Failed,
+        }
+    }
+
+    /// The endpoint's answer for one PDF, or the service's error body (`[CODE] message`).
+    async fn answer(&self, bytes: Vec<u8>, pdf: &Path) -> Result<Vec<u8>, String> {
+        let body = |e: ApiError| format!("[{}] {e}\n", e.code_str());
+        match self.plan {
+            Plan::Fulltext(p, segmenter) => {
+                let stem = pdf
+                    .file_stem()
+                    .map(|s| s.to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                match fulltext::answer(
+                    self.pipeline,
+                    Some(self.workers),
+                    bytes,
+                    p,
+                    *segmenter,
+                    Kind::Tei,
+                    &stem,
+                )
+                .await
+                .map_err(body)?
+                {
+                    fulltext::Answer::Tei(tei) | fulltext::Answer::Dump(tei) => {
+                        Ok(tei.into_bytes())
+                    }
+                    fulltext::Answer::Zip(zip) => Ok(zip),
+                }
+            }
+            Plan::Header(p) => {
+                let out = self
+                    .pipeline
+                    .run(HeaderCascade {
+                        request: HeaderRequest {
+                            pdf: bytes,
+                            range: quire::layout::PageRange::from_grobid(p.start, p.end),
+                            debug: false,
+                            flavor: None,
+                        },
+                    })
+                    .await
+                    .map_err(|e| body(e.into()))?;
+                if out.record.is_empty() {
+                    return Err(body(ApiError::NoContent));
+                }
+                Ok(header_tei(out.record, p).into_bytes())
+            }
+            Plan::References { include_raw } => {
+                let out = self
+                    .pipeline
+                    .run(ReferencesCascade {
+                        request: ReferencesRequest {
+                            pdf: bytes,
+                            range: quire::layout::PageRange::default(),
+                            debug: false,
+                        },
+                    })
+                    .await
+                    .map_err(|e| body(e.into()))?;
+                let citations: Vec<_> = out.references.into_iter().map(|r| r.citation).collect();
+                Ok(quire::tei::list_bibl(&citations, *include_raw).into_bytes())
+            }
+        }
+    }
+}
+
+/// Writes `bytes` to `path` through a temporary file renamed into place.
+fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    let mut tmp = path.as_os_str().to_owned();
+    tmp.push(".part");
+    std::fs::write(&tmp, bytes)?;
+    std::fs::rename(&tmp, path)
+}
+
+fn remove_if_present(path: &Path) -> std::io::Result<()> {
+    match std::fs::remove_file(path) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(e),
+        _ => Ok(()),
+    }
+}
+
+/// GROBID's single-dash `-teiCoordinates` becomes `--tei-coordinates` (clap would read it as a
+/// cluster of short flags).
+pub fn rewrite_grobid_flags(
+    args: impl IntoIterator<Item = std::ffi::OsString>,
+) -> Vec<std::ffi::OsString> {
+    args.into_iter()
+        .map(|a| {
+            if a == "-teiCoordinates" {
+                "--tei-coordinates".into()
+            } else {
+                a
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn outputs_mirror_the_input_tree() {
+        let (out, err) = output_paths(
+            Path::new("/in"),
+            Path::new("/out"),
+            Path::new("/in/a/b/paper.v2.PDF"),
+            Endpoint::Fulltext,
+        );
+        assert_eq!(out, Path::new("/out/a/b/paper.v2.fulltext.tei.xml"));
+        assert_eq!(err, Path::new("/out/a/b/paper.v2.fulltext.error.txt"));
+    }
+
+    #[test]
+    fn pdfs_are_found_recursively_and_the_output_folder_is_left_out() {
+        let dir = tempfile::tempdir().expect("temp");
+        let root = dir.path();
+        for f in ["a.pdf", "sub/b.PDF", "sub/notes.txt", "out/c.pdf"] {
+            let p = root.join(f);
+            std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
+            std::fs::write(&p, b"x").expect("write");
+        }
+        let skip = root.join("out").canonicalize().expect("out");
+        let found = find_pdfs(root, &skip).expect("listed");
+        let names: Vec<_> = found
+            .iter()
+            .map(|p| p.strip_prefix(root).expect("under root").to_path_buf())
+            .collect();
+        assert_eq!(names, [Path::new("a.pdf"), Path::new("sub/b.PDF")]);
+    }
+
+    #[test]
+    fn the_grobid_spelling_of_tei_coordinates_is_rewritten() {
+        let args =
+            rewrite_grobid_flags(["quire", "batch", "-teiCoordinates", "--force"].map(Into::into));
+        assert_eq!(args[2], "--tei-coordinates");
+        assert_eq!(args[3], "--force");
+    }
+}
