@@ -70,8 +70,9 @@ pub struct Article {
     pub body: Body,
     pub back: Back,
     pub references: Vec<Reference>,
-    /// Page sizes (width, height in PDF units), first page first: the TEI `facsimile`.
-    pub pages: Vec<(f32, f32)>,
+    /// The laid-out pages as (page number from 1, width, height in PDF units), in order: the
+    /// TEI `facsimile` (with `start`/`end` the first entry need not be page 1).
+    pub pages: Vec<(u32, f32, f32)>,
 }
 
 // ---------------------------------------------------------------------------------------------

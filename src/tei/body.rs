@@ -216,13 +216,13 @@ fn range_coords(
 
 /// The `facsimile` (§5.4): one `surface` per page, written when coordinates are requested
 /// and the page sizes are known.
-pub(crate) fn write_facsimile(w: &mut TeiWriter, pages: &[(f32, f32)], opt: &TeiOptions) {
+pub(crate) fn write_facsimile(w: &mut TeiWriter, pages: &[(u32, f32, f32)], opt: &TeiOptions) {
     if opt.coordinates.is_empty() || pages.is_empty() {
         return;
     }
     w.open("facsimile", &[]);
-    for (i, (width, height)) in pages.iter().enumerate() {
-        let n = (i + 1).to_string();
+    for (number, width, height) in pages {
+        let n = number.to_string();
         let (lrx, lry) = (java_float(*width), java_float(*height));
         let attrs = [
             ("n", n.as_str()),
@@ -795,10 +795,10 @@ mod tests {
                 },
             ],
             pages: vec![
-                (595.276, 841.89),
-                (612.0, 792.0),
-                (595.276, 841.89),
-                (595.276, 841.89),
+                (1, 595.276, 841.89),
+                (2, 612.0, 792.0),
+                (3, 595.276, 841.89),
+                (4, 595.276, 841.89),
             ],
         }
     }

@@ -269,7 +269,6 @@ fn broken_pdfs_keep_their_interface_codes() {
 }
 
 #[test]
-#[ignore = "needs the full-text TEI writer (facsimile, coords), which lands with the merge of issue 13"]
 fn tei_coordinates_add_the_facsimile_and_coords() {
     let Some(s) = Server::with_models(&NEEDED) else {
         return;
@@ -465,7 +464,7 @@ fn figure_bitmaps_become_png_entries_named_in_the_graphics() {
             }],
             ..Default::default()
         },
-        pages: vec![(612.0, 792.0)],
+        pages: vec![(1, 612.0, 792.0)],
         ..Article::default()
     };
     let rt = tokio::runtime::Runtime::new().expect("runtime");

@@ -93,9 +93,12 @@ impl Cascade for FulltextCascade {
     }
 }
 
-/// Width and height of every laid-out page, in order (the TEI `facsimile`).
-pub fn page_sizes(doc: &Document) -> Vec<(f32, f32)> {
-    doc.pages.iter().map(|p| (p.width, p.height)).collect()
+/// Number, width and height of every laid-out page, in order (the TEI `facsimile`).
+pub fn page_sizes(doc: &Document) -> Vec<(u32, f32, f32)> {
+    doc.pages
+        .iter()
+        .map(|p| (p.number, p.width, p.height))
+        .collect()
 }
 
 /// The `blank` flavour's article: no model runs; one section, one paragraph holding every
@@ -267,7 +270,7 @@ mod tests {
             ],
         };
         let a = blank_article(&doc);
-        assert_eq!(a.pages, vec![(612.0, 792.0), (600.0, 800.0)]);
+        assert_eq!(a.pages, vec![(1, 612.0, 792.0), (2, 600.0, 800.0)]);
         assert!(a.header.is_empty());
         let [Div { head: None, blocks }] = a.body.divs.as_slice() else {
             panic!("one div: {:?}", a.body.divs);
