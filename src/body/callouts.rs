@@ -1,0 +1,593 @@
+//! Callouts resolved to what they point at: numbered and author-year citations to
+//! bibliography entries (`b3`), figure and table callouts to figures by label (`fig_0`,
+//! `tab_1`), equation callouts to formulas (`formula_2`) and footnote marks to notes.
+//!
+//! A callout holding several references (`[2-5]`, `[1, 3, 7]`, `(Smith 2019; Jones 2020)`) is
+//! split into one callout per reference, each with its own sub-range of the text; the numbers
+//! a range leaves unprinted (`3` and `4` of `[2-5]`) get empty ranges after the dash. A
+//! callout that cannot be resolved is kept without target, except the `foot` candidates the
+//! assembler marks on superscripts, which are dropped (their text stays) unless they match a
+//! note or a reference.
+
+use std::collections::HashMap;
+use std::ops::Range;
+
+use unicode_normalization::UnicodeNormalization;
+
+use crate::document::{Back, Body, BodyBlock, Callout, CalloutKind, Div, Reference, RichText};
+
+/// Resolve every callout of the body (sections, captions, notes) and back matter against the
+/// bibliography `refs` (target `b{index}`), the body's figures, tables, formulas and notes.
+pub fn resolve_callouts(body: &mut Body, back: &mut Back, refs: &[Reference]) {
+    let index = Index::new(body, back, refs);
+    let mut f = |rt: &mut RichText| resolve_text(rt, &index);
+    visit_divs(&mut body.divs, &mut f);
+    for fig in &mut body.figures {
+        fig.desc
+            .iter_mut()
+            .chain(fig.note.iter_mut())
+            .for_each(&mut f);
+    }
+    for n in &mut body.notes {
+        n.paragraphs.iter_mut().for_each(&mut f);
+    }
+    for divs in [
+        &mut back.acknowledgement,
+        &mut back.funding,
+        &mut back.availability,
+        &mut back.annex,
+    ] {
+        visit_divs(divs, &mut f);
+    }
+}
+
+fn visit_divs(divs: &mut [Div], f: &mut impl FnMut(&mut RichText)) {
+    for d in divs {
+        if let Some(h) = &mut d.head {
+            f(&mut h.text);
+        }
+        for b in &mut d.blocks {
+            match b {
+                BodyBlock::Paragraph(rt) => f(rt),
+                BodyBlock::List(items) => items.iter_mut().for_each(&mut *f),
+                BodyBlock::Formula(fm) => f(&mut fm.text),
+            }
+        }
+    }
+}
+
+/// What callouts can point at.
+struct Index {
+    /// Normalised reference marker → reference index.
+    markers: HashMap<String, usize>,
+    /// Some marker is a number: numbered callouts go through `markers`, not the ordinal.
+    numeric_markers: bool,
+    count: usize,
+    /// Per reference: first-author surname (normalised), year, raw text (lower-case).
+    authors: Vec<(Option<String>, Option<i32>, String)>,
+    /// (normalised label, id, is a table).
+    figures: Vec<(String, String, bool)>,
+    /// (normalised label, id).
+    formulas: Vec<(String, String)>,
+    /// (mark, id, page of its first token).
+    notes: Vec<(String, String, Option<u32>)>,
+}
+
+impl Index {
+    fn new(body: &Body, back: &Back, refs: &[Reference]) -> Index {
+        let mut markers = HashMap::new();
+        for (i, r) in refs.iter().enumerate() {
+            if let Some(m) = &r.marker {
+                markers.entry(norm_marker(m)).or_insert(i);
+            }
+        }
+        let numeric_markers = markers
+            .keys()
+            .any(|k| !k.is_empty() && k.chars().all(|c| c.is_ascii_digit()));
+        let authors = refs
+            .iter()
+            .map(|r| {
+                let c = &r.citation;
+                let surname = c
+                    .authors
+                    .first()
+                    .and_then(|p| p.surname.clone())
+                    .or_else(|| {
+                        c.author_text.as_deref().and_then(|t| {
+                            t.split(|ch: char| !ch.is_alphabetic())
+                                .find(|w| w.chars().count() >= 2)
+                                .map(str::to_string)
+                        })
+                    })
+                    .map(|s| fold(&s));
+                let year = c
+                    .date
+                    .as_ref()
+                    .and_then(|d| d.year)
+                    .or_else(|| c.date_text.as_deref().and_then(first_year))
+                    .or_else(|| first_year(&c.raw));
+                (surname, year, c.raw.to_lowercase())
+            })
+            .collect();
+        let figures = body
+            .figures
+            .iter()
+            .filter_map(|f| {
+                let l = label_items(f.label.as_deref()?).into_iter().next()?.0;
+                Some((l, f.id.clone(), f.is_table))
+            })
+            .collect();
+        let mut formulas = Vec::new();
+        for d in body.divs.iter().chain(&back.annex) {
+            for b in &d.blocks {
+                if let BodyBlock::Formula(f) = b {
+                    if let Some(l) = f
+                        .label
+                        .as_deref()
+                        .and_then(|l| label_items(l).into_iter().next())
+                    {
+                        formulas.push((l.0, f.id.clone()));
+                    }
+                }
+            }
+        }
+        let notes = body
+            .notes
+            .iter()
+            .filter_map(|n| {
+                let page = n
+                    .paragraphs
+                    .first()
+                    .and_then(|p| p.tokens.first())
+                    .map(|t| t.page);
+                Some((n.n.clone()?, n.id.clone(), page))
+            })
+            .collect();
+        Index {
+            markers,
+            numeric_markers,
+            count: refs.len(),
+            authors,
+            figures,
+            formulas,
+            notes,
+        }
+    }
+
+    fn bibr_number(&self, n: u32) -> Option<String> {
+        let i = if self.numeric_markers {
+            *self.markers.get(&n.to_string())?
+        } else {
+            (n as usize).checked_sub(1).filter(|&i| i < self.count)?
+        };
+        Some(format!("b{i}"))
+    }
+
+    fn bibr_marker(&self, text: &str) -> Option<String> {
+        let k = norm_marker(text);
+        self.markers.get(&k).map(|i| format!("b{i}"))
+    }
+
+    /// The reference whose first author's surname appears in `names` (earliest first) with
+    /// `year`; a letter suffix picks among several (`2019b`).
+    fn author_year(&self, names: &str, year: i32, suffix: Option<char>) -> Option<String> {
+        let names = fold(names);
+        let mut cands: Vec<(usize, usize)> = self
+            .authors
+            .iter()
+            .enumerate()
+            .filter(|(_, (_, y, _))| *y == Some(year))
+            .filter_map(|(i, (s, _, _))| Some((find_word(&names, s.as_deref()?)?, i)))
+            .collect();
+        cands.sort();
+        let best = cands.first()?.0;
+        let same: Vec<usize> = cands
+            .iter()
+            .filter(|(p, _)| *p == best)
+            .map(|(_, i)| *i)
+            .collect();
+        let pick = match suffix {
+            Some(l) if same.len() > 1 => {
+                let tag = format!("{year}{l}");
+                same.iter()
+                    .copied()
+                    .find(|&i| self.authors[i].2.contains(&tag))
+                    .or_else(|| same.get((l as usize).checked_sub('a' as usize)?).copied())
+            }
+            _ => same.first().copied(),
+        }?;
+        Some(format!("b{pick}"))
+    }
+
+    fn figure(&self, label: &str, table: bool) -> Option<String> {
+        self.figures
+            .iter()
+            .find(|(l, _, t)| l == label && *t == table)
+            .map(|(_, id, _)| id.clone())
+    }
+
+    fn formula(&self, label: &str) -> Option<String> {
+        self.formulas
+            .iter()
+            .find(|(l, _)| l == label)
+            .map(|(_, id)| id.clone())
+    }
+
+    /// The note marked `mark`, preferring one on `page`.
+    fn note(&self, mark: &str, page: Option<u32>) -> Option<String> {
+        let mut same = self.notes.iter().filter(|(n, _, _)| n == mark);
+        let first = same.clone().next()?;
+        let on_page = same.find(|(_, _, p)| page.is_some() && *p == page);
+        Some(on_page.unwrap_or(first).1.clone())
+    }
+}
+
+fn resolve_text(rt: &mut RichText, idx: &Index) {
+    let refs = std::mem::take(&mut rt.refs);
+    let mut out = Vec::with_capacity(refs.len());
+    for c in refs {
+        let Some(s) = rt.text.get(c.range.clone()) else {
+            out.push(c);
+            continue;
+        };
+        let page = rt
+            .tokens
+            .iter()
+            .find(|t| t.range.end > c.range.start)
+            .map(|t| t.page);
+        out.extend(resolve_one(c.clone(), s, page, idx));
+    }
+    rt.refs = out;
+}
+
+fn resolve_one(c: Callout, s: &str, page: Option<u32>, idx: &Index) -> Vec<Callout> {
+    match c.kind {
+        CalloutKind::Bibr => {
+            if let Some(t) = idx.bibr_marker(s) {
+                return vec![Callout {
+                    target: Some(t),
+                    ..c
+                }];
+            }
+            if let Some(items) = numbers(s) {
+                let bare = !s.contains(['[', '(', ']', ')']);
+                if bare && items.len() == 1 {
+                    // A bare number no reference takes may be a footnote mark.
+                    if idx.bibr_number(items[0].0).is_none() {
+                        if let Some(t) = idx.note(s.trim(), page) {
+                            return vec![Callout {
+                                kind: CalloutKind::Foot,
+                                target: Some(t),
+                                ..c
+                            }];
+                        }
+                    }
+                }
+                let parts = items
+                    .into_iter()
+                    .map(|(n, r)| (r, idx.bibr_number(n)))
+                    .collect();
+                return split(&c, parts);
+            }
+            let parts: Vec<_> = author_years(s)
+                .into_iter()
+                .map(|a| (a.range, idx.author_year(a.names, a.year, a.suffix)))
+                .collect();
+            split(&c, parts)
+        }
+        CalloutKind::Foot => {
+            if let Some(t) = idx.note(s.trim(), page) {
+                return vec![Callout {
+                    target: Some(t),
+                    ..c
+                }];
+            }
+            // A superscript citation (`shown before^{12,13}`) when every number is a reference.
+            match numbers(s) {
+                Some(items) if items.iter().all(|(n, _)| idx.bibr_number(*n).is_some()) => {
+                    let parts = items
+                        .into_iter()
+                        .map(|(n, r)| (r, idx.bibr_number(n)))
+                        .collect();
+                    split(
+                        &Callout {
+                            kind: CalloutKind::Bibr,
+                            ..c
+                        },
+                        parts,
+                    )
+                }
+                _ => Vec::new(),
+            }
+        }
+        CalloutKind::Figure | CalloutKind::Table | CalloutKind::Formula => {
+            let parts = label_items(s)
+                .into_iter()
+                .map(|(l, r)| {
+                    let t = match c.kind {
+                        CalloutKind::Formula => idx.formula(&l),
+                        k => idx.figure(&l, k == CalloutKind::Table),
+                    };
+                    (r, t)
+                })
+                .collect();
+            split(&c, parts)
+        }
+    }
+}
+
+/// One callout per part (ranges relative to the callout's text); the first takes the text
+/// before it, the last the text after it. No part: the callout is kept, unresolved.
+fn split(c: &Callout, parts: Vec<(Range<usize>, Option<String>)>) -> Vec<Callout> {
+    let n = parts.len();
+    if n <= 1 {
+        let target = parts.into_iter().next().and_then(|p| p.1);
+        return vec![Callout {
+            target,
+            ..c.clone()
+        }];
+    }
+    let base = c.range.start;
+    parts
+        .into_iter()
+        .enumerate()
+        .map(|(k, (r, target))| {
+            let start = if k == 0 {
+                c.range.start
+            } else {
+                base + r.start
+            };
+            let end = if k + 1 == n {
+                c.range.end
+            } else {
+                base + r.end
+            };
+            Callout {
+                kind: c.kind,
+                range: start..end.max(start),
+                target,
+            }
+        })
+        .collect()
+}
+
+const DASHES: &[char] = &['-', '–', '—', '−', '‐', '‑'];
+
+/// The numbers of a numbered callout (`[1]`, `[2-5]`, `(1, 3, 7)`, `1–3`, `[12,14–16]`), with
+/// their byte ranges; a range is expanded (at most 100 numbers), the unprinted numbers getting
+/// an empty range after the dash. `None` when the text holds anything but numbers, brackets,
+/// separators, dashes and `and`.
+pub fn numbers(s: &str) -> Option<Vec<(u32, Range<usize>)>> {
+    let mut out: Vec<(u32, Range<usize>)> = Vec::new();
+    let mut dash_before = false;
+    let mut chars = s.char_indices().peekable();
+    while let Some((i, ch)) = chars.next() {
+        if ch.is_ascii_digit() {
+            let mut end = i + 1;
+            while let Some(&(j, d)) = chars.peek() {
+                if !d.is_ascii_digit() {
+                    break;
+                }
+                end = j + 1;
+                chars.next();
+            }
+            let n: u32 = s[i..end].parse().ok().filter(|_| end - i <= 4)?;
+            match out.last() {
+                Some(&(a, _)) if dash_before && a < n && n - a <= 100 => {
+                    for m in a + 1..n {
+                        out.push((m, i..i));
+                    }
+                }
+                _ => {}
+            }
+            out.push((n, i..end));
+            dash_before = false;
+        } else if DASHES.contains(&ch) {
+            dash_before = !out.is_empty();
+        } else if ch.is_alphabetic() {
+            let mut word = String::from(ch);
+            while let Some(&(_, d)) = chars.peek() {
+                if !d.is_alphabetic() {
+                    break;
+                }
+                word.push(d);
+                chars.next();
+            }
+            if word != "and" {
+                return None;
+            }
+            dash_before = false;
+        } else if ch.is_whitespace() {
+            continue;
+        } else if "[](),;&{}⁽⁾".contains(ch) {
+            dash_before = false;
+        } else {
+            return None;
+        }
+    }
+    if out.is_empty() {
+        None
+    } else {
+        Some(out)
+    }
+}
+
+/// One author-year citation of a callout.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AuthorYear<'a> {
+    /// The text naming the authors (`Smith and Jones`), or the previous one's for a second
+    /// year of the same authors (`Smith 2019, 2020`).
+    pub names: &'a str,
+    pub year: i32,
+    pub suffix: Option<char>,
+    /// Byte range in the callout text, from the names to the year (and suffix).
+    pub range: Range<usize>,
+}
+
+/// The author-year citations of a callout: each year (1600–2100, optionally with a letter
+/// suffix) with the names printed before it since the previous year.
+pub fn author_years(s: &str) -> Vec<AuthorYear<'_>> {
+    let b = s.as_bytes();
+    let mut out: Vec<AuthorYear<'_>> = Vec::new();
+    let mut prev_end = 0;
+    let mut i = 0;
+    while i + 4 <= b.len() {
+        let four = &b[i..i + 4];
+        let before_ok = i == 0 || !b[i - 1].is_ascii_alphanumeric();
+        let after = b.get(i + 4).copied();
+        if !(four.iter().all(u8::is_ascii_digit) && before_ok)
+            || after.is_some_and(|c| c.is_ascii_digit())
+        {
+            i += 1;
+            continue;
+        }
+        let year: i32 = s[i..i + 4].parse().unwrap_or(0);
+        let suffix = after
+            .filter(u8::is_ascii_lowercase)
+            .filter(|_| !b.get(i + 5).is_some_and(u8::is_ascii_alphabetic))
+            .map(char::from);
+        let end = i + 4 + usize::from(suffix.is_some());
+        if !(1600..=2100).contains(&year) {
+            i = end;
+            continue;
+        }
+        let gap = &s[prev_end..i];
+        let (names, start) = match gap.find(char::is_alphabetic) {
+            Some(p) => (gap, prev_end + p),
+            None => match out.last() {
+                Some(last) => (last.names, i),
+                None => (gap, i),
+            },
+        };
+        out.push(AuthorYear {
+            names,
+            year,
+            suffix,
+            range: start..end,
+        });
+        prev_end = end;
+        i = end;
+    }
+    out
+}
+
+/// The labels a figure, table or formula callout (or a figure's label) names, normalised
+/// ([`norm_label`]), with their byte ranges: alphanumeric chunks holding a digit (`2b`, `S1`,
+/// `3.1`) or upper-case roman numerals (`II`). `Figs. 2-4` expands like [`numbers`].
+pub fn label_items(s: &str) -> Vec<(String, Range<usize>)> {
+    let b = s.as_bytes();
+    let mut out: Vec<(String, Range<usize>)> = Vec::new();
+    let mut dash_before = false;
+    let mut i = 0;
+    while i < b.len() {
+        let c = b[i];
+        if c.is_ascii_alphanumeric() {
+            let start = i;
+            while i < b.len()
+                && (b[i].is_ascii_alphanumeric()
+                    || b[i] == b'.'
+                        && i > start
+                        && b[i - 1].is_ascii_digit()
+                        && b.get(i + 1).is_some_and(u8::is_ascii_digit))
+            {
+                i += 1;
+            }
+            let chunk = &s[start..i];
+            let digit = chunk.bytes().any(|c| c.is_ascii_digit());
+            let roman = chunk.bytes().all(|c| b"IVX".contains(&c));
+            if digit || roman {
+                let label = norm_label(chunk);
+                if let (true, Some((prev, _))) = (dash_before, out.last()) {
+                    if let (Ok(a), Ok(z)) = (prev.parse::<u32>(), label.parse::<u32>()) {
+                        if a < z && z - a <= 100 {
+                            for m in a + 1..z {
+                                out.push((m.to_string(), start..start));
+                            }
+                        }
+                    }
+                }
+                out.push((label, start..i));
+            }
+            dash_before = false;
+        } else {
+            let ch = s[i..].chars().next().unwrap_or(' ');
+            if DASHES.contains(&ch) {
+                dash_before = !out.is_empty();
+            } else if !ch.is_whitespace() {
+                dash_before = false;
+            }
+            i += ch.len_utf8();
+        }
+    }
+    out
+}
+
+/// A label as callouts and captions are compared: lower-case, a roman numeral as its number
+/// (`II` → `2`), a panel letter after the number dropped (`2b` → `2`).
+pub fn norm_label(s: &str) -> String {
+    let l = s.to_lowercase();
+    if !l.is_empty() && l.chars().all(|c| "ivxl".contains(c)) {
+        if let Some(n) = roman(&l) {
+            return n.to_string();
+        }
+    }
+    match l.find(|c: char| c.is_ascii_digit()) {
+        Some(p) => {
+            let end = l[p..]
+                .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+                .map_or(l.len(), |e| p + e);
+            l[..end].to_string()
+        }
+        None => l,
+    }
+}
+
+fn roman(s: &str) -> Option<u32> {
+    let val = |c| match c {
+        'i' => Some(1),
+        'v' => Some(5),
+        'x' => Some(10),
+        'l' => Some(50),
+        _ => None,
+    };
+    let vals: Vec<u32> = s.chars().map(val).collect::<Option<_>>()?;
+    let mut total = 0;
+    for (k, v) in vals.iter().enumerate() {
+        if vals.get(k + 1).is_some_and(|n| n > v) {
+            total -= *v as i64;
+        } else {
+            total += *v as i64;
+        }
+    }
+    u32::try_from(total).ok()
+}
+
+/// A reference marker as callouts are compared: brackets, dots and spaces trimmed, lower-case.
+fn norm_marker(s: &str) -> String {
+    s.trim_matches(|c: char| !c.is_alphanumeric())
+        .to_lowercase()
+}
+
+/// Lower-case, accents removed (`Müller` → `muller`).
+fn fold(s: &str) -> String {
+    s.nfd()
+        .filter(|c| !unicode_normalization::char::is_combining_mark(*c))
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
+/// Byte position of `word` in `hay` as a whole word.
+fn find_word(hay: &str, word: &str) -> Option<usize> {
+    if word.is_empty() {
+        return None;
+    }
+    hay.match_indices(word).map(|(p, _)| p).find(|&p| {
+        let before = hay[..p].chars().next_back();
+        let after = hay[p + word.len()..].chars().next();
+        !before.is_some_and(char::is_alphabetic) && !after.is_some_and(char::is_alphabetic)
+    })
+}
+
+fn first_year(s: &str) -> Option<i32> {
+    author_years(s).first().map(|a| a.year)
+}

@@ -1,0 +1,293 @@
+//! Figures and tables from the fulltext model's `<figure>`/`<table>` spans: the caption split
+//! into head, label and description by rule, a table's lines as rows, and the page's images
+//! and drawings near the figure as its graphics.
+
+use std::collections::HashSet;
+
+use crate::body::text::TextBuilder;
+use crate::document::{Cell, Figure, Graphic, PageBox, RichText};
+use crate::layout::{BBox, Document, Sep, ZoneToken};
+
+/// Images and drawings already given to a figure: `(page index, is bitmap, index on page)`.
+pub type UsedGraphics = HashSet<(usize, bool, usize)>;
+
+/// The lead of a caption: `Figure 3:`, `Fig. 2.`, `Table 1`, `TABLE II`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CaptionLead {
+    /// How many tokens the lead covers.
+    pub tokens: usize,
+    /// The lead as printed (`Fig. 2.`).
+    pub head: String,
+    /// The number in it (`2`, `II`, `S1`, `2.1`).
+    pub label: String,
+    /// The lead names a table.
+    pub table: bool,
+}
+
+/// Words that open a caption, lower-cased, and whether they name a table.
+const LEAD_WORDS: &[(&str, bool)] = &[
+    ("figure", false),
+    ("fig", false),
+    ("figs", false),
+    ("scheme", false),
+    ("chart", false),
+    ("plate", false),
+    ("table", true),
+    ("tab", true),
+    ("tbl", true),
+];
+
+fn is_label_chunk(s: &str) -> bool {
+    let digits = s.chars().filter(char::is_ascii_digit).count();
+    let roman = !s.is_empty() && s.len() <= 6 && s.chars().all(|c| "IVXL".contains(c));
+    let alnum = s.chars().all(|c| c.is_ascii_alphanumeric());
+    // `3`, `12b`, `S1`, `A2`, `II`.
+    roman
+        || (alnum
+            && digits > 0
+            && s.len() <= 5
+            && s.chars().filter(char::is_ascii_alphabetic).count() <= 1)
+}
+
+/// Recognise a caption lead at the start of `toks` (token texts with what follows each).
+pub fn caption_lead(toks: &[(&str, Sep)]) -> Option<CaptionLead> {
+    let (first, sep0) = *toks.first()?;
+    let word = first.to_lowercase();
+    let table = LEAD_WORDS.iter().find(|(w, _)| *w == word)?.1;
+    let mut i = 1;
+    let mut head = first.to_string();
+    let mut last_sep = sep0;
+    let push = |head: &mut String, sep: Sep, text: &str| {
+        if sep != Sep::None {
+            head.push(' ');
+        }
+        head.push_str(text);
+    };
+    if toks.get(i).is_some_and(|t| t.0 == ".") && sep0 == Sep::None {
+        head.push('.');
+        last_sep = toks[i].1;
+        i += 1;
+    }
+    let (num, sep) = *toks.get(i).filter(|t| is_label_chunk(t.0))?;
+    push(&mut head, last_sep, num);
+    let mut label = num.to_string();
+    last_sep = sep;
+    i += 1;
+    // `2.1`: a dot glued between two numbers.
+    while last_sep == Sep::None
+        && toks.get(i).is_some_and(|t| t.0 == "." && t.1 == Sep::None)
+        && toks
+            .get(i + 1)
+            .is_some_and(|t| t.0.chars().all(|c| c.is_ascii_digit()))
+    {
+        let n = toks[i + 1].0;
+        label.push('.');
+        label.push_str(n);
+        head.push('.');
+        head.push_str(n);
+        last_sep = toks[i + 1].1;
+        i += 2;
+    }
+    // Closing punctuation: `:`, `.`, `|`, a dash, at most two.
+    for _ in 0..2 {
+        match toks.get(i) {
+            Some(&(p, sep)) if matches!(p, ":" | "." | "|" | "-" | "–" | "—" | ")") => {
+                push(&mut head, last_sep, p);
+                last_sep = sep;
+                i += 1;
+            }
+            _ => break,
+        }
+    }
+    Some(CaptionLead {
+        tokens: i,
+        head,
+        label,
+        table,
+    })
+}
+
+/// Where the caption lead of a figure (or table) span is: the first line start holding a lead
+/// of the span's kind, else of the other kind.
+fn find_lead(doc: &Document, toks: &[ZoneToken], table: bool) -> Option<(usize, CaptionLead)> {
+    let texts: Vec<(&str, Sep)> = toks
+        .iter()
+        .map(|zt| {
+            let t = doc
+                .token(&zt.line, zt.index)
+                .map_or("", |(_, t)| t.text.as_str());
+            (t, zt.sep)
+        })
+        .collect();
+    let starts = (0..toks.len()).filter(|&i| i == 0 || toks[i - 1].sep == Sep::Newline);
+    let leads: Vec<(usize, CaptionLead)> = starts
+        .filter_map(|i| caption_lead(&texts[i..]).map(|l| (i, l)))
+        .collect();
+    let pick = leads
+        .iter()
+        .position(|(_, l)| l.table == table)
+        .or(if leads.is_empty() { None } else { Some(0) })?;
+    leads.into_iter().nth(pick)
+}
+
+/// Build one figure or table from the tokens of its span. The caption is split by rule
+/// ([`caption_lead`]); a figure's caption runs from its lead to the span's end and the text
+/// before it (printed inside the figure) goes to `note`; a table's caption is the lead's
+/// layout block and the rest of the span becomes rows, one per line. Without a lead a figure's
+/// whole text is its description and a table's is its rows.
+pub fn build(
+    doc: &Document,
+    toks: &[ZoneToken],
+    table: bool,
+    id: String,
+    used: &mut UsedGraphics,
+) -> Figure {
+    let mut fig = Figure {
+        id,
+        is_table: table,
+        ..Figure::default()
+    };
+    let (caption, outside): (std::ops::Range<usize>, Vec<ZoneToken>) =
+        match find_lead(doc, toks, table) {
+            Some((pos, lead)) => {
+                fig.head = Some(lead.head);
+                fig.label = Some(lead.label);
+                let start = (pos + lead.tokens).min(toks.len());
+                let end = if table {
+                    let block = |zt: &ZoneToken| (zt.line.page, zt.line.block);
+                    let b = block(&toks[pos]);
+                    start + toks[start..].iter().take_while(|zt| block(zt) == b).count()
+                } else {
+                    toks.len()
+                };
+                let mut rest = toks[..pos].to_vec();
+                rest.extend_from_slice(&toks[end..]);
+                (start..end, rest)
+            }
+            None if table => (0..0, toks.to_vec()),
+            None => (0..toks.len(), Vec::new()),
+        };
+    let desc = RichText::from_tokens(doc, &toks[caption]);
+    if !desc.tokens.is_empty() {
+        fig.desc = Some(desc);
+    }
+    if table {
+        fig.rows = rows(doc, &outside);
+    } else if !outside.is_empty() {
+        fig.note = Some(RichText::from_tokens(doc, &outside));
+    }
+    fig.boxes = token_boxes(doc, toks);
+    if !table {
+        fig.graphics = graphics(doc, &fig.boxes, used);
+        for g in &fig.graphics {
+            match fig.boxes.iter_mut().find(|b| b.page == g.at.page) {
+                Some(b) => b.bbox = b.bbox.union(&g.at.bbox),
+                None => fig.boxes.push(g.at),
+            }
+        }
+    }
+    fig
+}
+
+/// One row per line, cells cut where the gap between two tokens is wider than the font size.
+fn rows(doc: &Document, toks: &[ZoneToken]) -> Vec<Vec<Cell>> {
+    let mut rows: Vec<Vec<Cell>> = Vec::new();
+    let mut cell = TextBuilder::new();
+    let mut prev: Option<(&ZoneToken, BBox, f32)> = None;
+    let close = |cell: TextBuilder, rows: &mut Vec<Vec<Cell>>| {
+        let text = cell.finish().text;
+        if !text.is_empty() {
+            if let Some(r) = rows.last_mut() {
+                r.push(Cell { text, cols: 1 });
+            }
+        }
+    };
+    for zt in toks {
+        let Some((_, t)) = doc.token(&zt.line, zt.index) else {
+            continue;
+        };
+        let new_row = prev.is_none_or(|(p, _, _)| p.line != zt.line);
+        let new_cell = prev.is_some_and(|(_, b, size)| t.bbox.x - b.right() > size.max(1.0));
+        if new_row || new_cell {
+            close(std::mem::take(&mut cell), &mut rows);
+        }
+        if new_row {
+            rows.push(Vec::new());
+        }
+        cell.push(doc, zt);
+        prev = Some((zt, t.bbox, t.font_size));
+    }
+    close(cell, &mut rows);
+    rows.retain(|r| !r.is_empty());
+    rows
+}
+
+/// The union of the tokens' boxes, one per page, in page order.
+pub fn token_boxes(doc: &Document, toks: &[ZoneToken]) -> Vec<PageBox> {
+    let mut out: Vec<PageBox> = Vec::new();
+    for zt in toks {
+        let Some((page, t)) = doc.token(&zt.line, zt.index) else {
+            continue;
+        };
+        match out.iter_mut().find(|b| b.page == page) {
+            Some(b) => b.bbox = b.bbox.union(&t.bbox),
+            None => out.push(PageBox { page, bbox: t.bbox }),
+        }
+    }
+    out
+}
+
+/// How far (PDF units) above or below a figure's text an image may sit and still be its own:
+/// GROBID's "connected graphics" distance.
+const GRAPHIC_REACH: f32 = 100.0;
+
+fn near(area: &BBox, g: &BBox) -> bool {
+    let overlap_x = g.x < area.right() && g.right() > area.x;
+    let gap_y = (g.y - area.bottom()).max(area.y - g.bottom()).max(0.0);
+    overlap_x && gap_y <= GRAPHIC_REACH
+}
+
+/// A figure's graphics: each unused bitmap of its pages that overlaps its area horizontally
+/// within [`GRAPHIC_REACH`] vertically, and the union of such vector drawings as one graphic.
+fn graphics(doc: &Document, boxes: &[PageBox], used: &mut UsedGraphics) -> Vec<Graphic> {
+    let mut out = Vec::new();
+    for pb in boxes {
+        let Some((pi, page)) = doc
+            .pages
+            .iter()
+            .enumerate()
+            .find(|(_, p)| p.number == pb.page)
+        else {
+            continue;
+        };
+        for (j, img) in page.images.iter().enumerate() {
+            if near(&pb.bbox, img) && used.insert((pi, true, j)) {
+                out.push(Graphic {
+                    at: PageBox {
+                        page: pb.page,
+                        bbox: *img,
+                    },
+                    bitmap: true,
+                    url: None,
+                });
+            }
+        }
+        let mut vector: Option<BBox> = None;
+        for (j, v) in page.vectors.iter().enumerate() {
+            if near(&pb.bbox, v) && used.insert((pi, false, j)) {
+                vector = Some(vector.map_or(*v, |u| u.union(v)));
+            }
+        }
+        if let Some(bbox) = vector {
+            out.push(Graphic {
+                at: PageBox {
+                    page: pb.page,
+                    bbox,
+                },
+                bitmap: false,
+                url: None,
+            });
+        }
+    }
+    out
+}
