@@ -92,13 +92,8 @@ impl Index {
                     .authors
                     .first()
                     .and_then(|p| p.surname.clone())
-                    .or_else(|| {
-                        c.author_text.as_deref().and_then(|t| {
-                            t.split(|ch: char| !ch.is_alphabetic())
-                                .find(|w| w.chars().count() >= 2)
-                                .map(str::to_string)
-                        })
-                    })
+                    .or_else(|| c.author_text.as_deref().and_then(first_word))
+                    .or_else(|| first_word(&c.raw))
                     .map(|s| fold(&s));
                 let year = c
                     .date
@@ -269,9 +264,18 @@ fn resolve_one(c: Callout, s: &str, page: Option<u32>, idx: &Index) -> Vec<Callo
                     .collect();
                 return split(&c, parts);
             }
-            let parts: Vec<_> = author_years(s)
+            let years = author_years(s);
+            if !years.is_empty() {
+                let parts = years
+                    .into_iter()
+                    .map(|a| (a.range, idx.author_year(a.names, a.year, a.suffix)))
+                    .collect();
+                return split(&c, parts);
+            }
+            // `Smith et al. [12]`: the numbers in brackets.
+            let parts = bracketed_numbers(s)
                 .into_iter()
-                .map(|a| (a.range, idx.author_year(a.names, a.year, a.suffix)))
+                .map(|(n, r)| (r, idx.bibr_number(n)))
                 .collect();
             split(&c, parts)
         }
@@ -586,6 +590,34 @@ fn find_word(hay: &str, word: &str) -> Option<usize> {
         let after = hay[p + word.len()..].chars().next();
         !before.is_some_and(char::is_alphabetic) && !after.is_some_and(char::is_alphabetic)
     })
+}
+
+/// The first word of at least two letters (a surname when nothing better is known).
+fn first_word(s: &str) -> Option<String> {
+    s.split(|ch: char| !ch.is_alphabetic())
+        .find(|w| w.chars().count() >= 2)
+        .map(str::to_string)
+}
+
+/// The numbers inside the bracket pairs of `s` whose content is a numbered callout
+/// ([`numbers`]), with ranges in `s`.
+fn bracketed_numbers(s: &str) -> Vec<(u32, Range<usize>)> {
+    let mut out = Vec::new();
+    let mut open: Option<usize> = None;
+    for (i, ch) in s.char_indices() {
+        match ch {
+            '[' | '(' => open = Some(i + 1),
+            ']' | ')' => {
+                if let Some(o) = open.take() {
+                    for (n, r) in numbers(&s[o..i]).unwrap_or_default() {
+                        out.push((n, r.start + o..r.end + o));
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    out
 }
 
 fn first_year(s: &str) -> Option<i32> {

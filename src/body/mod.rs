@@ -26,7 +26,7 @@ pub mod text;
 mod tests;
 
 pub use callouts::resolve_callouts;
-pub use notes::{back, notes, zone_divs};
+pub use notes::{back, notes, zone_divs, zone_notes};
 pub use text::{zone_tokens, TextBuilder};
 
 use std::ops::Range;

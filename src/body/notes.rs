@@ -100,9 +100,50 @@ fn is_heading(doc: &Document, r: &LineRef) -> bool {
         && !(text.ends_with('.') && words > 3)
 }
 
+/// Back-matter heads, letters only, lower-case.
+const BACK_HEADS: &[&str] = &[
+    "acknowledgements",
+    "acknowledgments",
+    "acknowledgement",
+    "acknowledgment",
+    "funding",
+    "fundinginformation",
+    "financialsupport",
+    "financialdisclosure",
+    "dataavailability",
+    "dataavailabilitystatement",
+    "availabilityofdataandmaterials",
+    "availabilityofdata",
+    "codeavailability",
+    "dataandcodeavailability",
+];
+
+/// A line opening with a known back-matter head (`Acknowledgements.`, `Data availability:`):
+/// how many tokens the head takes (its closing punctuation included).
+fn known_head(doc: &Document, toks: &[ZoneToken]) -> Option<usize> {
+    let mut letters = String::new();
+    for (i, z) in toks.iter().enumerate().take(8) {
+        let t = doc
+            .token(&z.line, z.index)
+            .map_or("", |(_, t)| t.text.as_str());
+        if !t.is_empty() && t.chars().all(char::is_alphabetic) {
+            letters.extend(t.chars().flat_map(char::to_lowercase));
+            if i + 1 == toks.len() && BACK_HEADS.contains(&letters.as_str()) {
+                return Some(i + 1);
+            }
+            continue;
+        }
+        let closes = matches!(t, ":" | "." | "—" | "–" | "-");
+        return (closes && BACK_HEADS.contains(&letters.as_str())).then_some(i + 1);
+    }
+    None
+}
+
 /// Sections of a back-matter zone read from its lines, without a model: a short line alone in
 /// its block heads a new section (its number moved to `n`); every other layout block is a
-/// paragraph, a block opening lower-case continuing the previous one.
+/// paragraph, a block opening lower-case continuing the previous one. A block opening with a
+/// known head (`Acknowledgements.`) also heads a section, the rest of its line opening the
+/// paragraph.
 pub fn zone_divs(doc: &Document, lines: &[LineRef]) -> Vec<Div> {
     let mut divs: Vec<Div> = Vec::new();
     let mut para: Option<(TextBuilder, (usize, usize))> = None;
@@ -122,12 +163,24 @@ pub fn zone_divs(doc: &Document, lines: &[LineRef]) -> Vec<Div> {
         if toks.is_empty() {
             continue;
         }
-        if is_heading(doc, r) {
+        let head_len = if is_heading(doc, r) {
+            Some(toks.len())
+        } else if r.line == 0 {
+            known_head(doc, &toks)
+        } else {
+            None
+        };
+        if let Some(k) = head_len {
             flush(&mut para, &mut divs);
             divs.push(Div {
-                head: Some(head(doc, &toks)),
+                head: Some(head(doc, &toks[..k])),
                 blocks: Vec::new(),
             });
+            if k < toks.len() {
+                let mut b = TextBuilder::new();
+                b.extend(doc, &toks[k..]);
+                para = Some((b, (r.page, r.block)));
+            }
             continue;
         }
         let block = (r.page, r.block);
@@ -173,6 +226,14 @@ pub fn head(doc: &Document, toks: &[ZoneToken]) -> Head {
             text: RichText::from_tokens(doc, toks),
         },
     }
+}
+
+/// The body's notes from the segmentation zones: footnotes (`foot_N`), then margin notes
+/// (`margin_N`).
+pub fn zone_notes(doc: &Document, zones: &Zones) -> Vec<Note> {
+    let mut out = notes(doc, &zones.lines(Zone::Footnote), false, 0);
+    out.extend(notes(doc, &zones.lines(Zone::Marginnote), true, 0));
+    out
 }
 
 /// The back matter the segmentation zones give without a model: acknowledgement, funding and

@@ -478,6 +478,81 @@ fn footnotes_split_at_their_marks() {
 }
 
 #[test]
+fn back_zones_open_with_known_heads_and_notes_come_from_their_zones() {
+    use crate::models::segmentation::{Label as Zone, Zones};
+    let b = build(vec![
+        vec![
+            vec![
+                vec![S(O, "Acknowledgements. We thank")],
+                vec![C("everyone.")],
+            ],
+            vec![vec![S(O, "Data availability: on request.")]],
+        ],
+        vec![
+            vec![vec![S(O, "^1 A note.")]],
+            vec![vec![S(O, "In the margin.")]],
+        ],
+    ]);
+    let line = |page, block| LineRef {
+        page,
+        block,
+        line: 0,
+    };
+    let zones = Zones {
+        pieces: vec![
+            (
+                Zone::Acknowledgement,
+                vec![
+                    line(0, 0),
+                    LineRef {
+                        line: 1,
+                        ..line(0, 0)
+                    },
+                ],
+            ),
+            (Zone::Availability, vec![line(0, 1)]),
+            (Zone::Footnote, vec![line(1, 0)]),
+            (Zone::Marginnote, vec![line(1, 1)]),
+        ],
+    };
+    let back = back(&b.doc, &zones);
+    let outline_of = |divs: &[Div]| {
+        outline(&Body {
+            divs: divs.to_vec(),
+            ..Body::default()
+        })
+    };
+    assert_eq!(
+        outline_of(&back.acknowledgement),
+        ["div n=None Acknowledgements.", "p We thank everyone."]
+    );
+    assert_eq!(
+        outline_of(&back.availability),
+        ["div n=None Data availability:", "p on request."]
+    );
+    assert!(back.funding.is_empty() && back.annex.is_empty());
+    let notes = zone_notes(&b.doc, &zones);
+    let got: Vec<(&str, bool, Option<&str>, &str)> = notes
+        .iter()
+        .map(|n| {
+            (
+                n.id.as_str(),
+                n.margin,
+                n.n.as_deref(),
+                n.paragraphs[0].text.as_str(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("foot_0", false, Some("1"), "A note."),
+            ("margin_0", true, None, "In the margin.")
+        ]
+    );
+}
+
+#[test]
 fn back_zone_lines_give_a_head_and_paragraphs() {
     let b = one_page(vec![
         vec![vec![S(O, "Acknowledgements")]],
@@ -544,6 +619,8 @@ fn numbered_callouts_expand_ranges_and_lists() {
         S(Cit, "(6)"),
         S(P, "but not"),
         S(Cit, "[42]"),
+        S(P, "as"),
+        S(Cit, "Smith et al. [3]"),
     ]]]);
     let refs: Vec<Reference> = (1..=7)
         .map(|i| reference(Some(&i.to_string()), "X", 2000, ""))
@@ -562,6 +639,7 @@ fn numbered_callouts_expand_ranges_and_lists() {
             ("7]", "bibr", Some("b6")),
             ("(6)", "bibr", Some("b5")),
             ("[42]", "bibr", None),
+            ("Smith et al. [3]", "bibr", Some("b2")),
         ]
     );
     // Sorted, inside the text, not overlapping.
