@@ -230,55 +230,114 @@ fn resolve_text(rt: &mut RichText, idx: &Index) {
             .iter()
             .find(|t| t.range.end > c.range.start)
             .map(|t| t.page);
-        out.extend(resolve_one(c.clone(), s, page, idx));
+        let before = tail(&rt.text[..c.range.start], BEFORE_BYTES);
+        out.extend(resolve_one(c.clone(), s, before, page, idx));
     }
-    rt.refs = out;
+    rt.refs = dash_joined(&rt.text, out, idx);
 }
 
-fn resolve_one(c: Callout, s: &str, page: Option<u32>, idx: &Index) -> Vec<Callout> {
-    match c.kind {
-        CalloutKind::Bibr => {
-            if let Some(t) = idx.bibr_marker(s) {
-                return vec![Callout {
-                    target: Some(t),
-                    ..c
-                }];
-            }
-            if let Some(items) = numbers(s) {
-                let bare = !s.contains(['[', '(', ']', ')']);
-                if bare && items.len() == 1 {
-                    // A bare number no reference takes may be a footnote mark.
-                    if idx.bibr_number(items[0].0).is_none() {
-                        if let Some(t) = idx.note(s.trim(), page) {
-                            return vec![Callout {
-                                kind: CalloutKind::Foot,
-                                target: Some(t),
-                                ..c
-                            }];
-                        }
+/// How much text before a callout may name its authors.
+const BEFORE_BYTES: usize = 40;
+
+/// The last `n` bytes of `s` (or fewer, at a character boundary).
+fn tail(s: &str, n: usize) -> &str {
+    let mut at = s.len().saturating_sub(n);
+    while !s.is_char_boundary(at) {
+        at += 1;
+    }
+    &s[at..]
+}
+
+/// Two numbered callouts joined only by a dash (`[3]–[6]`) cite the numbers between them too:
+/// they are added with empty ranges before the second.
+fn dash_joined(text: &str, refs: Vec<Callout>, idx: &Index) -> Vec<Callout> {
+    let number = |c: &Callout, last: bool| {
+        let items = numbers(text.get(c.range.clone())?)?;
+        let item = if last { items.last() } else { items.first() };
+        item.map(|i| i.0)
+    };
+    let mut out: Vec<Callout> = Vec::with_capacity(refs.len());
+    for c in refs {
+        if let Some(prev) = out.last() {
+            let gap = text.get(prev.range.end..c.range.start).unwrap_or("").trim();
+            let dash = gap.chars().count() == 1 && gap.starts_with(DASHES);
+            let both = prev.kind == CalloutKind::Bibr && c.kind == CalloutKind::Bibr;
+            if let (true, true, Some(a), Some(b)) =
+                (dash, both, number(prev, true), number(&c, false))
+            {
+                if a < b && b - a <= 100 {
+                    for m in a + 1..b {
+                        out.push(Callout {
+                            kind: CalloutKind::Bibr,
+                            range: c.range.start..c.range.start,
+                            target: idx.bibr_number(m),
+                        });
                     }
                 }
-                let parts = items
-                    .into_iter()
-                    .map(|(n, r)| (r, idx.bibr_number(n)))
-                    .collect();
-                return split(&c, parts);
             }
-            let years = author_years(s);
-            if !years.is_empty() {
-                let parts = years
-                    .into_iter()
-                    .map(|a| (a.range, idx.author_year(a.names, a.year, a.suffix)))
-                    .collect();
-                return split(&c, parts);
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// A numbered or author-year citation callout; `before` is the text just before it (the
+/// authors of `Smith et al. (2019)` when only `(2019)` is the callout).
+fn resolve_bibr(c: Callout, s: &str, before: &str, page: Option<u32>, idx: &Index) -> Vec<Callout> {
+    if let Some(t) = idx.bibr_marker(s) {
+        return vec![Callout {
+            target: Some(t),
+            ..c
+        }];
+    }
+    if let Some(items) = numbers(s) {
+        let resolves = items.iter().any(|(n, _)| idx.bibr_number(*n).is_some());
+        let all_years = items.iter().all(|(n, _)| (1600..=2100).contains(n));
+        if resolves || !all_years {
+            let bare = !s.contains(['[', '(', ']', ')']);
+            if bare && items.len() == 1 && !resolves {
+                // A bare number no reference takes may be a footnote mark.
+                if let Some(t) = idx.note(s.trim(), page) {
+                    return vec![Callout {
+                        kind: CalloutKind::Foot,
+                        target: Some(t),
+                        ..c
+                    }];
+                }
             }
-            // `Smith et al. [12]`: the numbers in brackets.
-            let parts = bracketed_numbers(s)
+            let parts = items
                 .into_iter()
                 .map(|(n, r)| (r, idx.bibr_number(n)))
                 .collect();
-            split(&c, parts)
+            return split(&c, parts);
         }
+    }
+    let years = author_years(s);
+    if !years.is_empty() {
+        let parts = years
+            .into_iter()
+            .map(|a| {
+                let t = if a.names.contains(char::is_alphabetic) {
+                    idx.author_year(a.names, a.year, a.suffix)
+                } else {
+                    idx.author_year(&format!("{before} {}", a.names), a.year, a.suffix)
+                };
+                (a.range, t)
+            })
+            .collect();
+        return split(&c, parts);
+    }
+    // `Smith et al. [12]`: the numbers in brackets.
+    let parts = bracketed_numbers(s)
+        .into_iter()
+        .map(|(n, r)| (r, idx.bibr_number(n)))
+        .collect();
+    split(&c, parts)
+}
+
+fn resolve_one(c: Callout, s: &str, before: &str, page: Option<u32>, idx: &Index) -> Vec<Callout> {
+    match c.kind {
+        CalloutKind::Bibr => resolve_bibr(c, s, before, page, idx),
         CalloutKind::Foot => {
             if let Some(t) = idx.note(s.trim(), page) {
                 return vec![Callout {
@@ -403,8 +462,10 @@ pub fn numbers(s: &str) -> Option<Vec<(u32, Range<usize>)>> {
             dash_before = false;
         } else if ch.is_whitespace() {
             continue;
-        } else if "[](),;&{}⁽⁾".contains(ch) {
+        } else if ",;&".contains(ch) {
             dash_before = false;
+        } else if "[](){}⁽⁾".contains(ch) {
+            continue;
         } else {
             return None;
         }

@@ -621,6 +621,12 @@ fn numbered_callouts_expand_ranges_and_lists() {
         S(Cit, "[42]"),
         S(P, "as"),
         S(Cit, "Smith et al. [3]"),
+        S(P, "and"),
+        S(Cit, "[1]"),
+        S(P, "–"),
+        S(Cit, "[4]"),
+        S(P, "and"),
+        S(Cit, "[5]-[7]"),
     ]]]);
     let refs: Vec<Reference> = (1..=7)
         .map(|i| reference(Some(&i.to_string()), "X", 2000, ""))
@@ -640,6 +646,13 @@ fn numbered_callouts_expand_ranges_and_lists() {
             ("(6)", "bibr", Some("b5")),
             ("[42]", "bibr", None),
             ("Smith et al. [3]", "bibr", Some("b2")),
+            ("[1]", "bibr", Some("b0")),
+            ("", "bibr", Some("b1")),
+            ("", "bibr", Some("b2")),
+            ("[4]", "bibr", Some("b3")),
+            ("[5", "bibr", Some("b4")),
+            ("", "bibr", Some("b5")),
+            ("7]", "bibr", Some("b6")),
         ]
     );
     // Sorted, inside the text, not overlapping.
@@ -680,6 +693,8 @@ fn author_year_callouts_match_surname_year_and_suffix() {
         S(Cit, "(Jones 2018a, 2020)"),
         S(P, "and"),
         S(Cit, "(Nobody 1999)"),
+        S(P, "and Smith et al."),
+        S(Cit, "(2019)"),
     ]]]);
     let refs = vec![
         reference(None, "Smith", 2019, "Smith, A. 2019. A."),
@@ -698,6 +713,7 @@ fn author_year_callouts_match_surname_year_and_suffix() {
             ("(Jones 2018a", "bibr", Some("b1")),
             ("2020)", "bibr", Some("b4")),
             ("(Nobody 1999)", "bibr", None),
+            ("(2019)", "bibr", Some("b0")),
         ]
     );
 }
