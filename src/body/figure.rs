@@ -133,8 +133,9 @@ fn find_lead(doc: &Document, toks: &[ZoneToken], table: bool) -> Option<(usize, 
 /// Build one figure or table from the tokens of its span. The caption is split by rule
 /// ([`caption_lead`]); a figure's caption runs from its lead to the span's end and the text
 /// before it (printed inside the figure) goes to `note`; a table's caption is the lead's
-/// layout block and the rest of the span becomes rows, one per line. Without a lead a figure's
-/// whole text is its description and a table's is its rows.
+/// layout block and the rest of the span becomes rows, one per line, up to a line opening with
+/// `Note`, `Abbreviations`, `*`… that starts the table's note. Without a lead a figure's whole
+/// text is its description and a table's is its rows.
 pub fn build(
     doc: &Document,
     toks: &[ZoneToken],
@@ -172,7 +173,11 @@ pub fn build(
         fig.desc = Some(desc);
     }
     if table {
-        fig.rows = rows(doc, &outside);
+        let (body, note) = outside.split_at(table_note_start(doc, &outside));
+        fig.rows = rows(doc, body);
+        if !note.is_empty() {
+            fig.note = Some(RichText::from_tokens(doc, note));
+        }
     } else if !outside.is_empty() {
         fig.note = Some(RichText::from_tokens(doc, &outside));
     }
@@ -187,6 +192,33 @@ pub fn build(
         }
     }
     fig
+}
+
+/// Words and marks that open a table's note when they start a line.
+const NOTE_OPENERS: &[&str] = &[
+    "Note",
+    "Notes",
+    "NOTE",
+    "NOTES",
+    "Abbreviations",
+    "Source",
+    "Sources",
+    "*",
+    "†",
+    "‡",
+];
+
+/// Where a table's note starts in the tokens outside its caption: the first line (after the
+/// first) opening with a note word or mark; the end when there is none.
+fn table_note_start(doc: &Document, toks: &[ZoneToken]) -> usize {
+    (1..toks.len())
+        .find(|&i| {
+            toks[i - 1].sep == Sep::Newline
+                && doc
+                    .token(&toks[i].line, toks[i].index)
+                    .is_some_and(|(_, t)| NOTE_OPENERS.contains(&t.text.as_str()))
+        })
+        .unwrap_or(toks.len())
 }
 
 /// One row per line, cells cut where the gap between two tokens is wider than the font size.

@@ -396,7 +396,12 @@ fn figures_get_caption_inside_text_and_graphics_tables_get_rows() {
             vec![C("model.")],
         ],
         vec![vec![S(Tab, "Table 1 Parameters.")]],
-        vec![vec![C("a 0.5")], vec![C("b 0.7")]],
+        vec![
+            vec![C("a 0.5")],
+            vec![C("b 0.7")],
+            vec![C("Note: values")],
+            vec![C("are made up.")],
+        ],
     ]);
     // An image above the figure's text, and one far away.
     b.doc.pages[0].images = vec![
@@ -415,7 +420,7 @@ fn figures_get_caption_inside_text_and_graphics_tables_get_rows() {
     ];
     // Cells: push `0.5` and `0.7` far to the right.
     for bl in &mut b.doc.pages[0].blocks[2..] {
-        for l in &mut bl.lines {
+        for l in &mut bl.lines[..2] {
             for t in &mut l.tokens[1..] {
                 t.bbox.x += 100.0;
             }
@@ -426,7 +431,7 @@ fn figures_get_caption_inside_text_and_graphics_tables_get_rows() {
         outline(&body),
         [
             "fig_0 Some(\"Fig. 1.\") Some(\"1\") Some(\"Sketch of the model.\") Some(\"axis time\")",
-            "tab_0 Some(\"Table 1\") Some(\"1\") Some(\"Parameters.\") None",
+            "tab_0 Some(\"Table 1\") Some(\"1\") Some(\"Parameters.\") Some(\"Note: values are made up.\")",
         ]
     );
     let fig = &body.figures[0];
