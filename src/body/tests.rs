@@ -872,7 +872,8 @@ proptest! {
     #![proptest_config(ProptestConfig::with_cases(200))]
 
     /// Any spans over a generated document: no panic, every word lands in the output, texts
-    /// and callouts stay consistent, and resolution keeps them consistent.
+    /// and callouts stay consistent, and resolution keeps them consistent. Read as a footnote
+    /// or back-matter zone, the same lines lose no word either.
     #[test]
     fn assemble_keeps_every_token(
         lines in prop::collection::vec(
@@ -917,10 +918,18 @@ proptest! {
             .collect();
         let mut body = assemble(&doc, &tokens, &spans);
         let hay = all_text(&body);
+        // The same lines read as a footnote zone and as a back-matter zone.
+        let note_text: String = notes(&doc, &refs, false, 0)
+            .iter()
+            .map(|n| format!("{} {}\n", n.n.as_deref().unwrap_or(""), n.paragraphs[0].text))
+            .collect();
+        let back_text = all_text(&Body { divs: zone_divs(&doc, &refs), ..Body::default() });
         for zt in &tokens {
             let (_, t) = doc.token(&zt.line, zt.index).expect("token");
             if t.text.starts_with('w') {
                 prop_assert!(hay.contains(&t.text), "{} lost from {}", t.text, hay);
+                prop_assert!(note_text.contains(&t.text), "{} lost from notes", t.text);
+                prop_assert!(back_text.contains(&t.text), "{} lost from back", t.text);
             }
         }
         let mut back = Back::default();
@@ -937,4 +946,34 @@ proptest! {
             }
         }
     }
+}
+
+#[test]
+fn the_annex_continues_the_numbering_of_figures_tables_and_formulas() {
+    let body_doc = one_page(vec![
+        vec![vec![S(Fig, "Figure 1. One.")]],
+        vec![vec![S(Eq, "x = 1")]],
+    ]);
+    let mut body = assembled(&body_doc);
+    let annex_doc = one_page(vec![
+        vec![vec![S(H, "A. Proofs")]],
+        vec![vec![S(Fig, "Figure 2. Two.")]],
+        vec![vec![S(Tab, "Table 1. T.")]],
+        vec![vec![S(Eq, "y = 2")]],
+    ]);
+    let annex = assemble_annex(
+        &annex_doc.doc,
+        &annex_doc.tokens,
+        &annex_doc.spans,
+        &mut body,
+    );
+    let ids: Vec<&str> = body.figures.iter().map(|f| f.id.as_str()).collect();
+    assert_eq!(ids, ["fig_0", "fig_1", "tab_0"]);
+    assert_eq!(
+        outline(&Body {
+            divs: annex,
+            ..Body::default()
+        }),
+        ["div n=Some(\"A.\") Proofs", "formula_1 y = 2 None"]
+    );
 }
