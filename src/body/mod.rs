@@ -274,11 +274,9 @@ impl<'a> Assembler<'a> {
             {
                 self.start(OpenKind::Item);
             }
-            let mark = foot_mark(
-                self.doc,
-                zt,
-                self.open.as_ref().is_some_and(|o| o.text.in_callout()),
-            );
+            let prev = i.checked_sub(1).and_then(|p| toks.get(p));
+            let inside = self.open.as_ref().is_some_and(|o| o.text.in_callout());
+            let mark = foot_mark(self.doc, zt, prev, inside);
             if let Some(o) = &mut self.open {
                 match (mark, o.text.in_callout()) {
                     (true, false) if !o.text.is_empty() => o.text.begin_callout(CalloutKind::Foot),
@@ -342,18 +340,32 @@ impl<'a> Assembler<'a> {
     }
 }
 
-/// A superscript that may be a footnote mark in running text: a number of at most three
-/// digits or a note symbol, or, inside such a mark, `,` and dashes (`1,2`, `1-3`). These become
-/// `foot` callouts, kept by [`resolve_callouts`] only when they match a note (or a reference).
-fn foot_mark(doc: &Document, zt: &ZoneToken, inside: bool) -> bool {
+/// A superscript that may be a footnote mark (or a superscript citation) in running text: a
+/// number of at most three digits or a note symbol after a word of three letters or more or
+/// after closing punctuation (`effect¹`, `shown.¹²`, `author*`), not to a digit, a short symbol
+/// (`x²`, `cm³`) or another superscript (`10⁻²²`); inside such a mark also `,` and dashes
+/// (`1,2`, `1-3`). These become `foot` callouts, kept by [`resolve_callouts`] only when they
+/// match a note or a reference.
+fn foot_mark(doc: &Document, zt: &ZoneToken, prev: Option<&ZoneToken>, inside: bool) -> bool {
     let Some((_, t)) = doc.token(&zt.line, zt.index) else {
         return false;
     };
     let s = t.text.as_str();
-    t.superscript
-        && (!s.is_empty() && s.len() <= 3 && s.chars().all(|c| c.is_ascii_digit())
-            || matches!(s, "*" | "†" | "‡" | "§" | "¶")
-            || inside && matches!(s, "," | "-" | "–"))
+    let number = !s.is_empty() && s.len() <= 3 && s.chars().all(|c| c.is_ascii_digit());
+    let symbol = matches!(s, "*" | "†" | "‡" | "§" | "¶");
+    if !t.superscript {
+        return false;
+    }
+    if inside {
+        return number || symbol || matches!(s, "," | "-" | "–");
+    }
+    // Whether the mark is glued is not checked: pdfium often reports a space before it.
+    let Some((_, p)) = prev.and_then(|p| doc.token(&p.line, p.index)) else {
+        return false;
+    };
+    let word = p.text.chars().count() >= 3 && p.text.chars().all(char::is_alphabetic);
+    let closing = matches!(p.text.as_str(), "." | "," | ";" | ":" | ")" | "]");
+    (number || symbol) && !p.superscript && (word || closing)
 }
 
 /// Two lines in different layout blocks (or pages): a page or column break, or a new block.

@@ -757,7 +757,7 @@ fn figure_table_and_formula_callouts_resolve_by_label() {
 fn superscript_marks_point_at_notes_or_references_or_are_dropped() {
     let b = one_page(vec![vec![vec![S(
         P,
-        "An effect^2 shown^{1,3} in x^7 and y^*.",
+        "An effect^2 shown^1,3 in x^7 and author^* at 10^-2 cm^2.",
     )]]]);
     let note = |id: &str, n: &str| Note {
         id: id.into(),
@@ -770,7 +770,7 @@ fn superscript_marks_point_at_notes_or_references_or_are_dropped() {
         .collect();
     let body = resolved(&b, &refs, vec![note("foot_0", "2"), note("foot_1", "*")]);
     let p = paragraphs(&body)[0];
-    assert_eq!(p.text, "An effect2 shown{1,3} in x7 and y*.");
+    assert_eq!(p.text, "An effect2 shown1,3 in x7 and author* at 10-2 cm2.");
     assert_eq!(
         calls(p),
         [
