@@ -2,14 +2,9 @@
 //! into head, label and description by rule, a table's lines as rows, and the page's images
 //! and drawings near the figure as its graphics.
 
-use std::collections::HashSet;
-
 use crate::body::text::TextBuilder;
 use crate::document::{Cell, Figure, Graphic, PageBox, RichText};
 use crate::layout::{BBox, Document, Sep, ZoneToken};
-
-/// Images and drawings already given to a figure: `(page index, is bitmap, index on page)`.
-pub type UsedGraphics = HashSet<(usize, bool, usize)>;
 
 /// The lead of a caption: `Figure 3:`, `Fig. 2.`, `Table 1`, `TABLE II`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -136,13 +131,7 @@ fn find_lead(doc: &Document, toks: &[ZoneToken], table: bool) -> Option<(usize, 
 /// layout block and the rest of the span becomes rows, one per line, up to a line opening with
 /// `Note`, `Abbreviations`, `*`… that starts the table's note. Without a lead a figure's whole
 /// text is its description and a table's is its rows.
-pub fn build(
-    doc: &Document,
-    toks: &[ZoneToken],
-    table: bool,
-    id: String,
-    used: &mut UsedGraphics,
-) -> Figure {
+pub fn build(doc: &Document, toks: &[ZoneToken], table: bool, id: String) -> Figure {
     let mut fig = Figure {
         id,
         is_table: table,
@@ -182,15 +171,6 @@ pub fn build(
         fig.note = Some(RichText::from_tokens(doc, &outside));
     }
     fig.boxes = token_boxes(doc, toks);
-    if !table {
-        fig.graphics = graphics(doc, &fig.boxes, used);
-        for g in &fig.graphics {
-            match fig.boxes.iter_mut().find(|b| b.page == g.at.page) {
-                Some(b) => b.bbox = b.bbox.union(&g.at.bbox),
-                None => fig.boxes.push(g.at),
-            }
-        }
-    }
     fig
 }
 
@@ -279,47 +259,76 @@ fn near(area: &BBox, g: &BBox) -> bool {
     overlap_x && gap_y <= GRAPHIC_REACH
 }
 
-/// A figure's graphics: each unused bitmap of its pages that overlaps its area horizontally
-/// within [`GRAPHIC_REACH`] vertically, and the union of such vector drawings as one graphic.
-fn graphics(doc: &Document, boxes: &[PageBox], used: &mut UsedGraphics) -> Vec<Graphic> {
-    let mut out = Vec::new();
-    for pb in boxes {
-        let Some((pi, page)) = doc
-            .pages
-            .iter()
-            .enumerate()
-            .find(|(_, p)| p.number == pb.page)
-        else {
-            continue;
+/// How much farther a graphic below a figure's text counts than one above it: captions are
+/// printed under figures far more often than over them.
+const BELOW_PENALTY: f32 = 50.0;
+
+/// Give each bitmap and drawing of the pages to the figure (not table) it belongs to: among the
+/// figures whose text overlaps it horizontally within [`GRAPHIC_REACH`] vertically, the
+/// nearest, a caption under the graphic preferred. Bitmaps become one graphic each, a figure's
+/// drawings on one page one graphic (their union); the figure's boxes grow to hold them.
+pub fn attach_graphics(doc: &Document, figures: &mut [Figure]) {
+    for page in &doc.pages {
+        // (figure index, bitmap or union of drawings)
+        let mut bitmaps: Vec<(usize, BBox)> = Vec::new();
+        let mut drawings: Vec<(usize, BBox)> = Vec::new();
+        let owner = |g: &BBox| {
+            figures
+                .iter()
+                .enumerate()
+                .filter(|(_, f)| !f.is_table)
+                .filter_map(|(i, f)| {
+                    let b = f.boxes.iter().find(|b| b.page == page.number)?;
+                    near(&b.bbox, g).then(|| (i, distance(&b.bbox, g)))
+                })
+                .min_by(|a, b| a.1.total_cmp(&b.1))
+                .map(|(i, _)| i)
         };
-        for (j, img) in page.images.iter().enumerate() {
-            if near(&pb.bbox, img) && used.insert((pi, true, j)) {
-                out.push(Graphic {
-                    at: PageBox {
-                        page: pb.page,
-                        bbox: *img,
-                    },
-                    bitmap: true,
-                    url: None,
-                });
+        for img in &page.images {
+            if let Some(i) = owner(img) {
+                bitmaps.push((i, *img));
             }
         }
-        let mut vector: Option<BBox> = None;
-        for (j, v) in page.vectors.iter().enumerate() {
-            if near(&pb.bbox, v) && used.insert((pi, false, j)) {
-                vector = Some(vector.map_or(*v, |u| u.union(v)));
+        for v in &page.vectors {
+            if let Some(i) = owner(v) {
+                match drawings.iter_mut().find(|(j, _)| *j == i) {
+                    Some((_, u)) => *u = u.union(v),
+                    None => drawings.push((i, *v)),
+                }
             }
         }
-        if let Some(bbox) = vector {
-            out.push(Graphic {
-                at: PageBox {
-                    page: pb.page,
-                    bbox,
-                },
-                bitmap: false,
+        let graphics = bitmaps
+            .into_iter()
+            .map(|(i, b)| (i, b, true))
+            .chain(drawings.into_iter().map(|(i, b)| (i, b, false)));
+        for (i, bbox, bitmap) in graphics {
+            let Some(fig) = figures.get_mut(i) else {
+                continue;
+            };
+            let at = PageBox {
+                page: page.number,
+                bbox,
+            };
+            fig.graphics.push(Graphic {
+                at,
+                bitmap,
                 url: None,
             });
+            if let Some(b) = fig.boxes.iter_mut().find(|b| b.page == page.number) {
+                b.bbox = b.bbox.union(&bbox);
+            }
         }
     }
-    out
+}
+
+/// Vertical distance from a figure's text to a graphic, [`BELOW_PENALTY`] added when the
+/// graphic is under the text.
+fn distance(area: &BBox, g: &BBox) -> f32 {
+    let above = (area.y - g.bottom()).max(0.0);
+    let below = (g.y - area.bottom()).max(0.0);
+    if below > 0.0 {
+        below + BELOW_PENALTY
+    } else {
+        above
+    }
 }

@@ -122,7 +122,6 @@ struct Assembler<'a> {
     figures: Vec<Figure>,
     open: Option<Open>,
     counters: Counters,
-    used: figure::UsedGraphics,
     /// The previous span's label.
     last: Option<Label>,
 }
@@ -136,7 +135,6 @@ impl<'a> Assembler<'a> {
             figures: Vec::new(),
             open: None,
             counters,
-            used: Default::default(),
             last: None,
         }
     }
@@ -163,6 +161,7 @@ impl<'a> Assembler<'a> {
 
     fn finish(mut self) -> Body {
         self.close();
+        figure::attach_graphics(self.doc, &mut self.figures);
         Body {
             divs: self.divs,
             figures: self.figures,
@@ -332,7 +331,7 @@ impl<'a> Assembler<'a> {
             self.counters.figures += 1;
             format!("fig_{}", self.counters.figures - 1)
         };
-        let fig = figure::build(self.doc, toks, table, id, &mut self.used);
+        let fig = figure::build(self.doc, toks, table, id);
         self.figures.push(fig);
         if let Some(o) = &mut self.open {
             o.interrupted = true;

@@ -450,6 +450,61 @@ fn figures_get_caption_inside_text_and_graphics_tables_get_rows() {
 }
 
 #[test]
+fn each_graphic_goes_to_the_nearest_figure_a_caption_under_it_preferred() {
+    // Caption 1 at y 50, caption 2 at y 250 (blocks are 100 apart; two empty blocks between).
+    let mut b = one_page(vec![
+        vec![vec![S(Fig, "Figure 1. One.")]],
+        vec![vec![S(P, "Text.")]],
+        vec![vec![S(Fig, "Figure 2. Two.")]],
+    ]);
+    let page = &mut b.doc.pages[0];
+    // Between the captions: 20 under the first (counted 70), 30 over the second.
+    page.images = vec![BBox {
+        x: 60.0,
+        y: 80.0,
+        w: 80.0,
+        h: 140.0,
+    }];
+    // Two drawings over the second caption, one far right of every caption.
+    page.vectors = vec![
+        BBox {
+            x: 50.0,
+            y: 200.0,
+            w: 20.0,
+            h: 20.0,
+        },
+        BBox {
+            x: 80.0,
+            y: 210.0,
+            w: 20.0,
+            h: 30.0,
+        },
+        BBox {
+            x: 500.0,
+            y: 200.0,
+            w: 20.0,
+            h: 20.0,
+        },
+    ];
+    let body = assembled(&b);
+    let graphics: Vec<Vec<(bool, f32, f32)>> = body
+        .figures
+        .iter()
+        .map(|f| {
+            f.graphics
+                .iter()
+                .map(|g| (g.bitmap, g.at.bbox.y, g.at.bbox.bottom()))
+                .collect()
+        })
+        .collect();
+    assert_eq!(
+        graphics,
+        [vec![], vec![(true, 80.0, 220.0), (false, 200.0, 240.0)]]
+    );
+    assert_eq!(body.figures[1].boxes[0].bbox.y, 80.0);
+}
+
+#[test]
 fn footnotes_split_at_their_marks() {
     let b = one_page(vec![
         vec![vec![S(O, "^1 First note text")], vec![C("continues here.")]],
