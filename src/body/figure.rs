@@ -264,7 +264,7 @@ fn near(area: &BBox, g: &BBox) -> bool {
 const BELOW_PENALTY: f32 = 50.0;
 
 /// Give each bitmap and drawing of the pages to the figure (not table) it belongs to: among the
-/// figures whose text overlaps it horizontally within [`GRAPHIC_REACH`] vertically, the
+/// figures whose text overlaps it horizontally within 100 units vertically, the
 /// nearest, a caption under the graphic preferred. Bitmaps become one graphic each, a figure's
 /// drawings on one page one graphic (their union); the figure's boxes grow to hold them.
 pub fn attach_graphics(doc: &Document, figures: &mut [Figure]) {

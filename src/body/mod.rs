@@ -5,7 +5,8 @@ point at. No model runs here: the input is the layout [`Document`], the zone tok
 fulltext model labelled and its decoded spans.
 
 - [`assemble`] (and [`assemble_annex`]): spans → divs, figures and tables.
-- [`notes::notes`]: footnote-zone lines → notes; [`notes::back`]: acknowledgement, funding and
+- [`zone_notes`] (or [`notes()`] for given lines): footnote and margin-note lines → notes,
+  with deterministic ids `foot_N` / `margin_N`; [`back()`]: acknowledgement, funding and
   availability zones → [`Back`](crate::document::Back).
 - [`callouts::resolve_callouts`]: callouts → `b3`, `fig_0`, `tab_1`, `formula_2`, note ids.
 - [`text`]: the one path from tokens to text ([`RichText::from_tokens`]).
@@ -37,7 +38,8 @@ use crate::models::fulltext::Label;
 
 /// The body of a document from the fulltext model's spans over the body zone's tokens.
 /// Figures are numbered `fig_0…`, tables `tab_0…`, formulas `formula_0…` in document order.
-/// Notes are not in the body zone: add [`notes()`] of the footnote zone to `Body::notes`.
+/// Notes are not in the body zone: set `Body::notes` from [`zone_notes`] before resolving
+/// callouts.
 pub fn assemble(doc: &Document, tokens: &[ZoneToken], spans: &[Span<Label>]) -> Body {
     let mut a = Assembler::new(doc, tokens, Counters::default());
     a.run(spans);
