@@ -227,8 +227,16 @@ impl<'a> Assembler<'a> {
         }
     }
 
+    /// A callout joins the open text, unless that text ended a sentence before a break (a
+    /// paragraph opening with `[3] showed…` or `Smith (2019) found…`).
     fn marker(&mut self, toks: &[ZoneToken], kind: CalloutKind) {
-        if self.open.is_none() {
+        let Some(first) = toks.first() else { return };
+        let new_paragraph = self.open.as_ref().is_none_or(|o| {
+            let broken =
+                o.interrupted || o.text.last_line().is_some_and(|l| breaks(&l, &first.line));
+            broken && o.text.text().ends_with(['.', '!', '?'])
+        });
+        if new_paragraph {
             self.start(OpenKind::Paragraph);
         }
         if let Some(o) = &mut self.open {
@@ -299,16 +307,17 @@ impl<'a> Assembler<'a> {
             .find_map(|(_, t)| t.text.chars().next())
     }
 
+    /// A display formula; a `(3)` ending it becomes its label when the model left it inside.
     fn equation(&mut self, toks: &[ZoneToken]) {
         self.close();
         let id = format!("formula_{}", self.counters.formulas);
         self.counters.formulas += 1;
-        let text = RichText::from_tokens(self.doc, toks);
-        self.div().blocks.push(BodyBlock::Formula(Formula {
-            id,
-            text,
-            label: None,
-        }));
+        let k = trailing_label(self.doc, toks);
+        let text = RichText::from_tokens(self.doc, &toks[..toks.len() - k]);
+        let label = (k > 0).then(|| RichText::from_tokens(self.doc, &toks[toks.len() - k..]).text);
+        self.div()
+            .blocks
+            .push(BodyBlock::Formula(Formula { id, text, label }));
     }
 
     /// An equation label goes to the formula right before it; anywhere else it is text.
@@ -367,6 +376,32 @@ fn foot_mark(doc: &Document, zt: &ZoneToken, prev: Option<&ZoneToken>, inside: b
     let word = p.text.chars().count() >= 3 && p.text.chars().all(char::is_alphabetic);
     let closing = matches!(p.text.as_str(), "." | "," | ";" | ":" | ")" | "]");
     (number || symbol) && !p.superscript && (word || closing)
+}
+
+/// How many tokens at the end of an equation span form its label: `(`, a number (`3`, `3.1`,
+/// `3a`), `)`, after other tokens; 0 when there is no such label.
+fn trailing_label(doc: &Document, toks: &[ZoneToken]) -> usize {
+    let text = |z: &ZoneToken| {
+        doc.token(&z.line, z.index)
+            .map_or("", |(_, t)| t.text.as_str())
+    };
+    let texts: Vec<&str> = toks.iter().rev().take(6).map(text).collect();
+    if texts.first() != Some(&")") {
+        return 0;
+    }
+    let Some(open) = texts.iter().position(|t| *t == "(") else {
+        return 0;
+    };
+    let inner = &texts[1..open];
+    let number = inner.iter().rev().enumerate().all(|(i, t)| match i % 2 {
+        0 => t.chars().next().is_some_and(|c| c.is_ascii_digit()) && t.len() <= 4,
+        _ => *t == ".",
+    });
+    if !inner.is_empty() && inner.len() % 2 == 1 && number && open + 1 < toks.len() {
+        open + 1
+    } else {
+        0
+    }
 }
 
 /// Two lines in different layout blocks (or pages): a page or column break, or a new block.

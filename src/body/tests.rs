@@ -316,6 +316,8 @@ fn formulas_are_numbered_and_take_their_label() {
         vec![vec![S(Eq, "a + b = c")]],
         vec![vec![S(EqL, "(4)")]],
         vec![vec![S(P, "see"), S(EqM, "(3)"), S(P, "again")]],
+        vec![vec![S(Eq, "f ( x ) = y (5.1)")]],
+        vec![vec![S(Eq, "(6)")]],
     ]);
     assert_eq!(
         outline(&assembled(&b)),
@@ -326,7 +328,22 @@ fn formulas_are_numbered_and_take_their_label() {
             "p where E is energy, and",
             "formula_1 a + b = c Some(\"(4)\")",
             "p see (3) again",
+            "formula_2 f ( x ) = y Some(\"(5.1)\")",
+            "formula_3 (6) None",
         ]
+    );
+}
+
+#[test]
+fn a_callout_opening_a_block_after_a_sentence_opens_a_paragraph() {
+    let b = one_page(vec![
+        vec![vec![S(P, "One sentence.")]],
+        vec![vec![S(Cit, "[3]"), S(P, "showed more")]],
+        vec![vec![S(Cit, "[4]"), S(P, "too.")]],
+    ]);
+    assert_eq!(
+        outline(&assembled(&b)),
+        ["div", "p One sentence.", "p [3] showed more [4] too."]
     );
 }
 
