@@ -126,6 +126,8 @@ struct Assembler<'a> {
     counters: Counters,
     /// The previous span's label.
     last: Option<Label>,
+    /// The tokens of the last section head.
+    last_head: Option<Range<usize>>,
 }
 
 impl<'a> Assembler<'a> {
@@ -138,14 +140,15 @@ impl<'a> Assembler<'a> {
             open: None,
             counters,
             last: None,
+            last_head: None,
         }
     }
 
     fn run(&mut self, spans: &[Span<Label>]) {
         for (label, range) in cover(spans, self.tokens.len()) {
-            let toks = &self.tokens[range];
+            let toks = &self.tokens[range.clone()];
             match label {
-                Label::Section => self.section(toks),
+                Label::Section => self.section(range.clone()),
                 Label::Paragraph => self.paragraph(toks),
                 Label::CitationMarker => self.marker(toks, CalloutKind::Bibr),
                 Label::FigureMarker => self.marker(toks, CalloutKind::Figure),
@@ -204,9 +207,25 @@ impl<'a> Assembler<'a> {
         })
     }
 
-    fn section(&mut self, toks: &[ZoneToken]) {
+    /// A section head opens a div. A head that is only a number (`3.`, `IV`) followed
+    /// directly by another head span is one head split by the model (`3.` + `Results`).
+    fn section(&mut self, range: Range<usize>) {
         self.close();
-        let head = notes::head(self.doc, toks);
+        let tokens = self.tokens;
+        if let (Some(prev), Some(d)) = (self.last_head.clone(), self.divs.last_mut()) {
+            let bare = d
+                .head
+                .as_ref()
+                .is_some_and(|h| h.n.is_none() && bare_number(&h.text.text));
+            if bare && d.blocks.is_empty() && prev.end == range.start {
+                let merged = prev.start..range.end;
+                d.head = Some(notes::head(self.doc, &tokens[merged.clone()]));
+                self.last_head = Some(merged);
+                return;
+            }
+        }
+        let head = notes::head(self.doc, &tokens[range.clone()]);
+        self.last_head = Some(range);
         match self.divs.last_mut() {
             // A first head-less div that is still empty takes the head.
             Some(d) if d.head.is_none() && d.blocks.is_empty() => d.head = Some(head),
@@ -402,6 +421,16 @@ fn trailing_label(doc: &Document, toks: &[ZoneToken]) -> usize {
     } else {
         0
     }
+}
+
+/// A head text that is only a section number: `3`, `3.`, `2.1`, `IV.`.
+fn bare_number(t: &str) -> bool {
+    let t = t.trim();
+    !t.is_empty()
+        && t.len() <= 8
+        && t.chars().any(|c| c != '.')
+        && t.chars()
+            .all(|c| c.is_ascii_digit() || c == '.' || "IVXL".contains(c))
 }
 
 /// Two lines in different layout blocks (or pages): a page or column break, or a new block.

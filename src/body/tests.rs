@@ -214,6 +214,7 @@ fn sections_take_their_numbers_and_text_before_the_first_head_opens_a_headless_d
         vec![vec![S(P, "Prior art.")]],
         vec![vec![S(H, "IV. DISCUSSION")], vec![S(H, "A. Proofs")]],
         vec![vec![S(H, "3 Results")], vec![S(H, "Conclusion")]],
+        vec![vec![S(H, "5.")], vec![S(H, "Outlook")]],
     ]);
     assert_eq!(
         outline(&assembled(&b)),
@@ -228,6 +229,7 @@ fn sections_take_their_numbers_and_text_before_the_first_head_opens_a_headless_d
             "div n=Some(\"A.\") Proofs",
             "div n=Some(\"3\") Results",
             "div n=None Conclusion",
+            "div n=Some(\"5.\") Outlook",
         ]
     );
 }
