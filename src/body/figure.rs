@@ -103,7 +103,8 @@ pub fn caption_lead(toks: &[(&str, Sep)]) -> Option<CaptionLead> {
 }
 
 /// Where the caption lead of a figure (or table) span is: the first line start holding a lead
-/// of the span's kind, else of the other kind.
+/// of the span's kind, else of the other kind, else a capitalised lead of the span's kind
+/// inside a line.
 fn find_lead(doc: &Document, toks: &[ZoneToken], table: bool) -> Option<(usize, CaptionLead)> {
     let texts: Vec<(&str, Sep)> = toks
         .iter()
@@ -121,8 +122,16 @@ fn find_lead(doc: &Document, toks: &[ZoneToken], table: bool) -> Option<(usize, 
     let pick = leads
         .iter()
         .position(|(_, l)| l.table == table)
-        .or(if leads.is_empty() { None } else { Some(0) })?;
-    leads.into_iter().nth(pick)
+        .or(if leads.is_empty() { None } else { Some(0) });
+    match pick {
+        Some(p) => leads.into_iter().nth(p),
+        // A lead inside a line (a figure's inner text laid out on the caption's line):
+        // capitalised and of the span's kind.
+        None => (0..toks.len())
+            .filter(|&i| texts[i].0.starts_with(char::is_uppercase))
+            .filter_map(|i| caption_lead(&texts[i..]).map(|l| (i, l)))
+            .find(|(_, l)| l.table == table),
+    }
 }
 
 /// Build one figure or table from the tokens of its span. The caption is split by rule

@@ -421,6 +421,7 @@ fn figures_get_caption_inside_text_and_graphics_tables_get_rows() {
             vec![C("Note: values")],
             vec![C("are made up.")],
         ],
+        vec![vec![S(Fig, "0 10 20 Figure 2: Inline lead.")]],
     ]);
     // An image above the figure's text, and one far away.
     b.doc.pages[0].images = vec![
@@ -438,7 +439,7 @@ fn figures_get_caption_inside_text_and_graphics_tables_get_rows() {
         },
     ];
     // Cells: push `0.5` and `0.7` far to the right.
-    for bl in &mut b.doc.pages[0].blocks[2..] {
+    for bl in &mut b.doc.pages[0].blocks[2..3] {
         for l in &mut bl.lines[..2] {
             for t in &mut l.tokens[1..] {
                 t.bbox.x += 100.0;
@@ -451,6 +452,7 @@ fn figures_get_caption_inside_text_and_graphics_tables_get_rows() {
         [
             "fig_0 Some(\"Fig. 1.\") Some(\"1\") Some(\"Sketch of the model.\") Some(\"axis time\")",
             "tab_0 Some(\"Table 1\") Some(\"1\") Some(\"Parameters.\") Some(\"Note: values are made up.\")",
+            "fig_1 Some(\"Figure 2:\") Some(\"2\") Some(\"Inline lead.\") Some(\"0 10 20\")",
         ]
     );
     let fig = &body.figures[0];
