@@ -205,6 +205,13 @@ use Label::{
 };
 
 #[test]
+fn no_tokens_give_an_empty_body() {
+    let b = one_page(vec![vec![vec![S(P, "Text.")]]]);
+    assert!(assemble(&b.doc, &[], &b.spans).is_empty());
+    assert!(!assemble(&b.doc, &b.tokens, &[]).is_empty());
+}
+
+#[test]
 fn sections_take_their_numbers_and_text_before_the_first_head_opens_a_headless_div() {
     let b = one_page(vec![
         vec![vec![S(P, "Some text before any head.")]],
