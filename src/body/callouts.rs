@@ -490,7 +490,7 @@ pub struct AuthorYear<'a> {
 }
 
 /// The author-year citations of a callout: each year (1600–2100, optionally with a letter
-/// suffix) with the names printed before it since the previous year.
+/// suffix, `2019a,b` giving two) with the names printed before it since the previous year.
 pub fn author_years(s: &str) -> Vec<AuthorYear<'_>> {
     let b = s.as_bytes();
     let mut out: Vec<AuthorYear<'_>> = Vec::new();
@@ -530,6 +530,31 @@ pub fn author_years(s: &str) -> Vec<AuthorYear<'_>> {
             suffix,
             range: start..end,
         });
+        let mut end = end;
+        // `2019a,b`: more suffixes of the same year.
+        while suffix.is_some() {
+            let rest = &s[end..];
+            let comma = rest.len() - rest.trim_start().len();
+            if !rest[comma..].starts_with(',') {
+                break;
+            }
+            let after = &rest[comma + 1..];
+            let at = end + comma + 1 + (after.len() - after.trim_start().len());
+            let letter = b.get(at).copied().filter(u8::is_ascii_lowercase);
+            let alone = !b.get(at + 1).is_some_and(u8::is_ascii_alphanumeric);
+            match letter {
+                Some(l) if alone => {
+                    out.push(AuthorYear {
+                        names,
+                        year,
+                        suffix: Some(char::from(l)),
+                        range: at..at + 1,
+                    });
+                    end = at + 1;
+                }
+                _ => break,
+            }
+        }
         prev_end = end;
         i = end;
     }

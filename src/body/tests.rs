@@ -883,6 +883,21 @@ fn callout_text_parsers() {
             ("Li, 1999", 1999, None)
         ]
     );
+    let text = "(Li 2019a, b, 2020; Wu 2018b,c)";
+    let ay: Vec<(&str, &str, Option<char>)> = author_years(text)
+        .into_iter()
+        .map(|a| (&text[a.range], a.names, a.suffix))
+        .collect();
+    assert_eq!(
+        ay,
+        [
+            ("Li 2019a", "(Li ", Some('a')),
+            ("b", "(Li ", Some('b')),
+            ("2020", "(Li ", None),
+            ("Wu 2018b", "; Wu ", Some('b')),
+            ("c", "; Wu ", Some('c')),
+        ]
+    );
     let labels: Vec<String> = label_items("Figs. 2-4 and S1")
         .into_iter()
         .map(|l| l.0)
