@@ -2,6 +2,8 @@
 //! into head, label and description by rule, a table's lines as rows, and the page's images
 //! and drawings near the figure as its graphics.
 
+use std::ops::Range;
+
 use crate::body::text::TextBuilder;
 use crate::document::{Cell, Figure, Graphic, PageBox, RichText};
 use crate::layout::{BBox, Document, Sep, ZoneToken};
@@ -102,19 +104,61 @@ pub fn caption_lead(toks: &[(&str, Sep)]) -> Option<CaptionLead> {
     })
 }
 
-/// Where the caption lead of a figure (or table) span is: the first line start holding a lead
-/// of the span's kind, else of the other kind, else a capitalised lead of the span's kind
-/// inside a line.
-fn find_lead(doc: &Document, toks: &[ZoneToken], table: bool) -> Option<(usize, CaptionLead)> {
-    let texts: Vec<(&str, Sep)> = toks
-        .iter()
+/// Token texts of a span with what follows each.
+fn texts<'d>(doc: &'d Document, toks: &[ZoneToken]) -> Vec<(&'d str, Sep)> {
+    toks.iter()
         .map(|zt| {
             let t = doc
                 .token(&zt.line, zt.index)
                 .map_or("", |(_, t)| t.text.as_str());
             (t, zt.sep)
         })
-        .collect();
+        .collect()
+}
+
+/// A figure (or table) span holding several captions of its kind with distinct labels, as the
+/// parts that each hold one: a table's part starts at its caption (tables are captioned above);
+/// a figure's part starts after the layout block of the previous caption, so the inner text
+/// printed between two captions goes with the figure captioned under it.
+pub fn split_span(doc: &Document, toks: &[ZoneToken], table: bool) -> Vec<Range<usize>> {
+    if toks.is_empty() {
+        return Vec::new();
+    }
+    let texts = texts(doc, toks);
+    let mut leads: Vec<(usize, String)> = Vec::new();
+    for i in (0..toks.len()).filter(|&i| i == 0 || toks[i - 1].sep == Sep::Newline) {
+        if let Some(l) = caption_lead(&texts[i..]).filter(|l| l.table == table) {
+            if !leads.iter().any(|(_, label)| *label == l.label) {
+                leads.push((i, l.label));
+            }
+        }
+    }
+    let mut cuts = vec![0];
+    for w in leads.windows(2) {
+        let (prev, next) = (w[0].0, w[1].0);
+        let cut = if table {
+            next
+        } else {
+            let block = |zt: &ZoneToken| (zt.line.page, zt.line.block);
+            let b = block(&toks[prev]);
+            prev + toks[prev..next]
+                .iter()
+                .take_while(|zt| block(zt) == b)
+                .count()
+        };
+        if cut > cuts.last().copied().unwrap_or(0) {
+            cuts.push(cut);
+        }
+    }
+    cuts.push(toks.len());
+    cuts.windows(2).map(|w| w[0]..w[1]).collect()
+}
+
+/// Where the caption lead of a figure (or table) span is: the first line start holding a lead
+/// of the span's kind, else of the other kind, else a capitalised lead of the span's kind
+/// inside a line.
+fn find_lead(doc: &Document, toks: &[ZoneToken], table: bool) -> Option<(usize, CaptionLead)> {
+    let texts = texts(doc, toks);
     let starts = (0..toks.len()).filter(|&i| i == 0 || toks[i - 1].sep == Sep::Newline);
     let leads: Vec<(usize, CaptionLead)> = starts
         .filter_map(|i| caption_lead(&texts[i..]).map(|l| (i, l)))

@@ -353,16 +353,20 @@ impl<'a> Assembler<'a> {
         self.inline(toks);
     }
 
+    /// A figure or table span; one holding several captions is cut into one per caption
+    /// ([`figure::split_span`]).
     fn figure(&mut self, toks: &[ZoneToken], table: bool) {
-        let id = if table {
-            self.counters.tables += 1;
-            format!("tab_{}", self.counters.tables - 1)
-        } else {
-            self.counters.figures += 1;
-            format!("fig_{}", self.counters.figures - 1)
-        };
-        let fig = figure::build(self.doc, toks, table, id);
-        self.figures.push(fig);
+        for part in figure::split_span(self.doc, toks, table) {
+            let id = if table {
+                self.counters.tables += 1;
+                format!("tab_{}", self.counters.tables - 1)
+            } else {
+                self.counters.figures += 1;
+                format!("fig_{}", self.counters.figures - 1)
+            };
+            let fig = figure::build(self.doc, &toks[part], table, id);
+            self.figures.push(fig);
+        }
         if let Some(o) = &mut self.open {
             o.interrupted = true;
         }

@@ -495,3 +495,30 @@ fn the_annex_continues_the_numbering_of_figures_tables_and_formulas() {
         ["div n=Some(\"A.\") Proofs", "formula_1 y = 2 None"]
     );
 }
+
+#[test]
+fn a_span_holding_several_captions_gives_one_figure_each() {
+    let b = one_page(vec![
+        vec![vec![S(Fig, "axis")], vec![C("Figure 1: One.")]],
+        vec![vec![C("label")], vec![C("Figure 2: Two.")]],
+        vec![vec![S(Tab, "Table 1 A.")]],
+        vec![vec![C("x 1")]],
+        vec![vec![C("Table 2 B.")]],
+        vec![vec![C("y 2")]],
+    ]);
+    let body = assembled(&b);
+    assert_eq!(
+        outline(&body),
+        [
+            "fig_0 Some(\"Figure 1:\") Some(\"1\") Some(\"One.\") Some(\"axis\")",
+            "fig_1 Some(\"Figure 2:\") Some(\"2\") Some(\"Two.\") Some(\"label\")",
+            "tab_0 Some(\"Table 1\") Some(\"1\") Some(\"A.\") None",
+            "tab_1 Some(\"Table 2\") Some(\"2\") Some(\"B.\") None",
+        ]
+    );
+    let rows: Vec<&str> = body.figures[2..]
+        .iter()
+        .flat_map(|f| f.rows.iter().flatten().map(|c| c.text.as_str()))
+        .collect();
+    assert_eq!(rows, ["x 1", "y 2"]);
+}
