@@ -312,6 +312,22 @@ fn near(area: &BBox, g: &BBox) -> bool {
     overlap_x && gap_y <= GRAPHIC_REACH
 }
 
+/// Whether a figure span holds a caption lead ([`caption_lead`]) of either kind.
+pub fn has_caption(doc: &Document, toks: &[ZoneToken]) -> bool {
+    find_lead(doc, toks, false).is_some() || find_lead(doc, toks, true).is_some()
+}
+
+/// Whether any image or drawing of the span's pages is near its text.
+pub fn has_graphics_near(doc: &Document, toks: &[ZoneToken]) -> bool {
+    token_boxes(doc, toks).iter().any(|pb| {
+        doc.pages
+            .iter()
+            .filter(|p| p.number == pb.page)
+            .flat_map(|p| p.images.iter().chain(&p.vectors))
+            .any(|g| near(&pb.bbox, g))
+    })
+}
+
 /// How much farther a graphic below a figure's text counts than one above it: captions are
 /// printed under figures far more often than over them.
 const BELOW_PENALTY: f32 = 50.0;

@@ -128,6 +128,8 @@ struct Assembler<'a> {
     last: Option<Label>,
     /// The tokens of the last section head.
     last_head: Option<Range<usize>>,
+    /// The tokens of the last figure or table, and whether it is a table.
+    last_figure: Option<(Range<usize>, bool)>,
 }
 
 impl<'a> Assembler<'a> {
@@ -141,6 +143,7 @@ impl<'a> Assembler<'a> {
             counters,
             last: None,
             last_head: None,
+            last_figure: None,
         }
     }
 
@@ -157,8 +160,8 @@ impl<'a> Assembler<'a> {
                 Label::Other | Label::SectionMarker => self.inline(toks),
                 Label::Equation => self.equation(toks),
                 Label::EquationLabel => self.equation_label(toks),
-                Label::Figure => self.figure(toks, false),
-                Label::Table => self.figure(toks, true),
+                Label::Figure => self.figure(range.clone(), false),
+                Label::Table => self.figure(range.clone(), true),
             }
             self.last = Some(label);
         }
@@ -354,8 +357,32 @@ impl<'a> Assembler<'a> {
     }
 
     /// A figure or table span; one holding several captions is cut into one per caption
-    /// ([`figure::split_span`]).
-    fn figure(&mut self, toks: &[ZoneToken], table: bool) {
+    /// ([`figure::split_span`]). A span without caption right after a figure of its kind
+    /// continues it (the model cut a caption from its table); one without caption and without
+    /// any image or drawing near it is no figure and is read as a paragraph, as GROBID
+    /// reverts incomplete figures.
+    fn figure(&mut self, range: Range<usize>, table: bool) {
+        let tokens = self.tokens;
+        let toks = &tokens[range.clone()];
+        if !figure::has_caption(self.doc, toks) {
+            let merge = self
+                .last_figure
+                .clone()
+                .filter(|(r, t)| *t == table && r.end == range.start);
+            if let Some((prev, _)) = merge {
+                if let Some(last) = self.figures.pop() {
+                    let merged = prev.start..range.end;
+                    let fig = figure::build(self.doc, &tokens[merged.clone()], table, last.id);
+                    self.figures.push(fig);
+                    self.last_figure = Some((merged, table));
+                    return;
+                }
+            }
+            if !figure::has_graphics_near(self.doc, toks) {
+                self.paragraph(toks);
+                return;
+            }
+        }
         for part in figure::split_span(self.doc, toks, table) {
             let id = if table {
                 self.counters.tables += 1;
@@ -364,8 +391,10 @@ impl<'a> Assembler<'a> {
                 self.counters.figures += 1;
                 format!("fig_{}", self.counters.figures - 1)
             };
-            let fig = figure::build(self.doc, &toks[part], table, id);
+            let part = range.start + part.start..range.start + part.end;
+            let fig = figure::build(self.doc, &tokens[part.clone()], table, id);
             self.figures.push(fig);
+            self.last_figure = Some((part, table));
         }
         if let Some(o) = &mut self.open {
             o.interrupted = true;

@@ -522,3 +522,33 @@ fn a_span_holding_several_captions_gives_one_figure_each() {
         .collect();
     assert_eq!(rows, ["x 1", "y 2"]);
 }
+
+#[test]
+fn captionless_figure_spans_continue_their_figure_or_are_read_as_text() {
+    let mut b = one_page(vec![
+        vec![vec![S(Tab, "Table 1 A.")]],
+        vec![vec![S(Tab, "x 1")]],
+        vec![vec![S(P, "Text")]],
+        vec![vec![S(Fig, "and words mislabelled.")]],
+        vec![vec![S(Fig, "0 10 20")]],
+    ]);
+    // A drawing next to the last span only.
+    b.doc.pages[0].vectors = vec![BBox {
+        x: 50.0,
+        y: 480.0,
+        w: 100.0,
+        h: 100.0,
+    }];
+    let body = assembled(&b);
+    assert_eq!(
+        outline(&body),
+        [
+            "div",
+            "p Text and words mislabelled.",
+            "tab_0 Some(\"Table 1\") Some(\"1\") Some(\"A.\") None",
+            "fig_0 None None Some(\"0 10 20\") None",
+        ]
+    );
+    assert_eq!(body.figures[0].rows.len(), 1);
+    assert_eq!(body.figures[1].graphics.len(), 1);
+}
