@@ -358,17 +358,17 @@ impl<'a> Assembler<'a> {
 
     /// A figure or table span; one holding several captions is cut into one per caption
     /// ([`figure::split_span`]). A span without caption right after a figure of its kind
-    /// continues it (the model cut a caption from its table); one without caption and without
-    /// any image or drawing near it is no figure and is read as a paragraph, as GROBID
-    /// reverts incomplete figures.
-    fn figure(&mut self, range: Range<usize>, table: bool) {
+    /// continues it (the model cut a caption from its table), and a captioned one right after a
+    /// captionless figure takes it in; one without caption and without any image or drawing
+    /// near it is no figure and is read as a paragraph, as GROBID reverts incomplete figures.
+    fn figure(&mut self, mut range: Range<usize>, table: bool) {
         let tokens = self.tokens;
-        let toks = &tokens[range.clone()];
-        if !figure::has_caption(self.doc, toks) {
-            let merge = self
-                .last_figure
-                .clone()
-                .filter(|(r, t)| *t == table && r.end == range.start);
+        let merge = self
+            .last_figure
+            .clone()
+            .filter(|(r, t)| *t == table && r.end == range.start);
+        if !figure::has_caption(self.doc, &tokens[range.clone()]) {
+            let toks = &tokens[range.clone()];
             if let Some((prev, _)) = merge {
                 if let Some(last) = self.figures.pop() {
                     let merged = prev.start..range.end;
@@ -382,7 +382,20 @@ impl<'a> Assembler<'a> {
                 self.paragraph(toks);
                 return;
             }
+        } else if let Some((prev, _)) = merge {
+            // A captioned span right after a captionless figure of its kind: the figure's
+            // inner text and its caption, cut apart by the model.
+            if self.figures.last().is_some_and(|f| f.head.is_none()) {
+                self.figures.pop();
+                if table {
+                    self.counters.tables = self.counters.tables.saturating_sub(1);
+                } else {
+                    self.counters.figures = self.counters.figures.saturating_sub(1);
+                }
+                range = prev.start..range.end;
+            }
         }
+        let toks = &tokens[range.clone()];
         for part in figure::split_span(self.doc, toks, table) {
             let id = if table {
                 self.counters.tables += 1;

@@ -531,8 +531,9 @@ fn captionless_figure_spans_continue_their_figure_or_are_read_as_text() {
         vec![vec![S(P, "Text")]],
         vec![vec![S(Fig, "and words mislabelled.")]],
         vec![vec![S(Fig, "0 10 20")]],
+        vec![vec![S(Fig, "Figure 1: Cap.")]],
     ]);
-    // A drawing next to the last span only.
+    // A drawing next to the last spans only.
     b.doc.pages[0].vectors = vec![BBox {
         x: 50.0,
         y: 480.0,
@@ -546,7 +547,7 @@ fn captionless_figure_spans_continue_their_figure_or_are_read_as_text() {
             "div",
             "p Text and words mislabelled.",
             "tab_0 Some(\"Table 1\") Some(\"1\") Some(\"A.\") None",
-            "fig_0 None None Some(\"0 10 20\") None",
+            "fig_0 Some(\"Figure 1:\") Some(\"1\") Some(\"Cap.\") Some(\"0 10 20\")",
         ]
     );
     assert_eq!(body.figures[0].rows.len(), 1);
