@@ -105,7 +105,7 @@ pub fn caption_lead(toks: &[(&str, Sep)]) -> Option<CaptionLead> {
 }
 
 /// Token texts of a span with what follows each.
-fn texts<'d>(doc: &'d Document, toks: &[ZoneToken]) -> Vec<(&'d str, Sep)> {
+pub(crate) fn texts<'d>(doc: &'d Document, toks: &[ZoneToken]) -> Vec<(&'d str, Sep)> {
     toks.iter()
         .map(|zt| {
             let t = doc

@@ -32,7 +32,7 @@ pub use text::{zone_tokens, TextBuilder};
 
 use std::ops::Range;
 
-use crate::document::{Body, BodyBlock, CalloutKind, Div, Figure, Formula, RichText};
+use crate::document::{Body, BodyBlock, CalloutKind, Div, Figure, Formula, Head, RichText};
 use crate::layout::{Document, LineRef, Sep, Span, ZoneToken};
 use crate::models::fulltext::Label;
 
@@ -222,12 +222,12 @@ impl<'a> Assembler<'a> {
                 .is_some_and(|h| h.n.is_none() && bare_number(&h.text.text));
             if bare && d.blocks.is_empty() && prev.end == range.start {
                 let merged = prev.start..range.end;
-                d.head = Some(notes::head(self.doc, &tokens[merged.clone()]));
+                d.head = Some(head(self.doc, &tokens[merged.clone()]));
                 self.last_head = Some(merged);
                 return;
             }
         }
-        let head = notes::head(self.doc, &tokens[range.clone()]);
+        let head = head(self.doc, &tokens[range.clone()]);
         self.last_head = Some(range);
         match self.divs.last_mut() {
             // A first head-less div that is still empty takes the head.
@@ -511,6 +511,21 @@ fn list_mark(doc: &Document, toks: &[ZoneToken]) -> bool {
         return enumerator(text(1)) && text(2) == ")" && !text(3).is_empty();
     }
     enumerator(t0) && text(1) == ")" && !text(2).is_empty()
+}
+
+/// A head from its tokens, the section number (if any) moved to `n`.
+pub fn head(doc: &Document, toks: &[ZoneToken]) -> Head {
+    let texts = figure::texts(doc, toks);
+    match section_number(&texts) {
+        Some((k, n)) => Head {
+            n: Some(n),
+            text: RichText::from_tokens(doc, &toks[k..]),
+        },
+        None => Head {
+            n: None,
+            text: RichText::from_tokens(doc, toks),
+        },
+    }
 }
 
 /// The section number opening a head (`2.1`, `3.`, `IV.`, `A.`, `A.1`): how many tokens it

@@ -5,9 +5,9 @@
 //! random 7-character id per call: the same PDF gives the same TEI, and callouts still point at
 //! their notes.
 
-use crate::body::section_number;
+use crate::body::head;
 use crate::body::text::{zone_tokens, TextBuilder};
-use crate::document::{Back, BodyBlock, Div, Head, Note, RichText};
+use crate::document::{Back, BodyBlock, Div, Note};
 use crate::layout::{Document, LineRef, Sep, ZoneToken};
 use crate::models::segmentation::{Label as Zone, Zones};
 
@@ -202,30 +202,6 @@ pub fn zone_divs(doc: &Document, lines: &[LineRef]) -> Vec<Div> {
     }
     flush(&mut para, &mut divs);
     divs
-}
-
-/// A head from its tokens, the section number (if any) moved to `n`.
-pub fn head(doc: &Document, toks: &[ZoneToken]) -> Head {
-    let texts: Vec<(&str, Sep)> = toks
-        .iter()
-        .map(|z| {
-            (
-                doc.token(&z.line, z.index)
-                    .map_or("", |(_, t)| t.text.as_str()),
-                z.sep,
-            )
-        })
-        .collect();
-    match section_number(&texts) {
-        Some((k, n)) => Head {
-            n: Some(n),
-            text: RichText::from_tokens(doc, &toks[k..]),
-        },
-        None => Head {
-            n: None,
-            text: RichText::from_tokens(doc, toks),
-        },
-    }
 }
 
 /// The body's notes from the segmentation zones: footnotes (`foot_N`), then margin notes
