@@ -364,6 +364,14 @@ fn resolve_one(c: Callout, s: &str, before: &str, page: Option<u32>, idx: &Index
             }
         }
         CalloutKind::Figure | CalloutKind::Table | CalloutKind::Formula => {
+            // Supplementary and extended-data items are not among the document's figures.
+            let lower = s.to_lowercase();
+            if ["suppl", "extended", "appendix"]
+                .iter()
+                .any(|w| lower.contains(w))
+            {
+                return vec![c];
+            }
             let parts = label_items(s)
                 .into_iter()
                 .map(|(l, r)| {
@@ -421,6 +429,8 @@ const DASHES: &[char] = &['-', '–', '—', '−', '‐', '‑'];
 /// an empty range after the dash. `None` when the text holds anything but numbers, brackets,
 /// separators, dashes and `and`.
 pub fn numbers(s: &str) -> Option<Vec<(u32, Range<usize>)>> {
+    // Punctuation the callout took from the sentence (`[3].`, `1,2,`).
+    let s = s.trim_end_matches(['.', ',', ';', ':']);
     let mut out: Vec<(u32, Range<usize>)> = Vec::new();
     let mut dash_before = false;
     let mut chars = s.char_indices().peekable();

@@ -125,6 +125,8 @@ fn figure_table_and_formula_callouts_resolve_by_label() {
             S(EqM, "Eq. (3)"),
             S(P, "and"),
             S(FigM, "Fig. 9"),
+            S(P, "and"),
+            S(FigM, "Supplementary Fig. 2"),
         ]],
         vec![vec![S(Fig, "Figure 1. One.")]],
         vec![vec![S(Fig, "Figure 2. Two.")]],
@@ -139,6 +141,7 @@ fn figure_table_and_formula_callouts_resolve_by_label() {
             ("Table 2", "table", Some("tab_0")),
             ("Eq. (3)", "formula", Some("formula_0")),
             ("Fig. 9", "figure", None),
+            ("Supplementary Fig. 2", "figure", None),
         ]
     );
 }
@@ -179,6 +182,8 @@ fn callout_text_parsers() {
     assert_eq!(nums("(1 and 2)"), Some(vec![1, 2]));
     assert_eq!(nums("[5-2]"), Some(vec![5, 2]));
     assert_eq!(nums("[Smith 2]"), None);
+    assert_eq!(nums("[3]."), Some(vec![3]));
+    assert_eq!(nums("1,2,"), Some(vec![1, 2]));
     let ay: Vec<(&str, i32, Option<char>)> = author_years("(van der Berg 2001c; Li, 1999)")
         .into_iter()
         .map(|a| (&"(van der Berg 2001c; Li, 1999)"[a.range], a.year, a.suffix))
