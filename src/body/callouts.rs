@@ -364,12 +364,10 @@ fn resolve_one(c: Callout, s: &str, before: &str, page: Option<u32>, idx: &Index
             }
         }
         CalloutKind::Figure | CalloutKind::Table | CalloutKind::Formula => {
-            // Supplementary and extended-data items are not among the document's figures.
+            // Supplementary and extended-data items are not among the document's figures (annex
+            // figures are: they join the body's).
             let lower = s.to_lowercase();
-            if ["suppl", "extended", "appendix"]
-                .iter()
-                .any(|w| lower.contains(w))
-            {
+            if ["suppl", "extended"].iter().any(|w| lower.contains(w)) {
                 return vec![c];
             }
             let parts = label_items(s)
