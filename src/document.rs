@@ -197,7 +197,9 @@ pub struct Figure {
     pub graphics: Vec<Graphic>,
     /// A table's rows of cells.
     pub rows: Vec<Vec<Cell>>,
-    /// A table's note (text under it).
+    /// A table's note (text under it). For a figure, the text printed inside it (axis labels,
+    /// legends: what the figure span holds before its caption), which GROBID drops and Quire
+    /// keeps so that no token is lost.
     pub note: Option<RichText>,
     /// The figure's whole area, one box per page fragment.
     pub boxes: Vec<PageBox>,

@@ -15,6 +15,7 @@ feature extractor per model so the two can never drift apart.
 */
 
 pub mod bibtex;
+pub mod body;
 pub mod config;
 pub mod corpus;
 pub mod crf;

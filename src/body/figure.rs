@@ -1,0 +1,403 @@
+//! Figures and tables from the fulltext model's `<figure>`/`<table>` spans: the caption split
+//! into head, label and description by rule, a table's lines as rows, and the page's images
+//! and drawings near the figure as its graphics.
+
+use std::ops::Range;
+
+use crate::body::text::TextBuilder;
+use crate::document::{Cell, Figure, Graphic, PageBox, RichText};
+use crate::layout::{BBox, Document, Sep, ZoneToken};
+
+/// The lead of a caption: `Figure 3:`, `Fig. 2.`, `Table 1`, `TABLE II`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CaptionLead {
+    /// How many tokens the lead covers.
+    pub tokens: usize,
+    /// The lead as printed (`Fig. 2.`).
+    pub head: String,
+    /// The number in it (`2`, `II`, `S1`, `2.1`).
+    pub label: String,
+    /// The lead names a table.
+    pub table: bool,
+}
+
+/// Words that open a caption, lower-cased, and whether they name a table.
+const LEAD_WORDS: &[(&str, bool)] = &[
+    ("figure", false),
+    ("fig", false),
+    ("figs", false),
+    ("scheme", false),
+    ("chart", false),
+    ("plate", false),
+    ("table", true),
+    ("tab", true),
+    ("tbl", true),
+];
+
+fn is_label_chunk(s: &str) -> bool {
+    let digits = s.chars().filter(char::is_ascii_digit).count();
+    let roman = !s.is_empty() && s.len() <= 6 && s.chars().all(|c| "IVXL".contains(c));
+    let alnum = s.chars().all(|c| c.is_ascii_alphanumeric());
+    // `3`, `12b`, `S1`, `A2`, `II`.
+    roman
+        || (alnum
+            && digits > 0
+            && s.len() <= 5
+            && s.chars().filter(char::is_ascii_alphabetic).count() <= 1)
+}
+
+/// Recognise a caption lead at the start of `toks` (token texts with what follows each).
+pub fn caption_lead(toks: &[(&str, Sep)]) -> Option<CaptionLead> {
+    let (first, sep0) = *toks.first()?;
+    let word = first.to_lowercase();
+    let table = LEAD_WORDS.iter().find(|(w, _)| *w == word)?.1;
+    let mut i = 1;
+    let mut head = first.to_string();
+    let mut last_sep = sep0;
+    let push = |head: &mut String, sep: Sep, text: &str| {
+        if sep != Sep::None {
+            head.push(' ');
+        }
+        head.push_str(text);
+    };
+    if toks.get(i).is_some_and(|t| t.0 == ".") && sep0 == Sep::None {
+        head.push('.');
+        last_sep = toks[i].1;
+        i += 1;
+    }
+    let (num, sep) = *toks.get(i).filter(|t| is_label_chunk(t.0))?;
+    push(&mut head, last_sep, num);
+    let mut label = num.to_string();
+    last_sep = sep;
+    i += 1;
+    // `2.1`: a dot glued between two numbers.
+    while last_sep == Sep::None
+        && toks.get(i).is_some_and(|t| t.0 == "." && t.1 == Sep::None)
+        && toks
+            .get(i + 1)
+            .is_some_and(|t| t.0.chars().all(|c| c.is_ascii_digit()))
+    {
+        let n = toks[i + 1].0;
+        label.push('.');
+        label.push_str(n);
+        head.push('.');
+        head.push_str(n);
+        last_sep = toks[i + 1].1;
+        i += 2;
+    }
+    // Closing punctuation: `:`, `.`, `|`, a dash, at most two.
+    for _ in 0..2 {
+        match toks.get(i) {
+            Some(&(p, sep)) if matches!(p, ":" | "." | "|" | "-" | "–" | "—" | ")") => {
+                push(&mut head, last_sep, p);
+                last_sep = sep;
+                i += 1;
+            }
+            _ => break,
+        }
+    }
+    Some(CaptionLead {
+        tokens: i,
+        head,
+        label,
+        table,
+    })
+}
+
+/// Token texts of a span with what follows each.
+pub(crate) fn texts<'d>(doc: &'d Document, toks: &[ZoneToken]) -> Vec<(&'d str, Sep)> {
+    toks.iter()
+        .map(|zt| {
+            let t = doc
+                .token(&zt.line, zt.index)
+                .map_or("", |(_, t)| t.text.as_str());
+            (t, zt.sep)
+        })
+        .collect()
+}
+
+/// A figure (or table) span holding several captions of its kind with distinct labels, as the
+/// parts that each hold one: a table's part starts at its caption (tables are captioned above);
+/// a figure's part starts after the layout block of the previous caption, so the inner text
+/// printed between two captions goes with the figure captioned under it.
+pub fn split_span(doc: &Document, toks: &[ZoneToken], table: bool) -> Vec<Range<usize>> {
+    if toks.is_empty() {
+        return Vec::new();
+    }
+    let texts = texts(doc, toks);
+    let mut leads: Vec<(usize, String)> = Vec::new();
+    for i in (0..toks.len()).filter(|&i| i == 0 || toks[i - 1].sep == Sep::Newline) {
+        if let Some(l) = caption_lead(&texts[i..]).filter(|l| l.table == table) {
+            if !leads.iter().any(|(_, label)| *label == l.label) {
+                leads.push((i, l.label));
+            }
+        }
+    }
+    let mut cuts = vec![0];
+    for w in leads.windows(2) {
+        let (prev, next) = (w[0].0, w[1].0);
+        let cut = if table {
+            next
+        } else {
+            let block = |zt: &ZoneToken| (zt.line.page, zt.line.block);
+            let b = block(&toks[prev]);
+            prev + toks[prev..next]
+                .iter()
+                .take_while(|zt| block(zt) == b)
+                .count()
+        };
+        if cut > cuts.last().copied().unwrap_or(0) {
+            cuts.push(cut);
+        }
+    }
+    cuts.push(toks.len());
+    cuts.windows(2).map(|w| w[0]..w[1]).collect()
+}
+
+/// Where the caption lead of a figure (or table) span is: the first line start holding a lead
+/// of the span's kind, else of the other kind, else a capitalised lead of the span's kind
+/// inside a line.
+fn find_lead(doc: &Document, toks: &[ZoneToken], table: bool) -> Option<(usize, CaptionLead)> {
+    let texts = texts(doc, toks);
+    let starts = (0..toks.len()).filter(|&i| i == 0 || toks[i - 1].sep == Sep::Newline);
+    let leads: Vec<(usize, CaptionLead)> = starts
+        .filter_map(|i| caption_lead(&texts[i..]).map(|l| (i, l)))
+        .collect();
+    let pick = leads
+        .iter()
+        .position(|(_, l)| l.table == table)
+        .or(if leads.is_empty() { None } else { Some(0) });
+    match pick {
+        Some(p) => leads.into_iter().nth(p),
+        // A lead inside a line (a figure's inner text laid out on the caption's line):
+        // capitalised and of the span's kind.
+        None => (0..toks.len())
+            .filter(|&i| texts[i].0.starts_with(char::is_uppercase))
+            .filter_map(|i| caption_lead(&texts[i..]).map(|l| (i, l)))
+            .find(|(_, l)| l.table == table),
+    }
+}
+
+/// Build one figure or table from the tokens of its span. The caption is split by rule
+/// ([`caption_lead`]); a figure's caption runs from its lead to the span's end and the text
+/// before it (printed inside the figure) goes to `note`; a table's caption is the lead's
+/// layout block and the rest of the span becomes rows, one per line, up to a line opening with
+/// `Note`, `Abbreviations`, `*`… that starts the table's note. Without a lead a figure's whole
+/// text is its description and a table's is its rows.
+pub fn build(doc: &Document, toks: &[ZoneToken], table: bool, id: String) -> Figure {
+    let mut fig = Figure {
+        id,
+        is_table: table,
+        ..Figure::default()
+    };
+    let (caption, outside): (std::ops::Range<usize>, Vec<ZoneToken>) =
+        match find_lead(doc, toks, table) {
+            Some((pos, lead)) => {
+                fig.head = Some(lead.head);
+                fig.label = Some(lead.label);
+                let start = (pos + lead.tokens).min(toks.len());
+                let end = if table {
+                    let block = |zt: &ZoneToken| (zt.line.page, zt.line.block);
+                    let b = block(&toks[pos]);
+                    start + toks[start..].iter().take_while(|zt| block(zt) == b).count()
+                } else {
+                    toks.len()
+                };
+                let mut rest = toks[..pos].to_vec();
+                rest.extend_from_slice(&toks[end..]);
+                (start..end, rest)
+            }
+            None if table => (0..0, toks.to_vec()),
+            None => (0..toks.len(), Vec::new()),
+        };
+    let desc = RichText::from_tokens(doc, &toks[caption]);
+    if !desc.tokens.is_empty() {
+        fig.desc = Some(desc);
+    }
+    if table {
+        let (body, note) = outside.split_at(table_note_start(doc, &outside));
+        fig.rows = rows(doc, body);
+        if !note.is_empty() {
+            fig.note = Some(RichText::from_tokens(doc, note));
+        }
+    } else if !outside.is_empty() {
+        fig.note = Some(RichText::from_tokens(doc, &outside));
+    }
+    fig.boxes = token_boxes(doc, toks);
+    fig
+}
+
+/// Words and marks that open a table's note when they start a line.
+const NOTE_OPENERS: &[&str] = &[
+    "Note",
+    "Notes",
+    "NOTE",
+    "NOTES",
+    "Abbreviations",
+    "Source",
+    "Sources",
+    "*",
+    "†",
+    "‡",
+];
+
+/// Where a table's note starts in the tokens outside its caption: the first line (after the
+/// first) opening with a note word or mark; the end when there is none.
+fn table_note_start(doc: &Document, toks: &[ZoneToken]) -> usize {
+    (1..toks.len())
+        .find(|&i| {
+            toks[i - 1].sep == Sep::Newline
+                && doc
+                    .token(&toks[i].line, toks[i].index)
+                    .is_some_and(|(_, t)| NOTE_OPENERS.contains(&t.text.as_str()))
+        })
+        .unwrap_or(toks.len())
+}
+
+/// One row per line, cells cut where the gap between two tokens is wider than the font size.
+fn rows(doc: &Document, toks: &[ZoneToken]) -> Vec<Vec<Cell>> {
+    let mut rows: Vec<Vec<Cell>> = Vec::new();
+    let mut cell = TextBuilder::new();
+    let mut prev: Option<(&ZoneToken, BBox, f32)> = None;
+    let close = |cell: TextBuilder, rows: &mut Vec<Vec<Cell>>| {
+        let text = cell.finish().text;
+        if !text.is_empty() {
+            if let Some(r) = rows.last_mut() {
+                r.push(Cell { text, cols: 1 });
+            }
+        }
+    };
+    for zt in toks {
+        let Some((_, t)) = doc.token(&zt.line, zt.index) else {
+            continue;
+        };
+        let new_row = prev.is_none_or(|(p, _, _)| p.line != zt.line);
+        let new_cell = prev.is_some_and(|(_, b, size)| t.bbox.x - b.right() > size.max(1.0));
+        if new_row || new_cell {
+            close(std::mem::take(&mut cell), &mut rows);
+        }
+        if new_row {
+            rows.push(Vec::new());
+        }
+        cell.push(doc, zt);
+        prev = Some((zt, t.bbox, t.font_size));
+    }
+    close(cell, &mut rows);
+    rows.retain(|r| !r.is_empty());
+    rows
+}
+
+/// The union of the tokens' boxes, one per page, in page order.
+pub fn token_boxes(doc: &Document, toks: &[ZoneToken]) -> Vec<PageBox> {
+    let mut out: Vec<PageBox> = Vec::new();
+    for zt in toks {
+        let Some((page, t)) = doc.token(&zt.line, zt.index) else {
+            continue;
+        };
+        match out.iter_mut().find(|b| b.page == page) {
+            Some(b) => b.bbox = b.bbox.union(&t.bbox),
+            None => out.push(PageBox { page, bbox: t.bbox }),
+        }
+    }
+    out
+}
+
+/// How far (PDF units) above or below a figure's text an image may sit and still be its own:
+/// GROBID's "connected graphics" distance.
+const GRAPHIC_REACH: f32 = 100.0;
+
+fn near(area: &BBox, g: &BBox) -> bool {
+    let overlap_x = g.x < area.right() && g.right() > area.x;
+    let gap_y = (g.y - area.bottom()).max(area.y - g.bottom()).max(0.0);
+    overlap_x && gap_y <= GRAPHIC_REACH
+}
+
+/// Whether a figure span holds a caption lead ([`caption_lead`]) of either kind.
+pub fn has_caption(doc: &Document, toks: &[ZoneToken]) -> bool {
+    find_lead(doc, toks, false).is_some() || find_lead(doc, toks, true).is_some()
+}
+
+/// Whether any image or drawing of the span's pages is near its text.
+pub fn has_graphics_near(doc: &Document, toks: &[ZoneToken]) -> bool {
+    token_boxes(doc, toks).iter().any(|pb| {
+        doc.pages
+            .iter()
+            .filter(|p| p.number == pb.page)
+            .flat_map(|p| p.images.iter().chain(&p.vectors))
+            .any(|g| near(&pb.bbox, g))
+    })
+}
+
+/// How much farther a graphic below a figure's text counts than one above it: captions are
+/// printed under figures far more often than over them.
+const BELOW_PENALTY: f32 = 50.0;
+
+/// Give each bitmap and drawing of the pages to the figure (not table) it belongs to: among the
+/// figures whose text overlaps it horizontally within 100 units vertically, the
+/// nearest, a caption under the graphic preferred. Bitmaps become one graphic each, a figure's
+/// drawings on one page one graphic (their union); the figure's boxes grow to hold them.
+pub fn attach_graphics(doc: &Document, figures: &mut [Figure]) {
+    for page in &doc.pages {
+        // (figure index, bitmap or union of drawings)
+        let mut bitmaps: Vec<(usize, BBox)> = Vec::new();
+        let mut drawings: Vec<(usize, BBox)> = Vec::new();
+        let owner = |g: &BBox| {
+            figures
+                .iter()
+                .enumerate()
+                .filter(|(_, f)| !f.is_table)
+                .filter_map(|(i, f)| {
+                    let b = f.boxes.iter().find(|b| b.page == page.number)?;
+                    near(&b.bbox, g).then(|| (i, distance(&b.bbox, g)))
+                })
+                .min_by(|a, b| a.1.total_cmp(&b.1))
+                .map(|(i, _)| i)
+        };
+        for img in &page.images {
+            if let Some(i) = owner(img) {
+                bitmaps.push((i, *img));
+            }
+        }
+        for v in &page.vectors {
+            if let Some(i) = owner(v) {
+                match drawings.iter_mut().find(|(j, _)| *j == i) {
+                    Some((_, u)) => *u = u.union(v),
+                    None => drawings.push((i, *v)),
+                }
+            }
+        }
+        let graphics = bitmaps
+            .into_iter()
+            .map(|(i, b)| (i, b, true))
+            .chain(drawings.into_iter().map(|(i, b)| (i, b, false)));
+        for (i, bbox, bitmap) in graphics {
+            let Some(fig) = figures.get_mut(i) else {
+                continue;
+            };
+            let at = PageBox {
+                page: page.number,
+                bbox,
+            };
+            fig.graphics.push(Graphic {
+                at,
+                bitmap,
+                url: None,
+            });
+            if let Some(b) = fig.boxes.iter_mut().find(|b| b.page == page.number) {
+                b.bbox = b.bbox.union(&bbox);
+            }
+        }
+    }
+}
+
+/// Vertical distance from a figure's text to a graphic, [`BELOW_PENALTY`] added when the
+/// graphic is under the text.
+fn distance(area: &BBox, g: &BBox) -> f32 {
+    let above = (area.y - g.bottom()).max(0.0);
+    let below = (g.y - area.bottom()).max(0.0);
+    if below > 0.0 {
+        below + BELOW_PENALTY
+    } else {
+        above
+    }
+}

@@ -1,0 +1,567 @@
+/*!
+The body record from the fulltext model's spans: sections, paragraphs, lists, formulas,
+figures, tables and notes ([`crate::document::Body`]), and callouts resolved to what they
+point at. No model runs here: the input is the layout [`Document`], the zone tokens the
+fulltext model labelled and its decoded spans.
+
+- [`assemble`] (and [`assemble_annex`]): spans → divs, figures and tables.
+- [`zone_notes`] (or [`notes()`] for given lines): footnote and margin-note lines → notes,
+  with deterministic ids `foot_N` / `margin_N`; [`back()`]: acknowledgement, funding and
+  availability zones → [`Back`](crate::document::Back).
+- [`callouts::resolve_callouts`]: callouts → `b3`, `fig_0`, `tab_1`, `formula_2`, note ids.
+- [`text`]: the one path from tokens to text ([`RichText::from_tokens`]).
+
+Nothing is silently lost: every token lands in the text of some element. Spans are sorted,
+overlaps are cut and tokens no span covers are read as `<other>`. An `<other>` span joins the
+paragraph being written (or opens one): GROBID writes it as `note type="other"`, which the
+record has no place for, and in running text it is most often a stray token of a sentence.
+A `<section_marker>` is read as paragraph text (there is no section `ref` type).
+*/
+
+pub mod callouts;
+pub mod figure;
+pub mod notes;
+pub mod text;
+
+#[cfg(test)]
+mod tests;
+
+pub use callouts::resolve_callouts;
+pub use notes::{back, notes, zone_divs, zone_notes};
+pub use text::{zone_tokens, TextBuilder};
+
+use std::ops::Range;
+
+use crate::document::{Body, BodyBlock, CalloutKind, Div, Figure, Formula, Head, RichText};
+use crate::layout::{Document, LineRef, Sep, Span, ZoneToken};
+use crate::models::fulltext::Label;
+
+/// The body of a document from the fulltext model's spans over the body zone's tokens.
+/// Figures are numbered `fig_0…`, tables `tab_0…`, formulas `formula_0…` in document order.
+/// Notes are not in the body zone: set `Body::notes` from [`zone_notes`] before resolving
+/// callouts.
+pub fn assemble(doc: &Document, tokens: &[ZoneToken], spans: &[Span<Label>]) -> Body {
+    let mut a = Assembler::new(doc, tokens, Counters::default());
+    a.run(spans);
+    a.finish()
+}
+
+/// The annex sections from the fulltext model's spans over the annex zone. Its figures and
+/// tables join `body.figures`, their numbering (and the formulas') continuing the body's, as
+/// GROBID numbers them.
+pub fn assemble_annex(
+    doc: &Document,
+    tokens: &[ZoneToken],
+    spans: &[Span<Label>],
+    body: &mut Body,
+) -> Vec<Div> {
+    let counters = Counters {
+        figures: body.figures.iter().filter(|f| !f.is_table).count(),
+        tables: body.figures.iter().filter(|f| f.is_table).count(),
+        formulas: body
+            .divs
+            .iter()
+            .flat_map(|d| &d.blocks)
+            .filter(|b| matches!(b, BodyBlock::Formula(_)))
+            .count(),
+    };
+    let mut a = Assembler::new(doc, tokens, counters);
+    a.run(spans);
+    let annex = a.finish();
+    body.figures.extend(annex.figures);
+    annex.divs
+}
+
+#[derive(Debug, Default, Clone, Copy)]
+struct Counters {
+    figures: usize,
+    tables: usize,
+    formulas: usize,
+}
+
+/// The spans as a cover of `0..n`: sorted, clipped, overlaps cut, gaps read as `<other>`.
+fn cover(spans: &[Span<Label>], n: usize) -> Vec<(Label, Range<usize>)> {
+    let mut sorted: Vec<&Span<Label>> = spans.iter().collect();
+    sorted.sort_by_key(|s| (s.tokens.start, s.tokens.end));
+    let mut out = Vec::with_capacity(sorted.len());
+    let mut at = 0;
+    for s in sorted {
+        let start = s.tokens.start.max(at);
+        let end = s.tokens.end.min(n);
+        if start >= end {
+            continue;
+        }
+        if start > at {
+            out.push((Label::Other, at..start));
+        }
+        out.push((s.label, start..end));
+        at = end;
+    }
+    if at < n {
+        out.push((Label::Other, at..n));
+    }
+    out
+}
+
+/// What text is being written: a paragraph or a list item.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum OpenKind {
+    Paragraph,
+    Item,
+}
+
+struct Open {
+    kind: OpenKind,
+    text: TextBuilder,
+    /// A figure or table came between this text and the next span.
+    interrupted: bool,
+}
+
+struct Assembler<'a> {
+    doc: &'a Document,
+    tokens: &'a [ZoneToken],
+    divs: Vec<Div>,
+    figures: Vec<Figure>,
+    open: Option<Open>,
+    counters: Counters,
+    /// The previous span's label.
+    last: Option<Label>,
+    /// The tokens of the last section head.
+    last_head: Option<Range<usize>>,
+    /// The tokens of the last figure or table, and whether it is a table.
+    last_figure: Option<(Range<usize>, bool)>,
+}
+
+impl<'a> Assembler<'a> {
+    fn new(doc: &'a Document, tokens: &'a [ZoneToken], counters: Counters) -> Self {
+        Assembler {
+            doc,
+            tokens,
+            divs: Vec::new(),
+            figures: Vec::new(),
+            open: None,
+            counters,
+            last: None,
+            last_head: None,
+            last_figure: None,
+        }
+    }
+
+    fn run(&mut self, spans: &[Span<Label>]) {
+        for (label, range) in cover(spans, self.tokens.len()) {
+            let toks = &self.tokens[range.clone()];
+            match label {
+                Label::Section => self.section(range.clone()),
+                Label::Paragraph => self.paragraph(toks),
+                Label::CitationMarker => self.marker(toks, CalloutKind::Bibr),
+                Label::FigureMarker => self.marker(toks, CalloutKind::Figure),
+                Label::TableMarker => self.marker(toks, CalloutKind::Table),
+                Label::EquationMarker => self.marker(toks, CalloutKind::Formula),
+                Label::Other | Label::SectionMarker => self.inline(toks),
+                Label::Equation => self.equation(toks),
+                Label::EquationLabel => self.equation_label(toks),
+                Label::Figure => self.figure(range.clone(), false),
+                Label::Table => self.figure(range.clone(), true),
+            }
+            self.last = Some(label);
+        }
+    }
+
+    fn finish(mut self) -> Body {
+        self.close();
+        figure::attach_graphics(self.doc, &mut self.figures);
+        Body {
+            divs: self.divs,
+            figures: self.figures,
+            notes: Vec::new(),
+        }
+    }
+
+    fn div(&mut self) -> &mut Div {
+        if self.divs.is_empty() {
+            self.divs.push(Div::default());
+        }
+        let last = self.divs.len() - 1;
+        &mut self.divs[last]
+    }
+
+    /// Close the open paragraph or item into the current div.
+    fn close(&mut self) {
+        let Some(open) = self.open.take() else {
+            return;
+        };
+        let rt = open.text.finish();
+        let div = self.div();
+        match open.kind {
+            OpenKind::Paragraph => div.blocks.push(BodyBlock::Paragraph(rt)),
+            OpenKind::Item => match div.blocks.last_mut() {
+                Some(BodyBlock::List(items)) => items.push(rt),
+                _ => div.blocks.push(BodyBlock::List(vec![rt])),
+            },
+        }
+    }
+
+    fn start(&mut self, kind: OpenKind) -> &mut Open {
+        self.close();
+        self.open.insert(Open {
+            kind,
+            text: TextBuilder::new(),
+            interrupted: false,
+        })
+    }
+
+    /// A section head opens a div. A head that is only a number (`3.`, `IV`) followed
+    /// directly by another head span is one head split by the model (`3.` + `Results`).
+    fn section(&mut self, range: Range<usize>) {
+        self.close();
+        let tokens = self.tokens;
+        if let (Some(prev), Some(d)) = (self.last_head.clone(), self.divs.last_mut()) {
+            let bare = d
+                .head
+                .as_ref()
+                .is_some_and(|h| h.n.is_none() && bare_number(&h.text.text));
+            if bare && d.blocks.is_empty() && prev.end == range.start {
+                let merged = prev.start..range.end;
+                d.head = Some(head(self.doc, &tokens[merged.clone()]));
+                self.last_head = Some(merged);
+                return;
+            }
+        }
+        let head = head(self.doc, &tokens[range.clone()]);
+        self.last_head = Some(range);
+        match self.divs.last_mut() {
+            // A first head-less div that is still empty takes the head.
+            Some(d) if d.head.is_none() && d.blocks.is_empty() => d.head = Some(head),
+            _ => self.divs.push(Div {
+                head: Some(head),
+                blocks: Vec::new(),
+            }),
+        }
+    }
+
+    /// Write tokens into the open text, opening a paragraph when none is open.
+    fn inline(&mut self, toks: &[ZoneToken]) {
+        if self.open.is_none() {
+            self.start(OpenKind::Paragraph);
+        }
+        if let Some(o) = &mut self.open {
+            o.text.extend(self.doc, toks);
+        }
+    }
+
+    /// A callout joins the open text, unless that text ended a sentence before a break (a
+    /// paragraph opening with `[3] showed…` or `Smith (2019) found…`).
+    fn marker(&mut self, toks: &[ZoneToken], kind: CalloutKind) {
+        let Some(first) = toks.first() else { return };
+        let new_paragraph = self.open.as_ref().is_none_or(|o| {
+            let broken =
+                o.interrupted || o.text.last_line().is_some_and(|l| breaks(&l, &first.line));
+            broken && o.text.text().ends_with(['.', '!', '?'])
+        });
+        if new_paragraph {
+            self.start(OpenKind::Paragraph);
+        }
+        if let Some(o) = &mut self.open {
+            o.text.begin_callout(kind);
+            o.text.extend(self.doc, toks);
+            o.text.end_callout();
+        }
+    }
+
+    /// A paragraph span: a new paragraph, unless it continues the open text (it follows a
+    /// callout, or it opens lower-case after a figure, a table or a page, column or block
+    /// break); list items (a bullet or `(a)`, `1)` at a line start) become list items.
+    fn paragraph(&mut self, toks: &[ZoneToken]) {
+        let Some(first) = toks.first() else { return };
+        let bullet = list_mark(self.doc, toks);
+        let lower = self.first_char(toks).is_some_and(char::is_lowercase);
+        let continues = self.open.as_ref().is_some_and(|o| {
+            let broken =
+                o.interrupted || o.text.last_line().is_some_and(|l| breaks(&l, &first.line));
+            // After a callout (or stray text) the sentence goes on, unless a new block opens
+            // upper-case; after a paragraph only a lower-case start across a break continues.
+            let inline = matches!(
+                self.last,
+                Some(
+                    Label::CitationMarker
+                        | Label::FigureMarker
+                        | Label::TableMarker
+                        | Label::EquationMarker
+                        | Label::Other
+                        | Label::SectionMarker
+                )
+            );
+            !bullet && if broken { lower } else { inline }
+        });
+        if !continues {
+            self.start(if bullet {
+                OpenKind::Item
+            } else {
+                OpenKind::Paragraph
+            });
+        }
+        for (i, zt) in toks.iter().enumerate() {
+            if i > 0 && toks[i - 1].sep == Sep::Newline && bullet && list_mark(self.doc, &toks[i..])
+            {
+                self.start(OpenKind::Item);
+            }
+            let prev = i.checked_sub(1).and_then(|p| toks.get(p));
+            let inside = self.open.as_ref().is_some_and(|o| o.text.in_callout());
+            let mark = foot_mark(self.doc, zt, prev, inside);
+            if let Some(o) = &mut self.open {
+                match (mark, o.text.in_callout()) {
+                    (true, false) if !o.text.is_empty() => o.text.begin_callout(CalloutKind::Foot),
+                    (false, true) => o.text.end_callout(),
+                    _ => {}
+                }
+                o.text.push(self.doc, zt);
+                o.interrupted = false;
+            }
+        }
+        if let Some(o) = &mut self.open {
+            o.text.end_callout();
+        }
+    }
+
+    fn first_char(&self, toks: &[ZoneToken]) -> Option<char> {
+        toks.iter()
+            .filter_map(|z| self.doc.token(&z.line, z.index))
+            .find_map(|(_, t)| t.text.chars().next())
+    }
+
+    /// A display formula; a `(3)` ending it becomes its label when the model left it inside.
+    fn equation(&mut self, toks: &[ZoneToken]) {
+        self.close();
+        let id = format!("formula_{}", self.counters.formulas);
+        self.counters.formulas += 1;
+        let k = trailing_label(self.doc, toks);
+        let text = RichText::from_tokens(self.doc, &toks[..toks.len() - k]);
+        let label = (k > 0).then(|| RichText::from_tokens(self.doc, &toks[toks.len() - k..]).text);
+        self.div()
+            .blocks
+            .push(BodyBlock::Formula(Formula { id, text, label }));
+    }
+
+    /// An equation label goes to the formula right before it; anywhere else it is text.
+    fn equation_label(&mut self, toks: &[ZoneToken]) {
+        let label = RichText::from_tokens(self.doc, toks).text;
+        if self.open.is_none() && !label.is_empty() {
+            if let Some(BodyBlock::Formula(f)) = self.div().blocks.last_mut() {
+                if f.label.is_none() {
+                    f.label = Some(label);
+                    return;
+                }
+            }
+        }
+        self.inline(toks);
+    }
+
+    /// A figure or table span; one holding several captions is cut into one per caption
+    /// ([`figure::split_span`]). A span without caption right after a figure of its kind
+    /// continues it (the model cut a caption from its table), and a captioned one right after a
+    /// captionless figure takes it in; one without caption and without any image or drawing
+    /// near it is no figure and is read as a paragraph, as GROBID reverts incomplete figures.
+    fn figure(&mut self, mut range: Range<usize>, table: bool) {
+        let tokens = self.tokens;
+        let merge = self
+            .last_figure
+            .clone()
+            .filter(|(r, t)| *t == table && r.end == range.start);
+        if !figure::has_caption(self.doc, &tokens[range.clone()]) {
+            let toks = &tokens[range.clone()];
+            if let Some((prev, _)) = merge {
+                if let Some(last) = self.figures.pop() {
+                    let merged = prev.start..range.end;
+                    let fig = figure::build(self.doc, &tokens[merged.clone()], table, last.id);
+                    self.figures.push(fig);
+                    self.last_figure = Some((merged, table));
+                    return;
+                }
+            }
+            if !figure::has_graphics_near(self.doc, toks) {
+                self.paragraph(toks);
+                return;
+            }
+        } else if let Some((prev, _)) = merge {
+            // A captioned span right after a captionless figure of its kind: the figure's
+            // inner text and its caption, cut apart by the model.
+            if self.figures.last().is_some_and(|f| f.head.is_none()) {
+                self.figures.pop();
+                if table {
+                    self.counters.tables = self.counters.tables.saturating_sub(1);
+                } else {
+                    self.counters.figures = self.counters.figures.saturating_sub(1);
+                }
+                range = prev.start..range.end;
+            }
+        }
+        let toks = &tokens[range.clone()];
+        for part in figure::split_span(self.doc, toks, table) {
+            let id = if table {
+                self.counters.tables += 1;
+                format!("tab_{}", self.counters.tables - 1)
+            } else {
+                self.counters.figures += 1;
+                format!("fig_{}", self.counters.figures - 1)
+            };
+            let part = range.start + part.start..range.start + part.end;
+            let fig = figure::build(self.doc, &tokens[part.clone()], table, id);
+            self.figures.push(fig);
+            self.last_figure = Some((part, table));
+        }
+        if let Some(o) = &mut self.open {
+            o.interrupted = true;
+        }
+    }
+}
+
+/// A superscript that may be a footnote mark (or a superscript citation) in running text: a
+/// number of at most three digits or a note symbol after a word of three letters or more or
+/// after closing punctuation (`effect¹`, `shown.¹²`, `author*`), not to a digit, a short symbol
+/// (`x²`, `cm³`) or another superscript (`10⁻²²`); inside such a mark also `,` and dashes
+/// (`1,2`, `1-3`). These become `foot` callouts, kept by [`resolve_callouts`] only when they
+/// match a note or a reference.
+fn foot_mark(doc: &Document, zt: &ZoneToken, prev: Option<&ZoneToken>, inside: bool) -> bool {
+    let Some((_, t)) = doc.token(&zt.line, zt.index) else {
+        return false;
+    };
+    let s = t.text.as_str();
+    let number = !s.is_empty() && s.len() <= 3 && s.chars().all(|c| c.is_ascii_digit());
+    let symbol = matches!(s, "*" | "†" | "‡" | "§" | "¶");
+    if !t.superscript {
+        return false;
+    }
+    if inside {
+        return number || symbol || matches!(s, "," | "-" | "–");
+    }
+    // Whether the mark is glued is not checked: pdfium often reports a space before it.
+    let Some((_, p)) = prev.and_then(|p| doc.token(&p.line, p.index)) else {
+        return false;
+    };
+    let word = p.text.chars().count() >= 3 && p.text.chars().all(char::is_alphabetic);
+    let closing = matches!(p.text.as_str(), "." | "," | ";" | ":" | ")" | "]");
+    (number || symbol) && !p.superscript && (word || closing)
+}
+
+/// How many tokens at the end of an equation span form its label: `(`, a number (`3`, `3.1`,
+/// `3a`), `)`, after other tokens; 0 when there is no such label.
+fn trailing_label(doc: &Document, toks: &[ZoneToken]) -> usize {
+    let text = |z: &ZoneToken| {
+        doc.token(&z.line, z.index)
+            .map_or("", |(_, t)| t.text.as_str())
+    };
+    let texts: Vec<&str> = toks.iter().rev().take(6).map(text).collect();
+    if texts.first() != Some(&")") {
+        return 0;
+    }
+    let Some(open) = texts.iter().position(|t| *t == "(") else {
+        return 0;
+    };
+    let inner = &texts[1..open];
+    let number = inner.iter().rev().enumerate().all(|(i, t)| match i % 2 {
+        0 => t.chars().next().is_some_and(|c| c.is_ascii_digit()) && t.len() <= 4,
+        _ => *t == ".",
+    });
+    if !inner.is_empty() && inner.len() % 2 == 1 && number && open + 1 < toks.len() {
+        open + 1
+    } else {
+        0
+    }
+}
+
+/// A head text that is only a section number: `3`, `3.`, `2.1`, `IV.`.
+fn bare_number(t: &str) -> bool {
+    let t = t.trim();
+    !t.is_empty()
+        && t.len() <= 8
+        && t.chars().any(|c| c != '.')
+        && t.chars()
+            .all(|c| c.is_ascii_digit() || c == '.' || "IVXL".contains(c))
+}
+
+/// Two lines in different layout blocks (or pages): a page or column break, or a new block.
+fn breaks(a: &LineRef, b: &LineRef) -> bool {
+    (a.page, a.block) != (b.page, b.block)
+}
+
+/// Bullets that open a list item.
+const BULLETS: &[&str] = &[
+    "•", "·", "▪", "■", "◦", "‣", "○", "●", "□", "➢", "►", "-", "–", "—", "*",
+];
+
+/// `toks` opens with a list-item mark: a bullet followed by text, `(a)`, `(iv)`, `(1)`, `1)`,
+/// `a)`.
+fn list_mark(doc: &Document, toks: &[ZoneToken]) -> bool {
+    let text = |i: usize| {
+        toks.get(i)
+            .and_then(|z| doc.token(&z.line, z.index))
+            .map_or("", |(_, t)| t.text.as_str())
+    };
+    let enumerator = |s: &str| {
+        !s.is_empty()
+            && (s.len() <= 2 && s.chars().all(|c| c.is_ascii_digit())
+                || s.len() == 1 && s.chars().all(|c| c.is_ascii_lowercase())
+                || s.len() <= 4 && s.chars().all(|c| "ivx".contains(c)))
+    };
+    let t0 = text(0);
+    if BULLETS.contains(&t0) {
+        return !text(1).is_empty();
+    }
+    if t0 == "(" {
+        return enumerator(text(1)) && text(2) == ")" && !text(3).is_empty();
+    }
+    enumerator(t0) && text(1) == ")" && !text(2).is_empty()
+}
+
+/// A head from its tokens, the section number (if any) moved to `n`.
+pub fn head(doc: &Document, toks: &[ZoneToken]) -> Head {
+    let texts = figure::texts(doc, toks);
+    match section_number(&texts) {
+        Some((k, n)) => Head {
+            n: Some(n),
+            text: RichText::from_tokens(doc, &toks[k..]),
+        },
+        None => Head {
+            n: None,
+            text: RichText::from_tokens(doc, toks),
+        },
+    }
+}
+
+/// The section number opening a head (`2.1`, `3.`, `IV.`, `A.`, `A.1`): how many tokens it
+/// takes and the number as printed. Text must follow it.
+pub fn section_number(toks: &[(&str, Sep)]) -> Option<(usize, String)> {
+    let digits = |s: &str| !s.is_empty() && s.len() <= 3 && s.chars().all(|c| c.is_ascii_digit());
+    let roman = |s: &str| !s.is_empty() && s.len() <= 6 && s.chars().all(|c| "IVXL".contains(c));
+    let letter = |s: &str| s.len() == 1 && s.chars().all(|c| c.is_ascii_uppercase());
+    let (first, sep) = *toks.first()?;
+    let dot_next = toks.get(1).is_some_and(|t| t.0 == ".") && sep == Sep::None;
+    // A roman numeral or a letter needs its dot (`IV.`, `A.`); a letter also `A.1`.
+    let ok = digits(first) || ((roman(first) || letter(first)) && dot_next);
+    if !ok {
+        return None;
+    }
+    let mut n = first.to_string();
+    let mut i = 1;
+    let mut last_sep = sep;
+    while last_sep == Sep::None && toks.get(i).is_some_and(|t| t.0 == ".") {
+        let (dot, dsep) = toks[i];
+        n.push_str(dot);
+        last_sep = dsep;
+        i += 1;
+        match toks.get(i) {
+            Some(&(d, s)) if dsep == Sep::None && digits(d) => {
+                n.push_str(d);
+                last_sep = s;
+                i += 1;
+            }
+            _ => break,
+        }
+    }
+    // Text must follow, and a plain number must be followed by a space (not `3D`).
+    let rest = toks.get(i)?;
+    if last_sep == Sep::None || rest.0.is_empty() {
+        return None;
+    }
+    Some((i, n))
+}

@@ -1,0 +1,555 @@
+//! Sections, paragraphs, lists, formulas, figures, notes and back matter from spans.
+
+use super::*;
+use crate::body::figure::caption_lead;
+
+#[test]
+fn no_tokens_give_an_empty_body() {
+    let b = one_page(vec![vec![vec![S(P, "Text.")]]]);
+    assert!(assemble(&b.doc, &[], &b.spans).is_empty());
+    assert!(!assemble(&b.doc, &b.tokens, &[]).is_empty());
+}
+
+#[test]
+fn sections_take_their_numbers_and_text_before_the_first_head_opens_a_headless_div() {
+    let b = one_page(vec![
+        vec![vec![S(P, "Some text before any head.")]],
+        vec![vec![S(H, "1. Introduction")]],
+        vec![vec![S(P, "We study things.")]],
+        vec![vec![S(H, "2.1 Related work")]],
+        vec![vec![S(P, "Prior art.")]],
+        vec![vec![S(H, "IV. DISCUSSION")], vec![S(H, "A. Proofs")]],
+        vec![vec![S(H, "3 Results")], vec![S(H, "Conclusion")]],
+        vec![vec![S(H, "5.")], vec![S(H, "Outlook")]],
+    ]);
+    assert_eq!(
+        outline(&assembled(&b)),
+        [
+            "div",
+            "p Some text before any head.",
+            "div n=Some(\"1.\") Introduction",
+            "p We study things.",
+            "div n=Some(\"2.1\") Related work",
+            "p Prior art.",
+            "div n=Some(\"IV.\") DISCUSSION",
+            "div n=Some(\"A.\") Proofs",
+            "div n=Some(\"3\") Results",
+            "div n=None Conclusion",
+            "div n=Some(\"5.\") Outlook",
+        ]
+    );
+}
+
+#[test]
+fn a_paragraph_broken_by_a_column_break_or_a_figure_continues_lower_case() {
+    let b = one_page(vec![
+        vec![
+            vec![S(P, "The first half of a sen-")],
+            vec![C("tence goes on")],
+        ],
+        // Next column: a new block opening lower-case.
+        vec![vec![S(P, "and ends here.")]],
+        vec![vec![S(P, "A new paragraph starts")]],
+        vec![vec![S(Fig, "Figure 2: A caption.")]],
+        vec![vec![S(P, "below the figure.")]],
+        // Same block, lower-case after a paragraph: the model said new paragraph.
+        vec![vec![S(P, "One.")], vec![S(P, "two.")]],
+    ]);
+    let body = assembled(&b);
+    assert_eq!(
+        outline(&body),
+        [
+            "div",
+            "p The first half of a sentence goes on and ends here.",
+            "p A new paragraph starts below the figure.",
+            "p One.",
+            "p two.",
+            "fig_0 Some(\"Figure 2:\") Some(\"2\") Some(\"A caption.\") None",
+        ]
+    );
+    // The de-hyphenated `sen-` `tence`: the hyphen's box keeps an empty range.
+    let p = paragraphs(&body)[0];
+    let sen = &p.tokens[5];
+    assert_eq!(&p.text[sen.range.clone()], "sen");
+    assert!(p.tokens[6].range.is_empty());
+    assert_eq!(p.tokens[7].range.start, sen.range.end);
+    assert_eq!(&p.text[p.tokens[7].range.clone()], "tence");
+}
+
+#[test]
+fn rich_text_joins_tokens_by_their_separators_with_one_box_each() {
+    let b = one_page(vec![vec![
+        vec![S(P, "Well-known (x, y) exam-")],
+        vec![C("ple; Smith-")],
+        vec![C("Jones")],
+    ]]);
+    let rt = RichText::from_tokens(&b.doc, &b.tokens);
+    assert_eq!(rt.text, "Well-known (x, y) example; Smith-Jones");
+    assert_eq!(rt.tokens.len(), b.tokens.len());
+    assert!(rt.refs.is_empty());
+    for (tb, zt) in rt.tokens.iter().zip(&b.tokens) {
+        let (page, t) = b.doc.token(&zt.line, zt.index).expect("token");
+        assert_eq!((tb.page, tb.bbox), (page, t.bbox));
+        if t.text != "-" {
+            assert_eq!(&rt.text[tb.range.clone()], t.text);
+        }
+    }
+}
+
+#[test]
+fn list_items_open_with_bullets_or_enumerators() {
+    let b = one_page(vec![
+        vec![vec![S(P, "We use:")]],
+        vec![vec![S(P, "• apples")], vec![S(P, "– pears")]],
+        vec![vec![S(P, "(a) first item")], vec![C("(b) second item")]],
+        vec![vec![S(P, "1) one")], vec![S(P, "Then prose.")]],
+    ]);
+    assert_eq!(
+        outline(&assembled(&b)),
+        [
+            "div",
+            "p We use:",
+            "list • apples | – pears | (a) first item | (b) second item | 1) one",
+            "p Then prose.",
+        ]
+    );
+}
+
+#[test]
+fn formulas_are_numbered_and_take_their_label() {
+    let b = one_page(vec![
+        vec![vec![S(P, "as follows")]],
+        vec![vec![S(Eq, "E = mc 2"), S(EqL, "(3)")]],
+        vec![vec![S(P, "where E is energy, and")]],
+        vec![vec![S(Eq, "a + b = c")]],
+        vec![vec![S(EqL, "(4)")]],
+        vec![vec![S(P, "see"), S(EqM, "(3)"), S(P, "again")]],
+        vec![vec![S(Eq, "f ( x ) = y (5.1)")]],
+        vec![vec![S(Eq, "(6)")]],
+    ]);
+    assert_eq!(
+        outline(&assembled(&b)),
+        [
+            "div",
+            "p as follows",
+            "formula_0 E = mc 2 Some(\"(3)\")",
+            "p where E is energy, and",
+            "formula_1 a + b = c Some(\"(4)\")",
+            "p see (3) again",
+            "formula_2 f ( x ) = y Some(\"(5.1)\")",
+            "formula_3 (6) None",
+        ]
+    );
+}
+
+#[test]
+fn a_callout_opening_a_block_after_a_sentence_opens_a_paragraph() {
+    let b = one_page(vec![
+        vec![vec![S(P, "One sentence.")]],
+        vec![vec![S(Cit, "[3]"), S(P, "showed more")]],
+        vec![vec![S(Cit, "[4]"), S(P, "too.")]],
+    ]);
+    assert_eq!(
+        outline(&assembled(&b)),
+        ["div", "p One sentence.", "p [3] showed more [4] too."]
+    );
+}
+
+#[test]
+fn callouts_sit_inside_their_paragraph() {
+    let b = one_page(vec![vec![vec![
+        S(P, "Earlier work"),
+        S(Cit, "[1]"),
+        S(P, "showed it ("),
+        S(FigM, "Fig. 1"),
+        S(P, ","),
+        S(TabM, "Table 1"),
+        S(P, ")."),
+    ]]]);
+    let body = assembled(&b);
+    let ps = paragraphs(&body);
+    assert_eq!(ps.len(), 1);
+    assert_eq!(
+        ps[0].text,
+        "Earlier work [1] showed it ( Fig. 1 , Table 1 )."
+    );
+    assert_eq!(
+        calls(ps[0]),
+        [
+            ("[1]", "bibr", None),
+            ("Fig. 1", "figure", None),
+            ("Table 1", "table", None)
+        ]
+    );
+}
+
+#[test]
+fn caption_leads_are_split_by_rule() {
+    let lead =
+        |toks: &[(&str, Sep)]| caption_lead(toks).map(|l| (l.tokens, l.head, l.label, l.table));
+    use Sep::{None as N, Space as Sp};
+    assert_eq!(
+        lead(&[("Figure", Sp), ("3", N), (":", Sp), ("The", Sp)]),
+        Some((3, "Figure 3:".into(), "3".into(), false))
+    );
+    assert_eq!(
+        lead(&[("Fig", N), (".", Sp), ("2", N), (".", Sp), ("Sketch", Sp)]),
+        Some((4, "Fig. 2.".into(), "2".into(), false))
+    );
+    assert_eq!(
+        lead(&[("Table", Sp), ("1", Sp), ("Parameters", Sp)]),
+        Some((2, "Table 1".into(), "1".into(), true))
+    );
+    assert_eq!(
+        lead(&[("TABLE", Sp), ("II", Sp)]),
+        Some((2, "TABLE II".into(), "II".into(), true))
+    );
+    assert_eq!(
+        lead(&[("Figure", Sp), ("2", N), (".", N), ("1", Sp), ("x", Sp)]),
+        Some((4, "Figure 2.1".into(), "2.1".into(), false))
+    );
+    assert_eq!(lead(&[("Figures", Sp), ("show", Sp)]), None);
+    assert_eq!(lead(&[("Table", Sp), ("of", Sp)]), None);
+}
+
+#[test]
+fn figures_get_caption_inside_text_and_graphics_tables_get_rows() {
+    let mut b = one_page(vec![
+        vec![
+            vec![S(Fig, "axis time")],
+            vec![C("Fig. 1. Sketch of the")],
+            vec![C("model.")],
+        ],
+        vec![vec![S(Tab, "Table 1 Parameters.")]],
+        vec![
+            vec![C("a 0.5")],
+            vec![C("b 0.7")],
+            vec![C("Note: values")],
+            vec![C("are made up.")],
+        ],
+        vec![vec![S(Fig, "0 10 20 Figure 2: Inline lead.")]],
+    ]);
+    // An image above the figure's text, and one far away.
+    b.doc.pages[0].images = vec![
+        BBox {
+            x: 50.0,
+            y: 0.0,
+            w: 100.0,
+            h: 45.0,
+        },
+        BBox {
+            x: 50.0,
+            y: 700.0,
+            w: 100.0,
+            h: 50.0,
+        },
+    ];
+    // Cells: push `0.5` and `0.7` far to the right.
+    for bl in &mut b.doc.pages[0].blocks[2..3] {
+        for l in &mut bl.lines[..2] {
+            for t in &mut l.tokens[1..] {
+                t.bbox.x += 100.0;
+            }
+        }
+    }
+    let body = assemble(&b.doc, &b.tokens, &b.spans);
+    assert_eq!(
+        outline(&body),
+        [
+            "fig_0 Some(\"Fig. 1.\") Some(\"1\") Some(\"Sketch of the model.\") Some(\"axis time\")",
+            "tab_0 Some(\"Table 1\") Some(\"1\") Some(\"Parameters.\") Some(\"Note: values are made up.\")",
+            "fig_1 Some(\"Figure 2:\") Some(\"2\") Some(\"Inline lead.\") Some(\"0 10 20\")",
+        ]
+    );
+    let fig = &body.figures[0];
+    assert_eq!(fig.graphics.len(), 1);
+    assert!(fig.graphics[0].bitmap);
+    assert_eq!(fig.graphics[0].at.bbox.y, 0.0);
+    assert_eq!(fig.boxes.len(), 1);
+    assert_eq!(fig.boxes[0].bbox.y, 0.0);
+    let rows: Vec<Vec<&str>> = body.figures[1]
+        .rows
+        .iter()
+        .map(|r| r.iter().map(|c| c.text.as_str()).collect())
+        .collect();
+    assert_eq!(rows, [["a", "0.5"], ["b", "0.7"]]);
+    assert!(body.figures[1].graphics.is_empty());
+}
+
+#[test]
+fn each_graphic_goes_to_the_nearest_figure_a_caption_under_it_preferred() {
+    // Caption 1 at y 50, caption 2 at y 250 (blocks are 100 apart; two empty blocks between).
+    let mut b = one_page(vec![
+        vec![vec![S(Fig, "Figure 1. One.")]],
+        vec![vec![S(P, "Text.")]],
+        vec![vec![S(Fig, "Figure 2. Two.")]],
+    ]);
+    let page = &mut b.doc.pages[0];
+    // Between the captions: 20 under the first (counted 70), 30 over the second.
+    page.images = vec![BBox {
+        x: 60.0,
+        y: 80.0,
+        w: 80.0,
+        h: 140.0,
+    }];
+    // Two drawings over the second caption, one far right of every caption.
+    page.vectors = vec![
+        BBox {
+            x: 50.0,
+            y: 200.0,
+            w: 20.0,
+            h: 20.0,
+        },
+        BBox {
+            x: 80.0,
+            y: 210.0,
+            w: 20.0,
+            h: 30.0,
+        },
+        BBox {
+            x: 500.0,
+            y: 200.0,
+            w: 20.0,
+            h: 20.0,
+        },
+    ];
+    let body = assembled(&b);
+    let graphics: Vec<Vec<(bool, f32, f32)>> = body
+        .figures
+        .iter()
+        .map(|f| {
+            f.graphics
+                .iter()
+                .map(|g| (g.bitmap, g.at.bbox.y, g.at.bbox.bottom()))
+                .collect()
+        })
+        .collect();
+    assert_eq!(
+        graphics,
+        [vec![], vec![(true, 80.0, 220.0), (false, 200.0, 240.0)]]
+    );
+    assert_eq!(body.figures[1].boxes[0].bbox.y, 80.0);
+}
+
+#[test]
+fn footnotes_split_at_their_marks() {
+    let b = one_page(vec![
+        vec![vec![S(O, "^1 First note text")], vec![C("continues here.")]],
+        vec![vec![S(O, "^2 Second.")], vec![C("* Corresponding author.")]],
+        vec![vec![S(O, "3 Plain-number note.")]],
+    ]);
+    let lines: Vec<LineRef> = b
+        .tokens
+        .iter()
+        .map(|z| z.line)
+        .fold(Vec::new(), |mut v, l| {
+            if v.last() != Some(&l) {
+                v.push(l);
+            }
+            v
+        });
+    let ns = notes(&b.doc, &lines, false, 0);
+    let got: Vec<(&str, Option<&str>, &str)> = ns
+        .iter()
+        .map(|n| (n.id.as_str(), n.n.as_deref(), n.paragraphs[0].text.as_str()))
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("foot_0", Some("1"), "First note text continues here."),
+            ("foot_1", Some("2"), "Second."),
+            ("foot_2", Some("*"), "Corresponding author."),
+            ("foot_3", Some("3"), "Plain-number note."),
+        ]
+    );
+}
+
+#[test]
+fn back_zones_open_with_known_heads_and_notes_come_from_their_zones() {
+    use crate::models::segmentation::{Label as Zone, Zones};
+    let b = build(vec![
+        vec![
+            vec![
+                vec![S(O, "Acknowledgements. We thank")],
+                vec![C("everyone.")],
+            ],
+            vec![vec![S(O, "Data availability: on request.")]],
+        ],
+        vec![
+            vec![vec![S(O, "^1 A note.")]],
+            vec![vec![S(O, "In the margin.")]],
+        ],
+    ]);
+    let line = |page, block| LineRef {
+        page,
+        block,
+        line: 0,
+    };
+    let zones = Zones {
+        pieces: vec![
+            (
+                Zone::Acknowledgement,
+                vec![
+                    line(0, 0),
+                    LineRef {
+                        line: 1,
+                        ..line(0, 0)
+                    },
+                ],
+            ),
+            (Zone::Availability, vec![line(0, 1)]),
+            (Zone::Footnote, vec![line(1, 0)]),
+            (Zone::Marginnote, vec![line(1, 1)]),
+        ],
+    };
+    let back = back(&b.doc, &zones);
+    let outline_of = |divs: &[Div]| {
+        outline(&Body {
+            divs: divs.to_vec(),
+            ..Body::default()
+        })
+    };
+    assert_eq!(
+        outline_of(&back.acknowledgement),
+        ["div n=None Acknowledgements.", "p We thank everyone."]
+    );
+    assert_eq!(
+        outline_of(&back.availability),
+        ["div n=None Data availability:", "p on request."]
+    );
+    assert!(back.funding.is_empty() && back.annex.is_empty());
+    let notes = zone_notes(&b.doc, &zones);
+    let got: Vec<(&str, bool, Option<&str>, &str)> = notes
+        .iter()
+        .map(|n| {
+            (
+                n.id.as_str(),
+                n.margin,
+                n.n.as_deref(),
+                n.paragraphs[0].text.as_str(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
+        [
+            ("foot_0", false, Some("1"), "A note."),
+            ("margin_0", true, None, "In the margin.")
+        ]
+    );
+}
+
+#[test]
+fn back_zone_lines_give_a_head_and_paragraphs() {
+    let b = one_page(vec![
+        vec![vec![S(O, "Acknowledgements")]],
+        vec![
+            vec![S(O, "We thank the reviewers for")],
+            vec![C("their comments.")],
+        ],
+        vec![vec![S(O, "and the editors.")]],
+    ]);
+    let lines: Vec<LineRef> = b.tokens.iter().map(|z| z.line).collect::<Vec<_>>();
+    let mut lines = lines;
+    lines.dedup();
+    let divs = zone_divs(&b.doc, &lines);
+    let body = Body {
+        divs,
+        ..Body::default()
+    };
+    assert_eq!(
+        outline(&body),
+        [
+            "div n=None Acknowledgements",
+            "p We thank the reviewers for their comments. and the editors.",
+        ]
+    );
+}
+
+#[test]
+fn the_annex_continues_the_numbering_of_figures_tables_and_formulas() {
+    let body_doc = one_page(vec![
+        vec![vec![S(Fig, "Figure 1. One.")]],
+        vec![vec![S(Eq, "x = 1")]],
+    ]);
+    let mut body = assembled(&body_doc);
+    let annex_doc = one_page(vec![
+        vec![vec![S(H, "A. Proofs")]],
+        vec![vec![S(Fig, "Figure 2. Two.")]],
+        vec![vec![S(Tab, "Table 1. T.")]],
+        vec![vec![S(Eq, "y = 2")]],
+    ]);
+    let annex = assemble_annex(
+        &annex_doc.doc,
+        &annex_doc.tokens,
+        &annex_doc.spans,
+        &mut body,
+    );
+    let ids: Vec<&str> = body.figures.iter().map(|f| f.id.as_str()).collect();
+    assert_eq!(ids, ["fig_0", "fig_1", "tab_0"]);
+    assert_eq!(
+        outline(&Body {
+            divs: annex,
+            ..Body::default()
+        }),
+        ["div n=Some(\"A.\") Proofs", "formula_1 y = 2 None"]
+    );
+}
+
+#[test]
+fn a_span_holding_several_captions_gives_one_figure_each() {
+    let b = one_page(vec![
+        vec![vec![S(Fig, "axis")], vec![C("Figure 1: One.")]],
+        vec![vec![C("label")], vec![C("Figure 2: Two.")]],
+        vec![vec![S(Tab, "Table 1 A.")]],
+        vec![vec![C("x 1")]],
+        vec![vec![C("Table 2 B.")]],
+        vec![vec![C("y 2")]],
+    ]);
+    let body = assembled(&b);
+    assert_eq!(
+        outline(&body),
+        [
+            "fig_0 Some(\"Figure 1:\") Some(\"1\") Some(\"One.\") Some(\"axis\")",
+            "fig_1 Some(\"Figure 2:\") Some(\"2\") Some(\"Two.\") Some(\"label\")",
+            "tab_0 Some(\"Table 1\") Some(\"1\") Some(\"A.\") None",
+            "tab_1 Some(\"Table 2\") Some(\"2\") Some(\"B.\") None",
+        ]
+    );
+    let rows: Vec<&str> = body.figures[2..]
+        .iter()
+        .flat_map(|f| f.rows.iter().flatten().map(|c| c.text.as_str()))
+        .collect();
+    assert_eq!(rows, ["x 1", "y 2"]);
+}
+
+#[test]
+fn captionless_figure_spans_continue_their_figure_or_are_read_as_text() {
+    let mut b = one_page(vec![
+        vec![vec![S(Tab, "Table 1 A.")]],
+        vec![vec![S(Tab, "x 1")]],
+        vec![vec![S(P, "Text")]],
+        vec![vec![S(Fig, "and words mislabelled.")]],
+        vec![vec![S(Fig, "0 10 20")]],
+        vec![vec![S(Fig, "Figure 1: Cap.")]],
+    ]);
+    // A drawing next to the last spans only.
+    b.doc.pages[0].vectors = vec![BBox {
+        x: 50.0,
+        y: 480.0,
+        w: 100.0,
+        h: 100.0,
+    }];
+    let body = assembled(&b);
+    assert_eq!(
+        outline(&body),
+        [
+            "div",
+            "p Text and words mislabelled.",
+            "tab_0 Some(\"Table 1\") Some(\"1\") Some(\"A.\") None",
+            "fig_0 Some(\"Figure 1:\") Some(\"1\") Some(\"Cap.\") Some(\"0 10 20\")",
+        ]
+    );
+    assert_eq!(body.figures[0].rows.len(), 1);
+    assert_eq!(body.figures[1].graphics.len(), 1);
+}
