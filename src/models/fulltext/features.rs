@@ -666,4 +666,65 @@ mod tests {
         assert_eq!(c.kind, CalloutType::Author);
         assert!(c.known.contains("Smith"));
     }
+
+    /// The facts of a PDF laid out by pdfium: a bold heading, an indented paragraph with a
+    /// superscript callout, and a caption under a bitmap.
+    #[test]
+    fn document_tokens_of_a_generated_pdf() {
+        use crate::testutil::PdfBuilder;
+        if crate::layout::pdfium::resolve_library(None).is_none() {
+            println!("skipped: libpdfium not found");
+            return;
+        }
+        let pdf = PdfBuilder::new()
+            .page(612.0, 792.0)
+            .text(72.0, 720.0, "Times-Bold", 12.0, "2 Methods")
+            .text(90.0, 690.0, "Times-Roman", 10.0, "We use CRFs")
+            .text_rise(142.0, 690.0, "Times-Roman", 7.0, 4.0, "3")
+            .text(72.0, 678.0, "Times-Roman", 10.0, "on many lines.")
+            .image(72.0, 300.0, 200.0, 100.0)
+            .text(72.0, 285.0, "Times-Roman", 10.0, "Figure 1: A plot.")
+            .build();
+        let doc = crate::layout::layout_pdf(
+            &pdf,
+            crate::layout::PageRange::default(),
+            crate::layout::Limits::default(),
+            None,
+        )
+        .unwrap();
+        let (facts, zone) = document_tokens(&doc, &all_lines(&doc));
+        let texts: Vec<&str> = facts.iter().map(|f| f.text.as_str()).collect();
+        assert_eq!(
+            texts,
+            vec![
+                "2", "Methods", "We", "use", "CRFs", "3", "on", "many", "lines", ".", "Figure",
+                "1", ":", "A", "plot", "."
+            ]
+        );
+        for (f, z) in facts.iter().zip(&zone) {
+            assert_eq!(doc.token(&z.line, z.index).unwrap().1.text, f.text);
+        }
+        let at = |t: &str| texts.iter().position(|x| *x == t).unwrap();
+        assert_eq!((facts[0].block, facts[0].line), (Pos::Start, Pos::Start));
+        assert!(facts[0].bold && facts[0].new_font);
+        let we = &facts[at("We")];
+        assert_eq!(we.line, Pos::Start);
+        assert!(we.new_font && !we.bold);
+        assert_eq!(we.font_size, SizeChange::Lower);
+        assert!(we.indented, "the paragraph's first line is indented");
+        assert!(!facts[at("on")].indented);
+        assert!(facts[at("3")].superscript);
+        assert!(!facts[at("CRFs")].superscript);
+        assert_eq!(facts[at("Methods")].line, Pos::End);
+        assert_eq!(facts[9].line, Pos::End, "the paragraph's final dot");
+        // Only the caption is near the image.
+        assert!(facts[at("Figure")..].iter().all(|f| f.bitmap_around));
+        assert!(facts[..at("Figure")].iter().all(|f| !f.bitmap_around));
+        // Page positions (token top / page height, 12 bins): the heading's top at about 63 pt,
+        // the caption's at about 498 pt of 792.
+        assert_eq!(facts[0].page_position, 0);
+        assert_eq!(facts[at("Figure")].page_position, 7);
+        assert_eq!(zone[at("Methods")].sep, Sep::Newline);
+        assert_eq!(zone[0].sep, Sep::Space);
+    }
 }
