@@ -12,16 +12,20 @@
 //! row takes the label, an unmatched row is dropped; a figure end between two matched rows
 //! starts a new sequence.
 //!
-//! The rows are, for now, GROBID's raw columns 0–25 (older raw files lack column 26,
-//! superscript, which GROBID's figure and table templates do not use either). The run-time
-//! feature function (fulltext features of a figure's layout tokens) comes with the figure and
-//! table models' own issues; until then a model trained here only tags GROBID-made rows.
+//! Features: GROBID hands the figure model the fulltext rows it already computed for the
+//! tokens of one `<figure>` span, label removed (reference §1.4 step 4). Quire does the same
+//! with facts: [`rows`] is [`fulltext::rows`] cut to columns 0–25 (GROBID's figure and table
+//! templates do not use column 26, superscript, which older raw files lack). At run time the
+//! caller slices the fulltext zone's facts by the span the fulltext model labelled
+//! `<figure>`: `figure::rows(&facts[span.tokens.clone()])`, and [`decode`]'s spans index that
+//! slice. At training the facts come from the raw rows ([`fulltext::TokenFacts::from_raw`]).
 
 use std::path::Path;
 use std::sync::OnceLock;
 
 use crate::corpus::layout::{self as corpus, FilePair, PairRead, TeiEvent, Unmatched};
 use crate::crf::{Sequence, TrainParams};
+use crate::layout::Span;
 use crate::models::{fulltext, text};
 use crate::models::{ModelName, ModelSpec, Part, ReadStats};
 use crate::Result;
@@ -109,6 +113,15 @@ pub fn tei_tokens(events: &[TeiEvent]) -> Vec<(String, String)> {
 /// Figure and table rows keep GROBID's columns 0–25 (see the module documentation).
 pub const COLUMNS: usize = 26;
 
+/// THE figure and table feature function: the fulltext rows of the facts, columns 0–25.
+pub fn rows(facts: &[fulltext::TokenFacts]) -> Vec<Vec<String>> {
+    let mut rows = fulltext::rows(facts);
+    for r in &mut rows {
+        r.truncate(COLUMNS);
+    }
+    rows
+}
+
 /// Read one figure or table TEI + raw pair into sequences, one per figure (GROBID's
 /// `FigureTrainer`/`TableTrainer` rule, see the module documentation).
 pub fn read_pair(tei: &Path, raw: &Path) -> Result<std::result::Result<PairRead, String>> {
@@ -131,9 +144,17 @@ pub fn read_pair(tei: &Path, raw: &Path) -> Result<std::result::Result<PairRead,
     }
     let mut seqs: Vec<Sequence> = Vec::new();
     let mut last: Option<usize> = None;
-    for ((row, lab), pos) in raw_rows.into_iter().zip(&al.labels).zip(&al.positions) {
+    for (i, ((row, lab), pos)) in raw_rows
+        .iter()
+        .zip(&al.labels)
+        .zip(&al.positions)
+        .enumerate()
+    {
         let (Some(lab), Some(pos)) = (lab, pos) else {
             continue;
+        };
+        let Some(facts) = fulltext::TokenFacts::from_raw(row) else {
+            return Ok(Err(format!("raw row {} is not a fulltext row", i + 1)));
         };
         let new_seq = match last {
             None => true,
@@ -144,7 +165,7 @@ pub fn read_pair(tei: &Path, raw: &Path) -> Result<std::result::Result<PairRead,
         }
         last = Some(*pos);
         if let Some(s) = seqs.last_mut() {
-            s.rows.push(row.into_iter().take(COLUMNS).collect());
+            s.rows.extend(rows(std::slice::from_ref(&facts)));
             s.labels.push(lab.clone());
         }
     }
@@ -195,8 +216,9 @@ pub struct Spec;
 
 pub static SPEC: Spec = Spec;
 
-/// Version of the row layout (GROBID's raw columns 0–25).
-pub const FEATURE_VERSION: u32 = 1;
+/// Version of [`rows`]' layout (1 was GROBID's raw columns copied as printed; 2 computes
+/// them from [`fulltext::TokenFacts`]).
+pub const FEATURE_VERSION: u32 = 2;
 
 impl ModelSpec for Spec {
     fn name(&self) -> ModelName {
@@ -215,9 +237,15 @@ impl ModelSpec for Spec {
         read_figure_dir(dataset, "figure", part)
     }
     fn write_resources(&self, _dataset: &Path, _models_dir: &Path) -> Result<()> {
-        // The rows are GROBID's own columns: no Quire lexicon is involved.
+        // The fulltext rows use no lexicon.
         Ok(())
     }
+}
+
+/// Labels in, spans out: one [`Span`] per run of one label over the figure's tokens, a new one
+/// at each `I-` prefix; an unknown label is a tagging error.
+pub fn decode(labels: &[String]) -> Result<Vec<Span<Label>>> {
+    crate::models::label_spans("figure", labels, Label::parse)
 }
 
 #[cfg(test)]
@@ -237,9 +265,29 @@ pub(crate) mod tests {
     /// A tab-separated raw row (GROBID's figure files) for `tok`, `n` columns.
     pub(crate) fn raw_row(tok: &str, n: usize) -> String {
         let mut cols = vec![tok.to_string(); 10];
-        while cols.len() < n {
-            cols.push("0".into());
-        }
+        cols.extend(
+            [
+                "BLOCKIN",
+                "LINEIN",
+                "ALIGNEDLEFT",
+                "SAMEFONT",
+                "SAMEFONTSIZE",
+                "0",
+                "0",
+                "NOCAPS",
+                "NODIGIT",
+                "0",
+                "NOPUNCT",
+                "3",
+                "5",
+                "1",
+                "NUMBER",
+                "0",
+                "1",
+            ]
+            .map(String::from),
+        );
+        cols.truncate(n);
         cols.join("\t")
     }
 
@@ -321,6 +369,17 @@ pub(crate) mod tests {
         for l in r.seqs.iter().flat_map(|s| &s.labels) {
             assert!(Label::parse(l).is_some(), "{l}");
         }
+        // The rows are computed from the facts: lexical columns from the token, layout ones
+        // from the raw columns.
+        let first = &r.seqs[0].rows[0];
+        assert_eq!(first[1], "figure");
+        assert_eq!(first[2], "F");
+        assert_eq!(first[17], "INITCAP");
+        assert_eq!(first[23], "1");
+        // A row that is no fulltext row drops the file with its line number.
+        let bad_row = write(&d.join("raw"), "e.training.figure", &"Figure\t".repeat(26));
+        let why = read_pair(&tei, &bad_row).unwrap().unwrap_err();
+        assert!(why.contains("raw row 1 is not a fulltext row"), "{why}");
         // Malformed XML: an error naming the file.
         let bad = write(
             &d.join("tei"),
@@ -334,5 +393,53 @@ pub(crate) mod tests {
         let why = read_pair(&tei, &stray).unwrap().unwrap_err();
         assert!(why.contains("no row could be aligned"), "{why}");
         std::fs::remove_dir_all(&d).unwrap();
+    }
+
+    #[test]
+    fn figure_rows_are_the_fulltext_rows_without_superscript() {
+        let facts = fulltext::TokenFacts::from_raw(
+            &raw_row("Fig", 27)
+                .split('\t')
+                .map(String::from)
+                .collect::<Vec<_>>(),
+        )
+        .unwrap();
+        assert!(facts.superscript);
+        let full = fulltext::rows(std::slice::from_ref(&facts));
+        let fig = rows(std::slice::from_ref(&facts));
+        assert_eq!(full[0].len(), 27);
+        assert_eq!(fig[0], full[0][..COLUMNS].to_vec());
+    }
+
+    #[test]
+    fn decode_gives_one_span_per_figure_part() {
+        let l: Vec<String> = [
+            "I-<figure_head>",
+            "<figure_head>",
+            "I-<label>",
+            "I-<figDesc>",
+            "<figDesc>",
+            "I-<figDesc>",
+        ]
+        .map(String::from)
+        .to_vec();
+        let got: Vec<(Label, std::ops::Range<usize>)> = decode(&l)
+            .unwrap()
+            .into_iter()
+            .map(|s| (s.label, s.tokens))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                (Label::FigureHead, 0..2),
+                (Label::Label, 2..3),
+                (Label::FigDesc, 3..5),
+                (Label::FigDesc, 5..6),
+            ]
+        );
+        assert!(
+            decode(&["<note>".to_string()]).is_err(),
+            "no note in figures"
+        );
     }
 }

@@ -344,9 +344,48 @@ impl ModelSpec for Spec {
     }
 }
 
+/// Labels in, spans out: one [`Span`](crate::layout::Span) per run of one label over the
+/// tokens the rows were made from (`features::toks_from_text(text, false)`, as
+/// [`ModelSpec::rows_from_text`] makes them), a new one at each `I-` prefix; an unknown label is
+/// a tagging error.
+pub fn decode(labels: &[String]) -> Result<Vec<crate::layout::Span<Label>>> {
+    crate::models::label_spans("funding-acknowledgement", labels, Label::parse)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn decode_gives_funder_and_grant_spans() {
+        let l: Vec<String> = [
+            "I-<other>",
+            "<other>",
+            "I-<funderName>",
+            "<funderName>",
+            "I-<grantNumber>",
+            "I-<grantNumber>",
+            "<other>",
+        ]
+        .map(String::from)
+        .to_vec();
+        let got: Vec<(Label, std::ops::Range<usize>)> = decode(&l)
+            .unwrap()
+            .into_iter()
+            .map(|s| (s.label, s.tokens))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                (Label::Other, 0..2),
+                (Label::FunderName, 2..4),
+                (Label::GrantNumber, 4..5),
+                (Label::GrantNumber, 5..6),
+                (Label::Other, 6..7),
+            ]
+        );
+        assert!(decode(&["<figure>".to_string()]).is_err());
+    }
 
     const TEI: &str = r#"<fundings>
 <funding>Funded by the <funder>Wellcome Trust</funder> [<grantNumber>100114</grantNumber>] and

@@ -306,3 +306,29 @@ pub fn spec(name: ModelName, flavor: Option<&str>) -> Option<&'static dyn ModelS
         _ => None,
     }
 }
+
+/// Labels as the tagger prints them → [`Span`](crate::layout::Span)s over the labelled
+/// sequence: a span per contiguous run of one label; GROBID's `I-` prefix opens a new span even
+/// after the same label (reference grobid-models.md §2.1). A label `parse` does not know is a
+/// tagging error of `model`.
+pub(crate) fn label_spans<L: Copy + PartialEq>(
+    model: &str,
+    labels: &[String],
+    parse: fn(&str) -> Option<L>,
+) -> crate::Result<Vec<crate::layout::Span<L>>> {
+    let mut out: Vec<crate::layout::Span<L>> = Vec::new();
+    for (i, l) in labels.iter().enumerate() {
+        let label = parse(l).ok_or_else(|| crate::Error::Tagging {
+            model: model.into(),
+            reason: format!("unknown label `{l}` at token {i}"),
+        })?;
+        match out.last_mut() {
+            Some(s) if s.label == label && !l.starts_with("I-") => s.tokens.end = i + 1,
+            _ => out.push(crate::layout::Span {
+                label,
+                tokens: i..i + 1,
+            }),
+        }
+    }
+    Ok(out)
+}

@@ -235,7 +235,9 @@ fn letters_only(s: &str) -> String {
         .collect()
 }
 
-fn near(graphics: &[BBox], b: &BBox) -> bool {
+/// GROBID's "connected graphics" test (reference §6.2): a graphic whose bottom edge is within
+/// 100 pt of the block's top, or whose top edge is within 100 pt of its bottom.
+pub(crate) fn near(graphics: &[BBox], b: &BBox) -> bool {
     graphics
         .iter()
         .any(|g| (g.bottom() - b.y).abs() <= 100.0 || (g.y - b.bottom()).abs() <= 100.0)

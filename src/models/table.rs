@@ -4,12 +4,14 @@
 //! [`crate::models::figure`]'s; this module adds the table's label set (the figure's plus
 //! `<note>`) and its spec.
 //!
-//! As for the figure model, the rows are GROBID's raw columns 0–25 for now; the run-time
-//! feature function comes with the table model's own issue.
+//! Features as the figure model's: [`figure::rows`] over the fulltext facts of the tokens of
+//! one `<table>` span (`figure::rows(&facts[span.tokens.clone()])` at run time); [`decode`]'s
+//! spans index that slice.
 
 use std::path::Path;
 
 use crate::crf::{Sequence, TrainParams};
+use crate::layout::Span;
 use crate::models::figure;
 use crate::models::{ModelName, ModelSpec, Part, ReadStats};
 use crate::Result;
@@ -31,8 +33,8 @@ pub struct Spec;
 
 pub static SPEC: Spec = Spec;
 
-/// Version of the row layout (GROBID's raw columns 0–25).
-pub const FEATURE_VERSION: u32 = 1;
+/// Version of the row layout: the figure model's ([`figure::FEATURE_VERSION`]).
+pub const FEATURE_VERSION: u32 = figure::FEATURE_VERSION;
 
 impl ModelSpec for Spec {
     fn name(&self) -> ModelName {
@@ -51,9 +53,15 @@ impl ModelSpec for Spec {
         figure::read_figure_dir(dataset, "table", part)
     }
     fn write_resources(&self, _dataset: &Path, _models_dir: &Path) -> Result<()> {
-        // The rows are GROBID's own columns: no Quire lexicon is involved.
+        // The fulltext rows use no lexicon.
         Ok(())
     }
+}
+
+/// Labels in, spans out: one [`Span`] per run of one label over the table's tokens, a new one
+/// at each `I-` prefix; an unknown label is a tagging error.
+pub fn decode(labels: &[String]) -> Result<Vec<Span<Label>>> {
+    crate::models::label_spans("table", labels, Label::parse)
 }
 
 #[cfg(test)]
@@ -120,5 +128,26 @@ mod tests {
             assert!(Label::parse(l).is_some(), "{l}");
         }
         std::fs::remove_dir_all(&ds).unwrap();
+    }
+
+    #[test]
+    fn decode_knows_table_notes() {
+        let l: Vec<String> = ["I-<figure_head>", "I-<content>", "<content>", "I-<note>"]
+            .map(String::from)
+            .to_vec();
+        let got: Vec<(Label, std::ops::Range<usize>)> = decode(&l)
+            .unwrap()
+            .into_iter()
+            .map(|s| (s.label, s.tokens))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                (Label::FigureHead, 0..1),
+                (Label::Content, 1..3),
+                (Label::Note, 3..4),
+            ]
+        );
+        assert!(decode(&["<paragraph>".to_string()]).is_err());
     }
 }

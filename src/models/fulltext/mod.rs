@@ -11,19 +11,25 @@
 //! The `article/light` flavour (`fulltext/article/light`) is read the same way, with figures and
 //! tables labelled `<paragraph>` ([`light_label`]), as GROBID's light reader does.
 //!
-//! The rows are, for now, the 27 columns GROBID printed in the raw file. The run-time feature
-//! function (the same facts → rows path the segmentation and header models have, fed by the
-//! layout engine) comes with the fulltext model's own issue; until then a model trained here
-//! can only tag GROBID-made feature rows.
+//! Features ([`features`]): one path, as for the header and the reference segmenter. A token
+//! is described by its [`TokenFacts`], read from GROBID's raw rows at training
+//! ([`TokenFacts::from_raw`]) or computed from a PDF's layout at run time
+//! ([`document_tokens`], then [`Callouts::apply`] once the bibliography is parsed); [`rows`]
+//! computes the 27 columns for both. [`decode`] turns the labels into [`Span`]s over the zone
+//! tokens.
 
 use std::path::Path;
 use std::sync::OnceLock;
 
 use crate::corpus::layout::{self as corpus, PairRead, TeiEvent, Unmatched};
 use crate::crf::{Sequence, TrainParams};
+use crate::layout::Span;
 use crate::models::text;
 use crate::models::{ModelName, ModelSpec, Part, ReadStats};
 use crate::Result;
+
+mod features;
+pub use features::{document_tokens, rows, CalloutType, Callouts, TokenFacts, COLUMNS};
 
 model_labels!(
     "fulltext",
@@ -147,9 +153,6 @@ pub fn tei_tokens(events: &[TeiEvent]) -> Vec<(String, String)> {
     out
 }
 
-/// Raw fulltext rows have 27 feature columns (reference §3.3).
-pub const COLUMNS: usize = 27;
-
 /// Read one TEI + raw pair into a training sequence (GROBID's FulltextTrainer rule, see the
 /// module documentation); `Ok(Err(reason))` when GROBID would drop the file.
 pub fn read_pair(tei: &Path, raw: &Path) -> Result<std::result::Result<PairRead, String>> {
@@ -168,13 +171,21 @@ pub fn read_pair(tei: &Path, raw: &Path) -> Result<std::result::Result<PairRead,
         )));
     }
     let unaligned = raw_rows.len() - al.matched;
-    let mut seq = Sequence::default();
-    for (row, lab) in raw_rows.into_iter().zip(&al.labels) {
+    let mut facts = Vec::new();
+    let mut labels = Vec::new();
+    for (i, (row, lab)) in raw_rows.iter().zip(&al.labels).enumerate() {
         if let Some(lab) = lab {
-            seq.rows.push(row);
-            seq.labels.push(lab.clone());
+            let Some(f) = TokenFacts::from_raw(row) else {
+                return Ok(Err(format!("raw row {} is not a fulltext row", i + 1)));
+            };
+            facts.push(f);
+            labels.push(lab.clone());
         }
     }
+    let seq = Sequence {
+        rows: rows(&facts),
+        labels,
+    };
     if seq.rows.is_empty() {
         return Ok(Err("no row could be aligned".into()));
     }
@@ -219,8 +230,9 @@ pub static LIGHT_SPEC: Spec = Spec {
     flavor: Some("article/light"),
 };
 
-/// Version of the row layout (GROBID's raw columns, see the module documentation).
-pub const FEATURE_VERSION: u32 = 1;
+/// Version of [`rows`]' layout; bump when a column changes. (1 was GROBID's raw columns
+/// copied as printed; 2 computes them from [`TokenFacts`].)
+pub const FEATURE_VERSION: u32 = 2;
 
 /// Quire's fulltext template over the 27 raw columns (informed by GROBID's, reference §4).
 fn template() -> &'static str {
@@ -304,9 +316,16 @@ impl ModelSpec for Spec {
         read_dir(dataset, self.flavor, part)
     }
     fn write_resources(&self, _dataset: &Path, _models_dir: &Path) -> Result<()> {
-        // The rows are GROBID's own columns: no Quire lexicon is involved.
+        // The fulltext rows use no lexicon.
         Ok(())
     }
+}
+
+/// Labels in, spans out: one [`Span`] per contiguous run of one label over the zone tokens; a
+/// label with GROBID's `I-` prefix opens a new span even right after the same label. An
+/// unknown label is a tagging error.
+pub fn decode(labels: &[String]) -> Result<Vec<Span<Label>>> {
+    crate::models::label_spans("fulltext", labels, Label::parse)
 }
 
 #[cfg(test)]
@@ -500,5 +519,42 @@ mod tests {
         let why = read_pair(&tei, &raw).unwrap().unwrap_err();
         assert!(why.contains("raw row 1 has 3 columns"), "{why}");
         std::fs::remove_dir_all(&ds).unwrap();
+    }
+
+    fn strings(l: &[&str]) -> Vec<String> {
+        l.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn decode_cuts_runs_and_opens_a_span_at_each_i_prefix() {
+        let labels = strings(&[
+            "I-<section>",
+            "<section>",
+            "I-<paragraph>",
+            "<paragraph>",
+            "I-<citation_marker>",
+            "<citation_marker>",
+            "<paragraph>",   // a change of label opens a span without `I-`
+            "I-<paragraph>", // a new paragraph right after another
+            "<paragraph>",
+            "I-<figure>",
+        ]);
+        let spans = decode(&labels).unwrap();
+        let got: Vec<(Label, std::ops::Range<usize>)> =
+            spans.into_iter().map(|s| (s.label, s.tokens)).collect();
+        assert_eq!(
+            got,
+            vec![
+                (Label::Section, 0..2),
+                (Label::Paragraph, 2..4),
+                (Label::CitationMarker, 4..6),
+                (Label::Paragraph, 6..7),
+                (Label::Paragraph, 7..9),
+                (Label::Figure, 9..10),
+            ]
+        );
+        assert!(decode(&[]).unwrap().is_empty());
+        let err = decode(&strings(&["<paragraph>", "<title>"])).unwrap_err();
+        assert!(err.to_string().contains("<title>"), "{err}");
     }
 }
