@@ -18,8 +18,9 @@ use quire_actors::workers::{WorkerPool, WorkerPoolConfig};
 use crate::common::{all_between, pdfium_lib, Server};
 use crate::references::article;
 
-pub(crate) const NEEDED: [&str; 8] = [
+pub(crate) const NEEDED: [&str; 9] = [
     "segmentation",
+    "fulltext",
     "header",
     "name-header",
     "affiliation-address",

@@ -10,22 +10,26 @@ lexicons, the request's [`Labeler`] (flavour, debug trace) and what earlier stag
 - [`DocStage::references`]: the references zone → reference-segmenter → citation (one batch)
   → name-citation, date → [`Reference`]s, with the boxes each covers and identifiers taken
   from the PDF's link annotations over it.
+- [`DocStage::body`]: the body and annex zones → fulltext → [`Body`] and [`Back`] (notes from
+  the footnote zones, back-matter zones), callouts resolved against the references.
 
 Each endpoint is a composition of stages (`processHeaderDocument`: segment + header;
-`processReferences`: segment + references); no stage runs twice. Feature extraction and
+`processReferences`: segment + references; full text: segment + header + references + body); no
+stage runs twice. Feature extraction and
 decoding run on the blocking pool; tagging runs on the model actors.
 */
 
 use std::sync::Arc;
 
-use quire::document::{md5_hex, HeaderRecord, PageBox, Reference};
+use quire::body;
+use quire::document::{md5_hex, Back, Body, HeaderRecord, PageBox, Reference};
 use quire::layout::{BBox, Document};
 use quire::lexicon::{LexView, Lexicons};
 use quire::models::header::{self, HeaderFields};
 use quire::models::header_record::{self, SubResults};
 use quire::models::reference_segmenter as refseg;
 use quire::models::segmentation::{self, Zones};
-use quire::models::{affiliation, date, name, ModelName};
+use quire::models::{affiliation, date, fulltext, name, ModelName};
 
 use crate::cascade::strings;
 use crate::{CascadeCtx, DebugTrace, Error, Labeler};
@@ -219,6 +223,40 @@ impl DocStage {
             });
         }
         Ok(out)
+    }
+
+    /// The body stage: the body and annex zones → fulltext (one batch, callout features from
+    /// the parsed `references`) → sections, paragraphs, formulas, figures and tables; the
+    /// footnote zones → notes; acknowledgement, funding and availability zones → back matter;
+    /// every callout resolved against the references, figures, tables, formulas and notes.
+    pub async fn body(&mut self, references: &[Reference]) -> Result<(Body, Back), Error> {
+        let zones = self.segment().await?.clone();
+        let body_lines = zones.lines(segmentation::Label::Body);
+        let annex_lines = zones.lines(segmentation::Label::Annex);
+        let callouts = fulltext::Callouts::from_references(references);
+        let d = self.doc.clone();
+        let (body_tokens, annex_tokens, rows) =
+            CascadeCtx::blocking("fulltext features", move || {
+                let (mut bf, bt) = fulltext::document_tokens(&d, &body_lines);
+                let (mut af, at) = fulltext::document_tokens(&d, &annex_lines);
+                callouts.apply(&mut bf);
+                callouts.apply(&mut af);
+                Ok((bt, at, vec![fulltext::rows(&bf), fulltext::rows(&af)]))
+            })
+            .await?;
+        let labels = self.labeler.label(ModelName::Fulltext, rows).await?;
+        let body_spans = fulltext::decode(&labels[0])?;
+        let annex_spans = fulltext::decode(&labels[1])?;
+        let (d, refs) = (self.doc.clone(), references.to_vec());
+        CascadeCtx::blocking("body assembly", move || {
+            let mut body = body::assemble(&d, &body_tokens, &body_spans);
+            let mut back = body::back(&d, &zones);
+            back.annex = body::assemble_annex(&d, &annex_tokens, &annex_spans, &mut body);
+            body.notes = body::zone_notes(&d, &zones);
+            body::resolve_callouts(&mut body, &mut back, &refs);
+            Ok((body, back))
+        })
+        .await
     }
 }
 

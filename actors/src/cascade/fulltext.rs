@@ -82,9 +82,8 @@ impl Cascade for FulltextCascade {
             if r.flavor != Some("article/light") {
                 article.references = stage.references().await?;
             }
-            // The body stage (`DocStage::body`: fulltext, figure, table and
-            // funding-acknowledgement models) fills `article.body` and `article.back` here,
-            // after the references it resolves callouts against.
+            // After the references: the body's callouts are resolved against them.
+            (article.body, article.back) = stage.body(&article.references).await?;
             Ok(FulltextOutput {
                 article,
                 trace: stage.into_trace(),
