@@ -22,8 +22,8 @@ use std::collections::HashSet;
 use std::ops::Range;
 
 use crate::document::{
-    Article, Back, Body, BodyBlock, Callout, Div, Figure, Note, PageBox, Reference, RichText,
-    TokenBox,
+    Article, Back, Body, BodyBlock, Callout, CalloutKind, Div, Figure, Note, PageBox, Reference,
+    RichText, TokenBox,
 };
 use crate::layout::BBox;
 use crate::sentence::Splitter;
@@ -251,9 +251,14 @@ fn borrow(attrs: &Attrs) -> Vec<(&str, &str)> {
     attrs.iter().map(|(k, v)| (*k, v.as_str())).collect()
 }
 
+/// A callout as written: its range in the text, its type and the ids it points at.
+type Written<'a> = (Range<usize>, CalloutKind, Vec<&'a str>);
+
 /// The callouts of `rt` that fit its text: clamped to it, widened to character boundaries,
-/// sorted, those overlapping an earlier one and empty ones dropped.
-fn callouts(rt: &RichText) -> Vec<(Range<usize>, &Callout)> {
+/// sorted, those overlapping an earlier one dropped. An empty callout (a number a range such
+/// as `[2-5]` implies without printing it) adds its target to the nearest written callout of
+/// its type before it (else after it), so `2-5` points at all four references.
+fn callouts(rt: &RichText) -> Vec<Written<'_>> {
     let text = &rt.text;
     let floor = |mut i: usize| {
         i = i.min(text.len());
@@ -269,21 +274,43 @@ fn callouts(rt: &RichText) -> Vec<(Range<usize>, &Callout)> {
         }
         i
     };
-    let mut out: Vec<(Range<usize>, &Callout)> = rt
+    let mut all: Vec<(Range<usize>, &Callout)> = rt
         .refs
         .iter()
         .map(|c| (floor(c.range.start)..ceil(c.range.end), c))
-        .filter(|(r, _)| r.start < r.end)
         .collect();
-    out.sort_by_key(|(r, _)| (r.start, r.end));
-    let mut end = 0;
-    out.retain(|(r, _)| {
-        let keep = r.start >= end;
-        if keep {
-            end = r.end;
+    all.sort_by_key(|(r, _)| (r.start, r.end));
+    let (mut out, empty): (Vec<Written<'_>>, Vec<(Range<usize>, &Callout)>) = {
+        let mut out: Vec<Written<'_>> = Vec::new();
+        let mut empty = Vec::new();
+        let mut end = 0;
+        for (r, c) in all {
+            if r.start >= r.end {
+                empty.push((r, c));
+            } else if r.start >= end {
+                end = r.end;
+                out.push((r, c.kind, c.target.iter().map(String::as_str).collect()));
+            }
         }
-        keep
-    });
+        (out, empty)
+    };
+    for (r, c) in empty {
+        let Some(t) = c.target.as_deref() else {
+            continue;
+        };
+        let before = out
+            .iter()
+            .rposition(|(w, k, _)| *k == c.kind && w.end <= r.start);
+        let after = || {
+            out.iter()
+                .position(|(w, k, _)| *k == c.kind && w.start >= r.start)
+        };
+        if let Some(i) = before.or_else(after) {
+            if !out[i].2.contains(&t) {
+                out[i].2.push(t);
+            }
+        }
+    }
     out
 }
 
@@ -292,18 +319,19 @@ fn inline(
     w: &mut TeiWriter,
     ctx: &Ctx<'_>,
     rt: &RichText,
-    refs: &[(Range<usize>, &Callout)],
+    refs: &[Written<'_>],
     range: Range<usize>,
 ) {
     let mut at = range.start;
-    for (r, c) in refs
+    for (r, kind, targets) in refs
         .iter()
-        .filter(|(r, _)| r.start >= range.start && r.end <= range.end)
+        .filter(|(r, _, _)| r.start >= range.start && r.end <= range.end)
     {
         w.text(&rt.text[at..r.start]);
-        let mut attrs: Attrs = vec![("type", c.kind.as_str().to_string())];
-        if let Some(t) = &c.target {
-            attrs.push(("target", format!("#{t}")));
+        let mut attrs: Attrs = vec![("type", kind.as_str().to_string())];
+        if !targets.is_empty() {
+            let t: Vec<String> = targets.iter().map(|t| format!("#{t}")).collect();
+            attrs.push(("target", t.join(" ")));
         }
         attrs.extend(range_coords(ctx, "ref", rt, r));
         w.leaf("ref", &borrow(&attrs), &rt.text[r.clone()]);
@@ -323,7 +351,7 @@ fn rich(w: &mut TeiWriter, ctx: &Ctx<'_>, rt: &RichText) {
 /// with its `ref`s.
 fn sentences(w: &mut TeiWriter, ctx: &mut Ctx<'_>, rt: &RichText) {
     let refs = callouts(rt);
-    let protected: Vec<Range<usize>> = refs.iter().map(|(r, _)| r.clone()).collect();
+    let protected: Vec<Range<usize>> = refs.iter().map(|(r, _, _)| r.clone()).collect();
     let Some(spans) = ctx.splitter.as_ref().map(|s| s.split(&rt.text, &protected)) else {
         inline(w, ctx, rt, &refs, 0..rt.text.len());
         return;
@@ -557,7 +585,7 @@ pub(crate) fn write_text(w: &mut TeiWriter, ctx: &mut Ctx<'_>, a: &Article) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::document::{CalloutKind, Cell, Formula, Graphic, Head, HeaderRecord, Reference};
+    use crate::document::{Cell, Formula, Graphic, Head, HeaderRecord, Reference};
     use crate::models::citation::Citation;
     use crate::models::name::Person;
     use proptest::prelude::*;
@@ -607,6 +635,27 @@ mod tests {
             at += word.len() + 1;
         }
         RichText { text, refs, tokens }
+    }
+
+    #[test]
+    fn numbers_a_range_implies_join_the_target_of_the_callout_before_them() {
+        // `[2-5]`: 3 and 4 are printed nowhere; their callouts are empty.
+        let t = rt(
+            "see [{bibr:b1|2}{bibr:b2|}{bibr:b3|}-{bibr:b4|5}] and {bibr:-|}{figure:fig_0|Fig. 1}",
+            1,
+        );
+        let got: Vec<(&str, Vec<&str>)> = callouts(&t)
+            .into_iter()
+            .map(|(r, _, targets)| (&t.text[r], targets))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                ("2", vec!["b1", "b2", "b3"]),
+                ("5", vec!["b4"]),
+                ("Fig. 1", vec!["fig_0"]),
+            ]
+        );
     }
 
     fn head(n: Option<&str>, text: &str) -> Option<Head> {
