@@ -38,6 +38,7 @@ pub struct Metrics {
     pub panics: IntCounter,
     pub cascades_cancelled: IntCounter,
     pub model_sequences: IntCounterVec,
+    pub stage_seconds: HistogramVec,
     pub pdf_workers_started: IntGauge,
     pub pdf_workers_lost: IntGauge,
     pub pdf_workers_idle: IntGauge,
@@ -132,6 +133,16 @@ impl Metrics {
             "Sequences labelled by each model",
             &["model"],
         );
+        let stage_seconds = HistogramVec::new(
+            HistogramOpts::new(
+                "quire_stage_duration_seconds",
+                "Wall time of each document pipeline stage (layout, segment, header, \
+                 references, body), model waits included",
+            )
+            .buckets(LATENCY_BUCKETS.to_vec()),
+            &["stage"],
+        )
+        .unwrap_or_else(|e| unreachable("quire_stage_duration_seconds", e));
 
         let pdf_workers_started = gauge(
             "quire_pdf_workers_started",
@@ -159,6 +170,7 @@ impl Metrics {
             Box::new(panics.clone()),
             Box::new(cascades_cancelled.clone()),
             Box::new(model_sequences.clone()),
+            Box::new(stage_seconds.clone()),
             Box::new(pdf_workers_started.clone()),
             Box::new(pdf_workers_lost.clone()),
             Box::new(pdf_workers_idle.clone()),
@@ -184,6 +196,7 @@ impl Metrics {
             panics,
             cascades_cancelled,
             model_sequences,
+            stage_seconds,
             pdf_workers_started,
             pdf_workers_lost,
             pdf_workers_idle,

@@ -80,6 +80,11 @@ fn the_article_comes_back_as_tei_with_its_header_and_references() {
     assert!(xml.contains("<note type=\"raw_reference\">"), "{xml}");
     // What was done, not what was asked: no consolidation lookup runs.
     assert!(xml.contains("consolidateHeader=0"), "{xml}");
+    // Every stage of the pipeline ran once and was timed.
+    for stage in ["layout", "segment", "header", "references", "body"] {
+        let count = format!("quire_stage_duration_seconds_count{{stage=\"{stage}\"}}");
+        assert_eq!(s.prometheus_value(&count), Some(1.0), "{stage}");
+    }
 
     // PUT is served the same way.
     let form = reqwest::blocking::multipart::Form::new().part(

@@ -20,6 +20,7 @@ decoding run on the blocking pool; tagging runs on the model actors.
 */
 
 use std::sync::Arc;
+use std::time::Instant;
 
 use quire::body;
 use quire::document::{md5_hex, Back, Body, HeaderRecord, PageBox, Reference};
@@ -32,7 +33,33 @@ use quire::models::segmentation::{self, Zones};
 use quire::models::{affiliation, date, fulltext, name, ModelName};
 
 use crate::cascade::strings;
+use crate::metrics::metrics;
 use crate::{CascadeCtx, DebugTrace, Error, Labeler};
+
+/// Observes a stage's wall time in `quire_stage_duration_seconds` when dropped (so a stage
+/// that fails is timed too).
+struct StageTimer {
+    stage: &'static str,
+    started: Instant,
+}
+
+impl StageTimer {
+    fn start(stage: &'static str) -> StageTimer {
+        StageTimer {
+            stage,
+            started: Instant::now(),
+        }
+    }
+}
+
+impl Drop for StageTimer {
+    fn drop(&mut self) {
+        metrics()
+            .stage_seconds
+            .with_label_values(&[self.stage])
+            .observe(self.started.elapsed().as_secs_f64());
+    }
+}
 
 /// One request's document and what its stages share.
 pub struct DocStage {
@@ -55,7 +82,9 @@ impl DocStage {
         debug: bool,
     ) -> Result<DocStage, Error> {
         let md5 = md5_hex(&pdf);
+        let timer = StageTimer::start("layout");
         let doc = ctx.pdf()?.layout(pdf, range).await?;
+        drop(timer);
         let lex = quire::lexicon::shared(&ctx.engine.models_dir)?;
         let labeler = Labeler::new(ctx.models.clone(), flavor, debug);
         Ok(DocStage {
@@ -76,6 +105,7 @@ impl DocStage {
     /// Segmentation: the document's zones (computed on first use, then shared).
     pub async fn segment(&mut self) -> Result<&Zones, Error> {
         if self.zones.is_none() {
+            let _timer = StageTimer::start("segment");
             let (d, l) = (self.doc.clone(), self.lex.clone());
             let (rows, refs) = CascadeCtx::blocking("segmentation features", move || {
                 let (facts, refs) = segmentation::document_lines(&d);
@@ -100,6 +130,8 @@ impl DocStage {
 
     /// The header stage: header zone → header model → names, affiliations, dates → record.
     pub async fn header(&mut self) -> Result<HeaderRecord, Error> {
+        self.segment().await?;
+        let _timer = StageTimer::start("header");
         let header_lines = self.segment().await?.lines(segmentation::Label::Header);
         let (d, l) = (self.doc.clone(), self.lex.clone());
         let (tokens, rows) = CascadeCtx::blocking("header features", move || {
@@ -185,6 +217,8 @@ impl DocStage {
     /// The references stage: references zone → reference-segmenter → citation batch →
     /// name-citation, date. A document without a references zone has no references.
     pub async fn references(&mut self) -> Result<Vec<Reference>, Error> {
+        self.segment().await?;
+        let _timer = StageTimer::start("references");
         let lines = self.segment().await?.lines(segmentation::Label::References);
         if lines.is_empty() {
             return Ok(Vec::new());
@@ -231,6 +265,7 @@ impl DocStage {
     /// every callout resolved against the references, figures, tables, formulas and notes.
     pub async fn body(&mut self, references: &[Reference]) -> Result<(Body, Back), Error> {
         let zones = self.segment().await?.clone();
+        let _timer = StageTimer::start("body");
         let body_lines = zones.lines(segmentation::Label::Body);
         let annex_lines = zones.lines(segmentation::Label::Annex);
         let callouts = fulltext::Callouts::from_references(references);
