@@ -423,11 +423,7 @@ pub(crate) mod tests {
         ]
         .map(String::from)
         .to_vec();
-        let got: Vec<(Label, std::ops::Range<usize>)> = decode(&l)
-            .unwrap()
-            .into_iter()
-            .map(|s| (s.label, s.tokens))
-            .collect();
+        let got = crate::models::span_pairs(decode(&l).unwrap());
         assert_eq!(
             got,
             vec![

@@ -316,13 +316,14 @@ impl ModelSpec for Spec {
         })
     }
     fn default_params(&self) -> TrainParams {
-        // GROBID: epsilon 1e-5, window 50, 2,000 iterations (reference §7).
+        // GROBID: epsilon 1e-5, window 50, 2,000 iterations (reference §7); the committed
+        // model was trained with 300 (265 s on one thread), which the default reproduces.
         TrainParams {
             c1: 0.5,
             c2: 0.0001,
             epsilon: 1e-5,
             window: 50,
-            max_iter: 2000,
+            max_iter: 300,
             threads: 0,
         }
     }
@@ -369,11 +370,7 @@ mod tests {
         ]
         .map(String::from)
         .to_vec();
-        let got: Vec<(Label, std::ops::Range<usize>)> = decode(&l)
-            .unwrap()
-            .into_iter()
-            .map(|s| (s.label, s.tokens))
-            .collect();
+        let got = crate::models::span_pairs(decode(&l).unwrap());
         assert_eq!(
             got,
             vec![

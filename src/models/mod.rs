@@ -332,3 +332,11 @@ pub(crate) fn label_spans<L: Copy + PartialEq>(
     }
     Ok(out)
 }
+
+/// Test helper: spans as `(label, token range)` pairs, for comparing decoders' output.
+#[cfg(test)]
+pub(crate) fn span_pairs<L>(
+    spans: Vec<crate::layout::Span<L>>,
+) -> Vec<(L, std::ops::Range<usize>)> {
+    spans.into_iter().map(|s| (s.label, s.tokens)).collect()
+}

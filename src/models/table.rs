@@ -135,11 +135,7 @@ mod tests {
         let l: Vec<String> = ["I-<figure_head>", "I-<content>", "<content>", "I-<note>"]
             .map(String::from)
             .to_vec();
-        let got: Vec<(Label, std::ops::Range<usize>)> = decode(&l)
-            .unwrap()
-            .into_iter()
-            .map(|s| (s.label, s.tokens))
-            .collect();
+        let got = crate::models::span_pairs(decode(&l).unwrap());
         assert_eq!(
             got,
             vec![

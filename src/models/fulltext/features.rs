@@ -667,14 +667,13 @@ mod tests {
         assert!(c.known.contains("Smith"));
     }
 
-    /// The facts of a PDF laid out by pdfium: a bold heading, an indented paragraph with a
-    /// superscript callout, and a caption under a bitmap.
-    #[test]
-    fn document_tokens_of_a_generated_pdf() {
+    /// A PDF laid out by pdfium: a bold heading, an indented paragraph with a superscript
+    /// callout, and a caption under a bitmap; `None` without libpdfium.
+    fn generated_doc() -> Option<Document> {
         use crate::testutil::PdfBuilder;
         if crate::layout::pdfium::resolve_library(None).is_none() {
             println!("skipped: libpdfium not found");
-            return;
+            return None;
         }
         let pdf = PdfBuilder::new()
             .page(612.0, 792.0)
@@ -685,13 +684,20 @@ mod tests {
             .image(72.0, 300.0, 200.0, 100.0)
             .text(72.0, 285.0, "Times-Roman", 10.0, "Figure 1: A plot.")
             .build();
-        let doc = crate::layout::layout_pdf(
-            &pdf,
-            crate::layout::PageRange::default(),
-            crate::layout::Limits::default(),
-            None,
+        Some(
+            crate::layout::layout_pdf(
+                &pdf,
+                crate::layout::PageRange::default(),
+                crate::layout::Limits::default(),
+                None,
+            )
+            .unwrap(),
         )
-        .unwrap();
+    }
+
+    #[test]
+    fn document_tokens_of_a_generated_pdf() {
+        let Some(doc) = generated_doc() else { return };
         let (facts, zone) = document_tokens(&doc, &all_lines(&doc));
         let texts: Vec<&str> = facts.iter().map(|f| f.text.as_str()).collect();
         assert_eq!(
@@ -726,5 +732,55 @@ mod tests {
         assert_eq!(facts[at("Figure")].page_position, 7);
         assert_eq!(zone[at("Methods")].sep, Sep::Newline);
         assert_eq!(zone[0].sep, Sep::Space);
+    }
+
+    /// The committed fulltext and figure models tag the rows of a generated PDF: run-time
+    /// features, model and decoder fit together.
+    #[test]
+    fn committed_models_tag_run_time_rows() {
+        use crate::models::{figure, fulltext};
+        let models = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("models");
+        if !models.join("fulltext/model.crf").is_file() {
+            eprintln!("skipped: no committed fulltext model");
+            return;
+        }
+        let Some(doc) = generated_doc() else { return };
+        let (facts, _) = document_tokens(&doc, &all_lines(&doc));
+        let model =
+            crate::crf::Model::load(&models.join("fulltext"), fulltext::FEATURE_VERSION).unwrap();
+        let labels = model.label(&rows(&facts)).unwrap();
+        let spans = fulltext::decode(&labels).unwrap();
+        assert_eq!(spans.first().map(|s| s.tokens.start), Some(0));
+        assert_eq!(spans.last().map(|s| s.tokens.end), Some(facts.len()));
+        assert!(spans
+            .windows(2)
+            .all(|w| w[0].tokens.end == w[1].tokens.start));
+        // The bold heading is a section title, the text under it a paragraph.
+        assert_eq!(spans[0].label, fulltext::Label::Section, "{labels:?}");
+        assert_eq!(spans[0].tokens, 0..2, "{labels:?}");
+        assert_eq!(spans[1].label, fulltext::Label::Paragraph, "{labels:?}");
+        // The caption under the bitmap is a figure.
+        let last = spans.last().unwrap();
+        assert_eq!(
+            (last.label, last.tokens.clone()),
+            (fulltext::Label::Figure, 10..16)
+        );
+        // The figure model takes the caption's facts.
+        let caption = &facts[10..];
+        let fig = crate::crf::Model::load(&models.join("figure"), figure::FEATURE_VERSION).unwrap();
+        let fig_labels = fig.label(&figure::rows(caption)).unwrap();
+        let fig_spans = figure::decode(&fig_labels).unwrap();
+        assert_eq!(fig_spans.last().map(|s| s.tokens.end), Some(caption.len()));
+        assert_eq!(
+            fig_spans[0].label,
+            figure::Label::FigureHead,
+            "{fig_labels:?}"
+        );
+        assert!(
+            fig_spans
+                .iter()
+                .any(|s| s.label == figure::Label::Label && s.tokens == (1..2)),
+            "`1` is the figure's label: {fig_labels:?}"
+        );
     }
 }
