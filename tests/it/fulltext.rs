@@ -34,7 +34,7 @@ const PATH: &str = "/api/processFulltextDocument";
 const ASSETS: &str = "/api/processFulltextAssetDocument";
 
 /// Parses `xml` to the end; the first error if it is not well-formed.
-fn well_formed(xml: &str) -> Result<(), String> {
+pub(crate) fn well_formed(xml: &str) -> Result<(), String> {
     let mut r = quick_xml::Reader::from_str(xml);
     let mut depth = 0i64;
     loop {

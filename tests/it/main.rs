@@ -8,6 +8,7 @@ mod common;
 mod corpus;
 mod errors;
 mod fulltext;
+mod fulltext_article;
 mod header;
 mod layout;
 mod pool;
