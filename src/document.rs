@@ -242,6 +242,21 @@ pub struct Back {
     pub funding: Vec<Div>,
     pub availability: Vec<Div>,
     pub annex: Vec<Div>,
+    /// What the funding-acknowledgement model found in the acknowledgement and funding
+    /// sections: TEI `listOrg type="funding"` in the back, `funder` in the `titleStmt`.
+    pub fundings: Vec<Funding>,
+}
+
+/// One funding: the funder named and the grants given with it.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Funding {
+    /// The `xml:id` of the `org type="funding"` (`funding_0`…), the funder's `ref` target.
+    pub id: String,
+    pub funder: Option<String>,
+    pub grant_numbers: Vec<String>,
+    pub grant_name: Option<String>,
+    pub program: Option<String>,
+    pub project: Option<String>,
 }
 
 impl Back {
@@ -250,6 +265,7 @@ impl Back {
             && self.funding.is_empty()
             && self.availability.is_empty()
             && self.annex.is_empty()
+            && self.fundings.is_empty()
     }
 }
 

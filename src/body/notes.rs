@@ -221,5 +221,6 @@ pub fn back(doc: &Document, zones: &Zones) -> Back {
         funding: zone_divs(doc, &zones.lines(Zone::Funding)),
         availability: zone_divs(doc, &zones.lines(Zone::Availability)),
         annex: Vec::new(),
+        fundings: Vec::new(),
     }
 }

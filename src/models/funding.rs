@@ -345,6 +345,88 @@ impl ModelSpec for Spec {
     }
 }
 
+/// The byte range of each of `toks` in `text` (tokens are found in order; one that is not
+/// found gets an empty range where the search stands).
+pub fn token_ranges(text: &str, toks: &[Tok]) -> Vec<std::ops::Range<usize>> {
+    let mut at = 0;
+    toks.iter()
+        .map(|t| match text[at..].find(t.text.as_str()) {
+            Some(i) => {
+                let r = at + i..at + i + t.text.len();
+                at = r.end;
+                r
+            }
+            None => at..at,
+        })
+        .collect()
+}
+
+/// The fundings a labelled paragraph states: each funder name opens a funding, and the grant
+/// numbers, grant, programme and project names that follow it (up to the next funder) belong
+/// to it; grants named before any funder form a funding of their own. Texts are cut from
+/// `text` at the tokens' ranges ([`token_ranges`]). Ids are left empty for the caller.
+pub fn fundings(
+    text: &str,
+    toks: &[Tok],
+    spans: &[crate::layout::Span<Label>],
+) -> Vec<crate::document::Funding> {
+    use crate::document::Funding;
+    let ranges = token_ranges(text, toks);
+    let cut = |s: &crate::layout::Span<Label>| -> Option<String> {
+        let first = ranges.get(s.tokens.start)?;
+        let last = ranges.get(s.tokens.end.checked_sub(1)?)?;
+        let mut end = last.end;
+        // A name whose span stops before the `)` closing its own `(`: "Soil Environments (BASE".
+        let opened = |t: &str| t.matches('(').count() > t.matches(')').count();
+        if opened(text.get(first.start..end)?) && text[end..].trim_start().starts_with(')') {
+            end += text[end..].find(')')? + 1;
+        }
+        let t = text.get(first.start..end)?;
+        let t = t.split_whitespace().collect::<Vec<_>>().join(" ");
+        let t =
+            t.trim_matches(|c: char| matches!(c, ',' | ';' | ':' | '.' | '"' | '“' | '”' | '\''));
+        let t = t
+            .strip_prefix('(')
+            .filter(|t| !t.contains(')'))
+            .unwrap_or(t);
+        let t = t
+            .strip_suffix(')')
+            .filter(|t| !t.contains('('))
+            .unwrap_or(t);
+        (!t.is_empty()).then(|| t.to_string())
+    };
+    let mut out: Vec<Funding> = Vec::new();
+    let mut current: Option<Funding> = None;
+    for s in spans {
+        let Some(value) = cut(s) else { continue };
+        match s.label {
+            Label::FunderName => {
+                out.extend(current.take());
+                current = Some(Funding {
+                    funder: Some(value),
+                    ..Funding::default()
+                });
+            }
+            Label::GrantNumber => current
+                .get_or_insert_with(Funding::default)
+                .grant_numbers
+                .push(value),
+            Label::GrantName => {
+                current.get_or_insert_with(Funding::default).grant_name = Some(value)
+            }
+            Label::ProgramName => {
+                current.get_or_insert_with(Funding::default).program = Some(value)
+            }
+            Label::ProjectName => {
+                current.get_or_insert_with(Funding::default).project = Some(value)
+            }
+            _ => {}
+        }
+    }
+    out.extend(current);
+    out
+}
+
 /// Labels in, spans out: one [`Span`](crate::layout::Span) per run of one label over the
 /// tokens the rows were made from (`features::toks_from_text(text, false)`, as
 /// [`ModelSpec::rows_from_text`] makes them), a new one at each `I-` prefix; an unknown label is
@@ -356,6 +438,48 @@ pub fn decode(labels: &[String]) -> Result<Vec<crate::layout::Span<Label>>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn fundings_group_grants_under_the_funder_before_them() {
+        let text = "Supported by grant 12-34 and by the National Science Foundation (IIS-0328802, \
+                    DMS 0604394), and by the \"Wellcome Trust (WT)\".";
+        let toks = f::toks_from_text(text, false);
+        let words: Vec<&str> = toks.iter().map(|t| t.text.as_str()).collect();
+        let find = |w: &str| words.iter().position(|x| *x == w).unwrap();
+        let span = |label, from: &str, to: &str| crate::layout::Span {
+            label,
+            tokens: find(from)..find(to) + 1,
+        };
+        let spans = vec![
+            span(Label::Other, "Supported", "grant"),
+            span(Label::GrantNumber, "12", "34"),
+            span(Label::FunderName, "National", "Foundation"),
+            span(Label::GrantNumber, "IIS", "0328802"),
+            span(Label::GrantNumber, "DMS", "0604394"),
+            span(Label::FunderName, "Wellcome", "WT"),
+        ];
+        let got = fundings(text, &toks, &spans);
+        let view: Vec<(Option<&str>, Vec<&str>)> = got
+            .iter()
+            .map(|g| {
+                (
+                    g.funder.as_deref(),
+                    g.grant_numbers.iter().map(String::as_str).collect(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            view,
+            vec![
+                (None, vec!["12-34"]),
+                (
+                    Some("National Science Foundation"),
+                    vec!["IIS-0328802", "DMS 0604394"]
+                ),
+                (Some("Wellcome Trust (WT)"), vec![]),
+            ]
+        );
+    }
 
     #[test]
     fn decode_gives_funder_and_grant_spans() {

@@ -544,18 +544,48 @@ fn back(w: &mut TeiWriter, ctx: &mut Ctx<'_>, a: &Article) {
     }
     w.open("back", &[]);
     for (ty, divs) in back_sections(&a.back) {
-        if divs.is_empty() {
-            continue;
+        if !divs.is_empty() {
+            w.open("div", &[("type", ty)]);
+            for d in divs {
+                div(w, ctx, d);
+                w.newline();
+            }
+            w.close("div");
         }
-        w.open("div", &[("type", ty)]);
-        for d in divs {
-            div(w, ctx, d);
-            w.newline();
+        if ty == "funding" {
+            list_org(w, &a.back.fundings);
         }
-        w.close("div");
     }
     references(w, ctx, &a.references);
     w.close("back");
+}
+
+/// `<listOrg type="funding">`: one `org type="funding"` per funding, its grant numbers as
+/// `idno type="grant-number"`, its grant, programme and project names as `orgName`s (the
+/// funder itself is written in the `titleStmt`, pointing here); nothing without fundings.
+fn list_org(w: &mut TeiWriter, fundings: &[crate::document::Funding]) {
+    if fundings.is_empty() {
+        return;
+    }
+    w.open("listOrg", &[("type", "funding")]);
+    for f in fundings {
+        w.indent();
+        w.start("org", &[("type", "funding"), ("xml:id", f.id.as_str())]);
+        for g in &f.grant_numbers {
+            w.leaf("idno", &[("type", "grant-number")], g);
+        }
+        for (ty, v) in [
+            ("grant", &f.grant_name),
+            ("program", &f.program),
+            ("project", &f.project),
+        ] {
+            if let Some(v) = v {
+                w.leaf("orgName", &[("type", ty)], v);
+            }
+        }
+        w.end("org").newline();
+    }
+    w.close("listOrg");
 }
 
 /// `<div type="references">` with the `listBibl`, `biblStruct` coordinates when asked;
@@ -812,6 +842,12 @@ mod tests {
                 funding: section("Funding", "Supported by grant 123."),
                 availability: section("Data availability", "Data are on request."),
                 annex: section("Appendix A", "Extra material."),
+                fundings: vec![crate::document::Funding {
+                    id: "funding_0".into(),
+                    funder: Some("Example Science Foundation".into()),
+                    grant_numbers: vec!["123".into()],
+                    ..Default::default()
+                }],
             },
             references: vec![
                 Reference {

@@ -108,6 +108,7 @@ fn write_article(w: &mut TeiWriter, a: &Article, opt: &TeiOptions) {
     } else {
         w.line("title", &MAIN_TITLE, title);
     }
+    funders(w, &a.back.fundings);
     w.close("titleStmt");
     w.open("publicationStmt", &[]);
     match &h.publisher {
@@ -281,6 +282,29 @@ fn write_article(w: &mut TeiWriter, a: &Article, opt: &TeiOptions) {
         write_text(w, &mut ctx, a);
     }
     w.close("TEI");
+}
+
+/// One `<funder ref="#funding_N …">` per distinct funder name (its fundings as targets), with
+/// its `orgName type="full"`, in the `titleStmt` (grobid-service §5.1).
+fn funders(w: &mut TeiWriter, fundings: &[crate::document::Funding]) {
+    let mut named: Vec<(&str, Vec<String>)> = Vec::new();
+    for f in fundings {
+        let Some(name) = f.funder.as_deref() else {
+            continue;
+        };
+        let target = format!("#{}", f.id);
+        match named.iter_mut().find(|(n, _)| n.eq_ignore_ascii_case(name)) {
+            Some((_, targets)) => targets.push(target),
+            None => named.push((name, vec![target])),
+        }
+    }
+    for (name, targets) in named {
+        let refs = targets.join(" ");
+        w.indent();
+        w.start("funder", &[("ref", refs.as_str())]);
+        w.leaf("orgName", &[("type", "full")], name);
+        w.end("funder").newline();
+    }
 }
 
 /// `<date type="published" when="…">raw</date>` on its own line.

@@ -96,8 +96,20 @@ pub(crate) fn rich_article() -> Vec<u8> {
             "Lopez and Berger: Soil Moisture from Satellite Images",
         )
         .text(300.0, 40.0, "Times-Roman", 9.0, "3")
-        .text(72.0, 720.0, "Helvetica-Bold", 12.0, "References");
-    let mut y = 700.0;
+        .text(72.0, 720.0, "Helvetica-Bold", 12.0, "Acknowledgements")
+        .paragraph(
+            72.0,
+            702.0,
+            "Times-Roman",
+            10.0,
+            12.0,
+            &[
+                "This work was supported by the National Science Foundation under grant",
+                "IIS-0328802 and by the European Research Council.",
+            ],
+        )
+        .text(72.0, 660.0, "Helvetica-Bold", 12.0, "References");
+    let mut y = 640.0;
     for r in REFS {
         b = b.text(72.0, y, "Times-Roman", 9.0, r);
         y -= 16.0;
@@ -209,6 +221,23 @@ fn a_generated_article_comes_back_element_by_element() {
             "{cell}: {tab}"
         );
     }
+
+    // The acknowledgement, and the funding it states: funder in the titleStmt, grant in the
+    // back's listOrg.
+    let back = all_between(&xml, "<back>", "</back>").concat();
+    assert!(back.contains("<div type=\"acknowledgement\">"), "{back}");
+    assert!(
+        back.contains("supported by the National Science Foundation"),
+        "{back}"
+    );
+    assert!(
+        xml.contains("<funder ref=\"#funding_0\"><orgName type=\"full\">National Science Foundation</orgName></funder>"),
+        "{xml}"
+    );
+    assert!(
+        back.contains("<org type=\"funding\" xml:id=\"funding_0\"><idno type=\"grant-number\">IIS-0328802</idno></org>"),
+        "{back}"
+    );
 
     // Every box lies on one of the three pages, inside it.
     let boxes = coords(&xml);

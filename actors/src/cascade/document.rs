@@ -23,14 +23,14 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use quire::body;
-use quire::document::{md5_hex, Back, Body, HeaderRecord, PageBox, Reference};
+use quire::document::{md5_hex, Back, Body, BodyBlock, Funding, HeaderRecord, PageBox, Reference};
 use quire::layout::{BBox, Document};
 use quire::lexicon::{LexView, Lexicons};
 use quire::models::header::{self, HeaderFields};
 use quire::models::header_record::{self, SubResults};
 use quire::models::reference_segmenter as refseg;
 use quire::models::segmentation::{self, Zones};
-use quire::models::{affiliation, date, fulltext, name, ModelName};
+use quire::models::{affiliation, date, fulltext, funding, name, ModelName};
 
 use crate::cascade::strings;
 use crate::metrics::metrics;
@@ -283,7 +283,7 @@ impl DocStage {
         let body_spans = fulltext::decode(&labels[0])?;
         let annex_spans = fulltext::decode(&labels[1])?;
         let (d, refs) = (self.doc.clone(), references.to_vec());
-        CascadeCtx::blocking("body assembly", move || {
+        let (body, mut back) = CascadeCtx::blocking("body assembly", move || {
             let mut body = body::assemble(&d, &body_tokens, &body_spans);
             let mut back = body::back(&d, &zones);
             back.annex = body::assemble_annex(&d, &annex_tokens, &annex_spans, &mut body);
@@ -291,7 +291,59 @@ impl DocStage {
             body::resolve_callouts(&mut body, &mut back, &refs);
             Ok((body, back))
         })
-        .await
+        .await?;
+        back.fundings = self.fundings(&back).await?;
+        Ok((body, back))
+    }
+
+    /// The funding-acknowledgement model over every paragraph of the acknowledgement and
+    /// funding sections (one batch) → the fundings they state, with ids `funding_N`. Without
+    /// an installed model there are none (the sections themselves are written as they are).
+    async fn fundings(&mut self, back: &Back) -> Result<Vec<Funding>, Error> {
+        if !self
+            .ctx
+            .models
+            .is_available(ModelName::FundingAcknowledgement)
+        {
+            return Ok(Vec::new());
+        }
+        let texts: Vec<String> = back
+            .acknowledgement
+            .iter()
+            .chain(&back.funding)
+            .flat_map(|d| &d.blocks)
+            .filter_map(|b| match b {
+                BodyBlock::Paragraph(p) => Some(p.text.clone()),
+                _ => None,
+            })
+            .collect();
+        if texts.is_empty() {
+            return Ok(Vec::new());
+        }
+        let lexicon_dir = self.ctx.engine.models_dir.join("lexicon");
+        let (texts, toks, rows) = CascadeCtx::blocking("funding features", move || {
+            let lex = funding::FundingLexicon::load(&lexicon_dir)?;
+            let view = funding::FundingView::new(&lex);
+            let toks: Vec<_> = texts
+                .iter()
+                .map(|t| quire::features::toks_from_text(t, false))
+                .collect();
+            let rows = toks.iter().map(|t| funding::rows(t, &view)).collect();
+            Ok((texts, toks, rows))
+        })
+        .await?;
+        let labels = self
+            .labeler
+            .label(ModelName::FundingAcknowledgement, rows)
+            .await?;
+        let mut out = Vec::new();
+        for ((text, toks), labels) in texts.iter().zip(&toks).zip(&labels) {
+            out.extend(funding::fundings(text, toks, &funding::decode(labels)?));
+        }
+        for (i, f) in out.iter_mut().enumerate() {
+            f.id = format!("funding_{i}");
+        }
+        Ok(out)
     }
 }
 
