@@ -312,6 +312,7 @@ mod tests {
                     },
                     email: Some("ana@example.org".into()),
                     affiliations: vec![0],
+                    ..Default::default()
                 },
                 Author {
                     person: Person {
