@@ -22,13 +22,21 @@ pub struct Author {
     pub email: Option<String>,
     /// Indices into [`HeaderRecord::affiliations`].
     pub affiliations: Vec<usize>,
+    /// Where the name is printed, one box per line fragment (empty when it could not be
+    /// traced to the header's tokens).
+    pub coords: Vec<PageBox>,
 }
 
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct HeaderRecord {
     pub title: Option<String>,
+    /// Where the title is printed, one box per line fragment (empty when not traced).
+    pub title_coords: Vec<PageBox>,
     pub authors: Vec<Author>,
     pub affiliations: Vec<Affiliation>,
+    /// Per affiliation, where it is printed (empty when not traced; may be shorter than
+    /// `affiliations`).
+    pub affiliation_coords: Vec<Vec<PageBox>>,
     pub abstract_text: Option<String>,
     pub keywords: Vec<String>,
     pub doi: Option<String>,

@@ -8,6 +8,7 @@
 //! layout at run time ([`document_tokens`]); [`rows`] then computes the 31 feature columns,
 //! lexical ones included, for both.
 
+use std::ops::Range;
 use std::path::Path;
 
 use crate::corpus::layout::{self as corpus, PairRead, TeiEvent, Unmatched};
@@ -377,12 +378,21 @@ pub fn document_tokens(doc: &Document, lines: &[LineRef]) -> Vec<HeaderToken> {
 
 /// The header's fields as labelled text spans, in document order. Each span is one field
 /// occurrence (a new `I-` label or a label change starts a new one).
+///
+/// `largest` and `tokens` run beside `spans` when the spans were decoded from tokens (both
+/// are empty otherwise). A rule that splits a span at line breaks gives each part the
+/// tokens of its lines ([`HeaderFields::line_tokens`]); text a rule makes up gets an empty
+/// range.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct HeaderFields {
     pub spans: Vec<(Label, String)>,
-    /// Per span: how many of its tokens are in the header's largest font (empty when the
-    /// spans were not decoded from tokens).
+    /// Per span: how many of its tokens are in the header's largest font.
     pub largest: Vec<usize>,
+    /// Per span: its range of header tokens (indices into `decode`'s `tokens`).
+    pub tokens: Vec<Range<usize>>,
+    /// The header tokens that start a line inside a span (their predecessor ends with a line
+    /// break), ascending: where a span's text has a `\n`.
+    pub line_starts: Vec<usize>,
 }
 
 impl HeaderFields {
@@ -391,8 +401,40 @@ impl HeaderFields {
     pub(crate) fn of(spans: &[(Label, &str)]) -> HeaderFields {
         HeaderFields {
             spans: spans.iter().map(|(l, s)| (*l, s.to_string())).collect(),
-            largest: Vec::new(),
+            ..Default::default()
         }
+    }
+
+    /// Whether `tokens` runs beside `spans`.
+    fn traced(&self) -> bool {
+        self.tokens.len() == self.spans.len()
+    }
+
+    /// The header tokens of span `i` (empty when not traced).
+    pub fn span_tokens(&self, i: usize) -> Range<usize> {
+        if self.traced() {
+            self.tokens.get(i).cloned().unwrap_or(0..0)
+        } else {
+            0..0
+        }
+    }
+
+    /// The header tokens of lines `lines` of span `i` (its text split at `\n`): what a rule
+    /// that cuts a span at line breaks gives each part. Empty when not traced.
+    pub fn line_tokens(&self, i: usize, lines: Range<usize>) -> Range<usize> {
+        let all = self.span_tokens(i);
+        if all.is_empty() {
+            return all;
+        }
+        let inner = self
+            .line_starts
+            .iter()
+            .copied()
+            .filter(|&t| t > all.start && t < all.end);
+        let starts: Vec<usize> = std::iter::once(all.start).chain(inner).collect();
+        let at = |k: usize| starts.get(k).copied().unwrap_or(all.end);
+        let (a, b) = (at(lines.start), at(lines.end));
+        a..b.max(a)
     }
 
     /// Every span of a label.
@@ -412,17 +454,23 @@ impl HeaderFields {
     /// The span of a label with the most tokens in the largest font (the first on a tie):
     /// a series name labelled as a title beside the real, larger title loses.
     pub fn most_prominent(&self, label: Label) -> Option<&str> {
-        let mut best: Option<(usize, &str)> = None;
-        for (i, (l, s)) in self.spans.iter().enumerate() {
+        self.most_prominent_at(label)
+            .and_then(|i| self.spans.get(i))
+            .map(|(_, s)| s.as_str())
+    }
+    /// The index of [`HeaderFields::most_prominent`]'s span.
+    pub fn most_prominent_at(&self, label: Label) -> Option<usize> {
+        let mut best: Option<(usize, usize)> = None;
+        for (i, (l, _)) in self.spans.iter().enumerate() {
             if *l != label {
                 continue;
             }
             let n = self.largest.get(i).copied().unwrap_or(0);
             if best.is_none_or(|(b, _)| n > b) {
-                best = Some((n, s.as_str()));
+                best = Some((n, i));
             }
         }
-        best.map(|(_, s)| s)
+        best.map(|(_, i)| i)
     }
 }
 
@@ -437,7 +485,7 @@ pub fn decode(tokens: &[HeaderToken], labels: &[String]) -> Result<HeaderFields>
     }
     let mut fields = HeaderFields::default();
     let mut prev_sep = Sep::None;
-    for (t, l) in tokens.iter().zip(labels) {
+    for (k, (t, l)) in tokens.iter().zip(labels).enumerate() {
         let label = Label::parse(l).unwrap_or(Label::Other);
         let starts = l.starts_with("I-");
         let extend = matches!(fields.spans.last(), Some((cur, _)) if *cur == label && !starts);
@@ -446,16 +494,23 @@ pub fn decode(tokens: &[HeaderToken], labels: &[String]) -> Result<HeaderFields>
                 match prev_sep {
                     Sep::None => {}
                     Sep::Space => s.push(' '),
-                    Sep::Newline => s.push('\n'),
+                    Sep::Newline => {
+                        s.push('\n');
+                        fields.line_starts.push(k);
+                    }
                 }
                 s.push_str(&t.facts.text);
             }
             if let Some(n) = fields.largest.last_mut() {
                 *n += usize::from(t.facts.largest);
             }
+            if let Some(r) = fields.tokens.last_mut() {
+                r.end = k + 1;
+            }
         } else {
             fields.spans.push((label, t.facts.text.clone()));
             fields.largest.push(usize::from(t.facts.largest));
+            fields.tokens.push(k..k + 1);
         }
         prev_sep = t.sep;
     }
@@ -1008,12 +1063,15 @@ Study study S St Stu Stud y dy udy tudy BLOCKEND LINEEND LINEINDENT SAMEFONT SAM
         let fields = decode(&toks, &labels).unwrap();
         assert_eq!(fields.first(Label::Title), Some("Deep Things"));
         assert_eq!(fields.largest, vec![2, 0, 0]);
+        assert_eq!(fields.tokens, vec![0..2, 2..7, 7..8]);
+        assert_eq!(fields.most_prominent_at(Label::Title), Some(0));
         let two = HeaderFields {
             spans: vec![
                 (Label::Title, "Series Name".into()),
                 (Label::Title, "Real Title".into()),
             ],
             largest: vec![0, 2],
+            ..Default::default()
         };
         assert_eq!(two.most_prominent(Label::Title), Some("Real Title"));
         assert_eq!(two.first(Label::Title), Some("Series Name"));

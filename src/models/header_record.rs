@@ -4,6 +4,8 @@
 //! filtering, e-mail and affiliation attachment, title/abstract/keyword clean-up, DOI and
 //! arXiv identifiers.
 
+use std::ops::Range;
+
 use crate::document::{Author, HeaderRecord};
 use crate::models::affiliation::Affiliation;
 use crate::models::date::Date;
@@ -12,10 +14,17 @@ use crate::models::name::Person;
 
 /// The text given to the name model, one entry per `<author>` span.
 pub fn author_segments(f: &HeaderFields) -> Vec<String> {
-    f.all(Label::Author)
-        .map(|s| s.replace('\n', " "))
-        .filter(|s| !s.trim().is_empty())
-        .collect()
+    author_spans(f).map(|(_, s)| s).collect()
+}
+
+/// The non-blank `<author>` spans as (span index, text for the name model).
+fn author_spans(f: &HeaderFields) -> impl Iterator<Item = (usize, String)> + '_ {
+    f.spans
+        .iter()
+        .enumerate()
+        .filter(|(_, (l, _))| *l == Label::Author)
+        .map(|(i, (_, s))| (i, s.replace('\n', " ")))
+        .filter(|(_, s)| !s.trim().is_empty())
 }
 
 /// A short name-like line the header model left as `<other>` just before an e-mail whose
@@ -77,10 +86,20 @@ pub fn rescue_authors_by_email(f: &mut HeaderFields) {
         match head {
             None => f.spans[i - 1].0 = Label::Author,
             Some(head) => {
+                let n = text.lines().count();
+                let traced = f.tokens.len() == f.spans.len();
+                let (head_toks, name_toks) = (
+                    f.line_tokens(i - 1, 0..n - 1),
+                    f.line_tokens(i - 1, n - 1..n),
+                );
                 f.spans[i - 1].1 = head;
                 f.spans.insert(i, (Label::Author, name));
                 if f.largest.len() + 1 == f.spans.len() {
                     f.largest.insert(i, 0);
+                }
+                if traced {
+                    f.tokens[i - 1] = head_toks;
+                    f.tokens.insert(i, name_toks);
                 }
                 i += 1;
             }
@@ -175,6 +194,11 @@ fn rescue_capitalised_name_lines(f: &mut HeaderFields) {
             .map(|l| (Label::Author, l.trim().to_string()))
             .collect();
         let aligned = f.largest.len() == f.spans.len();
+        let traced = f.tokens.len() == f.spans.len();
+        let ranges: Vec<_> = (0..n)
+            .map(|k| f.line_tokens(i, k..k + 1))
+            .chain(std::iter::once(f.line_tokens(i, n..lines.len())))
+            .collect();
         let keep_rest = !rest.trim().is_empty();
         f.spans.splice(
             i..=i,
@@ -185,6 +209,10 @@ fn rescue_capitalised_name_lines(f: &mut HeaderFields) {
         if aligned {
             let added = n + usize::from(keep_rest);
             f.largest.splice(i..=i, std::iter::repeat_n(0, added));
+        }
+        if traced {
+            f.tokens
+                .splice(i..=i, ranges.into_iter().take(n + usize::from(keep_rest)));
         }
         i += n + 1;
     }
@@ -237,21 +265,33 @@ fn name_like(s: &str) -> bool {
 /// The texts given to the affiliation model: each `<affiliation>` span with the `<address>`
 /// spans that follow it; an address with no affiliation before it stands alone.
 pub fn affiliation_segments(f: &HeaderFields) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
+    affiliation_parts(f).into_iter().map(|(s, _)| s).collect()
+}
+
+/// [`affiliation_segments`] with the header tokens of each: the ranges of the spans merged
+/// into it (an untraced span adds none).
+pub fn affiliation_segment_tokens(f: &HeaderFields) -> Vec<Vec<Range<usize>>> {
+    affiliation_parts(f).into_iter().map(|(_, r)| r).collect()
+}
+
+fn affiliation_parts(f: &HeaderFields) -> Vec<(String, Vec<Range<usize>>)> {
+    let mut out: Vec<(String, Vec<Range<usize>>)> = Vec::new();
     let mut last_was_aff = false;
-    for (l, s) in &f.spans {
+    for (i, (l, s)) in f.spans.iter().enumerate() {
+        let toks = Some(f.span_tokens(i)).filter(|r| !r.is_empty());
         match l {
             Label::Affiliation => {
-                out.push(s.clone());
+                out.push((s.clone(), toks.into_iter().collect()));
                 last_was_aff = true;
             }
             Label::Address => {
                 match out.last_mut() {
-                    Some(prev) if last_was_aff => {
+                    Some((prev, ranges)) if last_was_aff => {
                         prev.push('\n');
                         prev.push_str(s);
+                        ranges.extend(toks);
                     }
-                    _ => out.push(s.clone()),
+                    _ => out.push((s.clone(), toks.into_iter().collect())),
                 }
                 last_was_aff = true;
             }
@@ -259,7 +299,8 @@ pub fn affiliation_segments(f: &HeaderFields) -> Vec<String> {
             _ => last_was_aff = false,
         }
     }
-    out.into_iter().filter(|s| !s.trim().is_empty()).collect()
+    out.retain(|(s, _)| !s.trim().is_empty());
+    out
 }
 
 /// The date strings to normalise, in order (the first normalised one is kept).
@@ -277,7 +318,21 @@ pub struct SubResults {
     pub persons: Vec<Vec<Person>>,
     /// The affiliations the affiliation model found (all segments, in order).
     pub affiliations: Vec<Affiliation>,
+    /// Per affiliation, the index of its segment in [`affiliation_segments`] (empty when not
+    /// known).
+    pub affiliation_segment: Vec<usize>,
     pub date: Option<Date>,
+}
+
+/// Where the record's title, authors and affiliations lie in the header tokens, as ranges
+/// into the tokens [`HeaderFields`] was decoded from (empty where not traced).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct HeaderTrace {
+    pub title: Vec<Range<usize>>,
+    /// Per author of the record.
+    pub authors: Vec<Vec<Range<usize>>>,
+    /// Per affiliation of the record.
+    pub affiliations: Vec<Vec<Range<usize>>>,
 }
 
 fn clean(s: &str) -> String {
@@ -529,18 +584,50 @@ pub fn split_emails(s: &str) -> Vec<String> {
 
 /// Assemble the record.
 pub fn assemble(f: &HeaderFields, sub: SubResults, doc_text: &str) -> HeaderRecord {
+    assemble_traced(f, sub, doc_text, &[]).0
+}
+
+/// Assemble the record and trace its title, authors and affiliations to the header tokens
+/// whose texts are `texts` (the tokens `f` was decoded from). An author is traced to the
+/// first run of its segment's tokens made of its name's words, after the previous author of
+/// that segment; an affiliation alone in its segment to the segment's spans.
+pub fn assemble_traced(
+    f: &HeaderFields,
+    sub: SubResults,
+    doc_text: &str,
+    texts: &[&str],
+) -> (HeaderRecord, HeaderTrace) {
+    let title_at = f.most_prominent_at(Label::Title);
     let mut h = HeaderRecord {
-        title: f
-            .most_prominent(Label::Title)
-            .map(clean_title)
+        title: title_at
+            .and_then(|i| f.spans.get(i))
+            .map(|(_, s)| clean_title(s))
             .filter(|t| !t.is_empty()),
         ..Default::default()
     };
+    let mut trace = HeaderTrace::default();
+    if h.title.is_some() {
+        let r = title_at.map(|i| f.span_tokens(i)).unwrap_or(0..0);
+        trace.title.extend(Some(r).filter(|r| !r.is_empty()));
+    }
+    let seg_spans: Vec<usize> = author_spans(f).map(|(i, _)| i).collect();
+    let mut cursors: Vec<usize> = seg_spans.iter().map(|&i| f.span_tokens(i).start).collect();
     // Authors: persons with a surname of at least two characters, duplicates merged.
     let n_segments = sub.persons.len();
     let mut author_segment: Vec<usize> = Vec::new();
+    let mut author_tokens: Vec<Vec<Range<usize>>> = Vec::new();
     for (seg, persons) in sub.persons.into_iter().enumerate() {
         for p in persons {
+            let within = seg_spans
+                .get(seg)
+                .map(|&i| f.span_tokens(i))
+                .unwrap_or(0..0);
+            let found = cursors
+                .get(seg)
+                .and_then(|&from| name_tokens(texts, within, from, &p));
+            if let (Some(r), Some(c)) = (&found, cursors.get_mut(seg)) {
+                *c = r.end;
+            }
             let Some(surname) = p.surname.as_deref() else {
                 continue;
             };
@@ -558,14 +645,33 @@ pub fn assemble(f: &HeaderFields, sub: SubResults, doc_text: &str) -> HeaderReco
                 ..Default::default()
             });
             author_segment.push(seg);
+            author_tokens.push(found.into_iter().collect());
         }
     }
-    drop_surname_pairs(&mut h.authors, &mut author_segment);
-    h.affiliations = sub
-        .affiliations
-        .into_iter()
-        .filter(|a| !a.is_empty() || !a.raw.trim().is_empty())
-        .collect();
+    let kept = drop_surname_pairs(&mut h.authors, &mut author_segment);
+    let mut it = kept.iter();
+    author_tokens.retain(|_| *it.next().unwrap_or(&true));
+    trace.authors = author_tokens;
+    // Affiliations: one alone in its segment is traced to the segment's spans.
+    let seg_tokens = affiliation_segment_tokens(f);
+    let mut per_segment = vec![0usize; seg_tokens.len()];
+    for &s in &sub.affiliation_segment {
+        if let Some(n) = per_segment.get_mut(s) {
+            *n += 1;
+        }
+    }
+    for (k, a) in sub.affiliations.into_iter().enumerate() {
+        if a.is_empty() && a.raw.trim().is_empty() {
+            continue;
+        }
+        let seg = sub.affiliation_segment.get(k).copied();
+        let ranges = seg
+            .filter(|&s| per_segment.get(s) == Some(&1))
+            .and_then(|s| seg_tokens.get(s).cloned())
+            .unwrap_or_default();
+        h.affiliations.push(a);
+        trace.affiliations.push(ranges);
+    }
     attach_affiliations(&mut h, &author_segment, n_segments);
     let emails: Vec<String> = f.all(Label::Email).flat_map(split_emails).collect();
     attach_emails(&mut h.authors, emails);
@@ -584,7 +690,48 @@ pub fn assemble(f: &HeaderFields, sub: SubResults, doc_text: &str) -> HeaderReco
     h.copyright = f.first(Label::Copyright).map(clean);
     h.submission = f.first(Label::Submission).map(clean);
     h.meeting = f.first(Label::Meeting).map(clean);
-    h
+    (h, trace)
+}
+
+/// Lower-case letters and digits of `s`.
+fn name_key(s: &str) -> String {
+    s.chars()
+        .filter(|c| c.is_alphanumeric())
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
+/// The tokens of `p`'s name among `texts[within]`, from token `from` on: the first token
+/// that is one of the name's words through the last of the run of such words that follows
+/// it (punctuation between them allowed: `Shawe - Taylor`, `Lopes ,`).
+fn name_tokens(
+    texts: &[&str],
+    within: Range<usize>,
+    from: usize,
+    p: &Person,
+) -> Option<Range<usize>> {
+    let words: Vec<String> = [&p.title, &p.forename, &p.middlename, &p.surname, &p.suffix]
+        .into_iter()
+        .flatten()
+        .flat_map(|part| part.split(|c: char| !c.is_alphanumeric()))
+        .map(name_key)
+        .filter(|w| !w.is_empty())
+        .collect();
+    let end = within.end.min(texts.len());
+    let key = |k: usize| name_key(texts.get(k).copied().unwrap_or(""));
+    let start = (from.max(within.start)..end).find(|&k| words.contains(&key(k)))?;
+    let mut last = start;
+    for k in start + 1..end {
+        let w = key(k);
+        if w.is_empty() {
+            continue;
+        }
+        if !words.contains(&w) {
+            break;
+        }
+        last = k;
+    }
+    Some(start..last + 1)
 }
 
 /// Two name-model results that name the same person: equal surnames (any case), or one
@@ -636,7 +783,7 @@ fn same_person(a: &Person, b: &Person) -> bool {
 /// A person whose one-word forename and surname are both other authors' surnames
 /// (`Moradi Araabi` from a repeated `… Moradi. Hajimirsadeghi, … Araabi` list) is a surname
 /// list misread as a name: dropped.
-fn drop_surname_pairs(authors: &mut Vec<Author>, author_segment: &mut Vec<usize>) {
+fn drop_surname_pairs(authors: &mut Vec<Author>, author_segment: &mut Vec<usize>) -> Vec<bool> {
     let surnames: Vec<String> = authors
         .iter()
         .map(|a| a.person.surname.as_deref().unwrap_or("").to_lowercase())
@@ -662,6 +809,7 @@ fn drop_surname_pairs(authors: &mut Vec<Author>, author_segment: &mut Vec<usize>
     authors.retain(|_| *it.next().unwrap_or(&true));
     let mut it = keep.iter();
     author_segment.retain(|_| *it.next().unwrap_or(&true));
+    keep
 }
 
 /// Words that name organisations, never persons (`Mozilla Corporation` closing an author
@@ -978,6 +1126,114 @@ mod tests {
         assert!(!plausible_name(&person("IBM", "Watson", &[])));
     }
 
+    /// Fields as `decode` makes them from tokens: each span's text split at white space into
+    /// tokens (a `\n` starts a line), with the token texts.
+    fn traced(spans: &[(Label, &str)]) -> (HeaderFields, Vec<String>) {
+        let mut f = fields(spans);
+        let mut texts: Vec<String> = Vec::new();
+        for (_, s) in spans {
+            let start = texts.len();
+            for (k, line) in s.split('\n').enumerate() {
+                if k > 0 {
+                    f.line_starts.push(texts.len());
+                }
+                texts.extend(line.split_whitespace().map(String::from));
+            }
+            f.tokens.push(start..texts.len());
+            f.largest.push(0);
+        }
+        (f, texts)
+    }
+
+    /// Every span's tokens are exactly its text's words.
+    fn assert_ranges_follow_text(f: &HeaderFields, texts: &[String]) {
+        assert_eq!(f.tokens.len(), f.spans.len());
+        for ((_, s), r) in f.spans.iter().zip(&f.tokens) {
+            let words: Vec<&str> = s.split_whitespace().collect();
+            assert_eq!(texts[r.clone()].to_vec(), words, "span {s:?}");
+        }
+    }
+
+    #[test]
+    fn rescued_spans_keep_the_tokens_of_their_lines() {
+        let (mut f, texts) = traced(&[
+            (Label::Title, "A title"),
+            (Label::Author, "Tristan Fletcher"),
+            (Label::Email, "t.fletcher@cs.ucl.ac.uk"),
+            (Label::Affiliation, "Pohang University"),
+            (Label::Address, "Korea\nSeungjin Choi"),
+            (Label::Email, "seungjin@postech.ac.kr"),
+        ]);
+        rescue_authors_by_email(&mut f);
+        assert_eq!(
+            f.all(Label::Author).collect::<Vec<_>>(),
+            vec!["Tristan Fletcher", "Seungjin Choi"]
+        );
+        assert_ranges_follow_text(&f, &texts);
+        assert_eq!(f.tokens[4], 7..8, "Korea");
+        assert_eq!(f.tokens[5], 8..10, "Seungjin Choi");
+
+        let (mut g, texts) = traced(&[
+            (Label::Title, "A title"),
+            (Label::Author, "BEVERLY NDIFOIN"),
+            (
+                Label::Other,
+                "ULRICK SIDNEY KANMOUNYE\nDESMOND T. JUMBAM\n* Author affiliations can be\nfound",
+            ),
+        ]);
+        rescue_authors_by_email(&mut g);
+        assert_eq!(g.all(Label::Author).count(), 3);
+        assert_ranges_follow_text(&g, &texts);
+        assert_eq!(g.tokens[2..], [4..7, 7..10, 10..16]);
+        // Split lines of an untraced span have no tokens.
+        assert_eq!(fields(&[(Label::Other, "a\nb")]).line_tokens(0, 1..2), 0..0);
+    }
+
+    #[test]
+    fn the_record_is_traced_to_its_tokens() {
+        let (f, texts) = traced(&[
+            (Label::Title, "Deep\nthings"),
+            (Label::Author, "Jane Doe 1 , Bo\nNg 2"),
+            (Label::Affiliation, "1 Example University"),
+            (Label::Email, "x@y.org"),
+            (Label::Address, "Paris, France"),
+            (Label::Affiliation, "2 Other Lab"),
+        ]);
+        let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
+        let aff = |m: &str| Affiliation {
+            raw: m.into(),
+            markers: vec![m.into()],
+            ..Default::default()
+        };
+        let sub = SubResults {
+            persons: vec![vec![
+                person("Jane", "Doe", &["1"]),
+                person("Bo", "Ng", &["2"]),
+            ]],
+            affiliations: vec![aff("1"), aff("2a"), aff("2b")],
+            affiliation_segment: vec![0, 1, 1],
+            ..Default::default()
+        };
+        let (h, trace) = assemble_traced(&f, sub, "", &texts);
+        assert_eq!(h.authors.len(), 2);
+        assert_eq!(trace.title, vec![0..2]);
+        // `Jane Doe` and `Bo Ng` across the line break; the markers and comma left out.
+        assert_eq!(trace.authors, vec![vec![2..4], vec![6..8]]);
+        // The affiliation and its address, not the e-mail between them; a segment read as
+        // two affiliations is not traced.
+        assert_eq!(
+            trace.affiliations,
+            vec![vec![9..12, 13..15], vec![], vec![]]
+        );
+        // Without token texts nothing but the title and affiliations is traced.
+        let sub = SubResults {
+            persons: vec![vec![person("Jane", "Doe", &[])]],
+            ..Default::default()
+        };
+        let (_, trace) = assemble_traced(&f, sub, "", &[]);
+        assert_eq!(trace.authors, vec![Vec::<Range<usize>>::new()]);
+    }
+
     #[test]
     fn segments_for_the_sub_models() {
         let f = fields(&[
@@ -1045,7 +1301,7 @@ mod tests {
                     ..Default::default()
                 },
             ],
-            date: None,
+            ..Default::default()
         };
         let h = assemble(&f, sub, "");
         assert_eq!(h.title.as_deref(), Some("Deep learning for things"));
@@ -1073,7 +1329,7 @@ mod tests {
                 institutions: vec!["U".into()],
                 ..Default::default()
             }],
-            date: None,
+            ..Default::default()
         };
         let h = assemble(&f, sub, "see 10.5555/zz1 and nothing else");
         assert!(h.authors.iter().all(|a| a.affiliations == vec![0]));

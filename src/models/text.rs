@@ -476,7 +476,7 @@ mod case_props {
                     (Label::Pubnum, s.clone()),
                     (Label::Email, t.clone()),
                 ],
-                largest: Vec::new(),
+                ..Default::default()
             };
             let _ = hr::assemble(&f, SubResults::default(), &t);
         }

@@ -6,11 +6,12 @@ with `fileDesc`, `encodingDesc`, `profileDesc`, and an empty `text`) and the one
 its `Accept: application/x-bibtex` variant (§5.6).
 */
 
+use crate::document::PageBox;
 pub use crate::document::{Article, Author, HeaderRecord};
 use crate::models::date::Date;
 use crate::tei::body::{abstract_paragraph, references, write_facsimile, write_text, Ctx};
-use crate::tei::writer::{Slash, TeiWriter, TEI_NS};
-use crate::tei::{write_affiliation, write_pers_name};
+use crate::tei::writer::{coords, Slash, TeiWriter, TEI_NS};
+use crate::tei::{write_affiliation_at, write_pers_name_at};
 
 /// What the request asked for, echoed in the TEI and honoured by the writer.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -95,6 +96,20 @@ pub fn article_tei(a: &Article, opt: &TeiOptions) -> String {
     w.finish()
 }
 
+/// The `coords` value of `boxes` when `element` gets coordinates and there are boxes.
+fn coords_of(opt: &TeiOptions, element: &str, boxes: &[PageBox]) -> Option<String> {
+    (opt.coordinates.contains(element) && !boxes.is_empty()).then(|| coords(boxes))
+}
+
+fn affiliation_coords(h: &HeaderRecord, opt: &TeiOptions, k: usize) -> Option<String> {
+    let boxes = h
+        .affiliation_coords
+        .get(k)
+        .map(Vec::as_slice)
+        .unwrap_or(&[]);
+    coords_of(opt, "affiliation", boxes)
+}
+
 fn write_article(w: &mut TeiWriter, a: &Article, opt: &TeiOptions) {
     let h = &a.header;
     let mut ctx = Ctx::new(a, opt);
@@ -103,10 +118,13 @@ fn write_article(w: &mut TeiWriter, a: &Article, opt: &TeiOptions) {
     w.open("teiHeader", &[]).open("fileDesc", &[]);
     w.open("titleStmt", &[]);
     let title = h.title.as_deref().unwrap_or("");
+    let title_coords = coords_of(opt, "title", &h.title_coords);
+    let mut title_attrs = MAIN_TITLE.to_vec();
+    title_attrs.extend(title_coords.as_deref().map(|c| ("coords", c)));
     if title.is_empty() {
         w.line_empty("title", &MAIN_TITLE, Slash::Tight);
     } else {
-        w.line("title", &MAIN_TITLE, title);
+        w.line("title", &title_attrs, title);
     }
     funders(w, &a.back.fundings);
     w.close("titleStmt");
@@ -144,7 +162,8 @@ fn write_article(w: &mut TeiWriter, a: &Article, opt: &TeiOptions) {
         w.open("author", if corresp { &[("role", "corresp")] } else { &[] });
         // An author without a name part keeps its (blank) line, as before the writer moved.
         w.indent();
-        write_pers_name(w, &a.person, false);
+        let name_coords = coords_of(opt, "persName", &a.coords);
+        write_pers_name_at(w, &a.person, false, name_coords.as_deref());
         w.newline();
         w.line_if("email", &[], a.email.as_deref());
         for &k in &a.affiliations {
@@ -152,11 +171,12 @@ fn write_article(w: &mut TeiWriter, a: &Article, opt: &TeiOptions) {
                 if let Some(x) = attached.get_mut(k) {
                     *x = true;
                 }
-                write_affiliation(
+                write_affiliation_at(
                     w,
                     af,
                     Some(&format!("aff{k}")),
                     opt.include_raw_affiliations,
+                    affiliation_coords(h, opt, k).as_deref(),
                 );
             }
         }
@@ -165,17 +185,18 @@ fn write_article(w: &mut TeiWriter, a: &Article, opt: &TeiOptions) {
     for (k, af) in h.affiliations.iter().enumerate() {
         if !attached[k] {
             w.open("author", &[]);
-            write_affiliation(
+            write_affiliation_at(
                 w,
                 af,
                 Some(&format!("aff{k}")),
                 opt.include_raw_affiliations,
+                affiliation_coords(h, opt, k).as_deref(),
             );
             w.close("author");
         }
     }
     if !title.is_empty() {
-        w.line("title", &MAIN_TITLE, title);
+        w.line("title", &title_attrs, title);
     }
     w.close("analytic").open("monogr", &[]);
     w.line_if(
@@ -336,6 +357,7 @@ mod tests {
                     },
                     email: Some("ana@example.org".into()),
                     affiliations: vec![0],
+                    ..Default::default()
                 },
                 Author {
                     person: Person {
@@ -438,6 +460,57 @@ mod tests {
             ..Default::default()
         };
         crate::tei::golden::check("header.tei.xml", &to_tei(&sample(), &opt));
+    }
+
+    /// The sample with boxes for its title, authors and first affiliation.
+    fn traced_sample() -> HeaderRecord {
+        use crate::layout::BBox;
+        let b = |page, x, y, w| PageBox {
+            page,
+            bbox: BBox { x, y, w, h: 12.5 },
+        };
+        let mut h = sample();
+        h.title_coords = vec![b(1, 72.0, 90.25, 300.0), b(1, 72.0, 104.0, 120.125)];
+        h.authors[0].coords = vec![b(1, 80.0, 130.0, 64.5)];
+        h.affiliation_coords = vec![vec![b(1, 80.0, 150.0, 200.0)]];
+        h
+    }
+
+    /// `coords` on the main title (both places), each traced author's `persName` and each
+    /// traced affiliation, after their other attributes, only for the requested elements; a
+    /// request without coordinates writes the header as before.
+    #[test]
+    fn header_coords_on_title_pers_name_and_affiliation() {
+        let opt = |names: &[&str]| TeiOptions {
+            include_raw_affiliations: true,
+            version: "0.1.0".into(),
+            when: "2026-11-25T06:00+0000".into(),
+            end_page: 2,
+            coordinates: names.iter().map(|s| s.to_string()).collect(),
+            ..Default::default()
+        };
+        let tei = to_tei(
+            &traced_sample(),
+            &opt(&["title", "persName", "affiliation"]),
+        );
+        let title = "<title level=\"a\" type=\"main\" coords=\"1,72.00,90.25,300.00,12.50;1,72.00,104.00,120.13,12.50\">Soil &amp; moisture feedbacks</title>";
+        assert_eq!(tei.matches(title).count(), 2, "{tei}");
+        assert!(tei.contains("<persName coords=\"1,80.00,130.00,64.50,12.50\"><forename type=\"first\">Ana</forename>"));
+        assert!(
+            tei.contains("<persName><forename type=\"first\">Bo</forename>"),
+            "untraced"
+        );
+        assert!(tei.contains("<affiliation key=\"aff0\" coords=\"1,80.00,150.00,200.00,12.50\">"));
+        assert!(tei.contains("<affiliation key=\"aff1\">"), "untraced");
+        crate::corpus::layout::parse_tei(&tei).unwrap();
+        crate::tei::golden::check("header-coords.tei.xml", &tei);
+
+        let only_names = to_tei(&traced_sample(), &opt(&["persName"]));
+        assert_eq!(only_names.matches(" coords=").count(), 1);
+        assert_eq!(
+            to_tei(&traced_sample(), &opt(&[])),
+            to_tei(&sample(), &opt(&[]))
+        );
     }
 
     /// The article with `s` in text field or attribute number `field` (of 30), and options

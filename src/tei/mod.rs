@@ -46,10 +46,20 @@ fn name_part(w: &mut TeiWriter, name: &str, attrs: &[(&str, &str)], text: Option
 /// One compact `<persName>` (with the TEI namespace when `ns`), or nothing for a person
 /// without any name part.
 pub(crate) fn write_pers_name(w: &mut TeiWriter, p: &Person, ns: bool) {
+    write_pers_name_at(w, p, ns, None);
+}
+
+/// [`write_pers_name`] with `coords` (the value of the attribute, written last) when given.
+pub(crate) fn write_pers_name_at(w: &mut TeiWriter, p: &Person, ns: bool, coords: Option<&str>) {
     if !has_name(p) {
         return;
     }
-    w.start("persName", if ns { &[("xmlns", TEI_NS)] } else { &[] });
+    let mut attrs: Vec<(&str, &str)> = Vec::new();
+    if ns {
+        attrs.push(("xmlns", TEI_NS));
+    }
+    attrs.extend(coords.map(|c| ("coords", c)));
+    w.start("persName", &attrs);
     name_part(w, "roleName", &[], p.title.as_deref());
     name_part(w, "forename", &[("type", "first")], p.forename.as_deref());
     name_part(
@@ -94,10 +104,23 @@ fn org_names(w: &mut TeiWriter, ty: &str, key: &str, names: &[String]) {
 /// One `<affiliation>` block at the writer's depth (GROBID's layout), with an optional `key`
 /// (`aff0`…) and raw-affiliation note.
 pub(crate) fn write_affiliation(w: &mut TeiWriter, a: &Affiliation, key: Option<&str>, raw: bool) {
-    match key {
-        Some(k) => w.open("affiliation", &[("key", k)]),
-        None => w.open("affiliation", &[]),
-    };
+    write_affiliation_at(w, a, key, raw, None);
+}
+
+/// [`write_affiliation`] with `coords` (the value of the attribute, after `key`) when given.
+pub(crate) fn write_affiliation_at(
+    w: &mut TeiWriter,
+    a: &Affiliation,
+    key: Option<&str>,
+    raw: bool,
+    coords: Option<&str>,
+) {
+    let attrs: Vec<(&str, &str)> = key
+        .map(|k| ("key", k))
+        .into_iter()
+        .chain(coords.map(|c| ("coords", c)))
+        .collect();
+    w.open("affiliation", &attrs);
     if raw && !a.raw.is_empty() {
         w.indent().start("note", &[("type", "raw_affiliation")]);
         if let Some(m) = a.markers.first() {

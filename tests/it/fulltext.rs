@@ -296,6 +296,76 @@ fn tei_coordinates_add_the_facsimile_and_coords() {
     assert!(xml.contains("<biblStruct coords=\""), "{xml}");
 }
 
+/// The boxes of the first `coords` attribute after `open` (`p,x,y,w,h;…`).
+fn coords_after(xml: &str, open: &str) -> Vec<(u32, f32, f32, f32, f32)> {
+    let Some(at) = xml.find(open) else {
+        return Vec::new();
+    };
+    let rest = &xml[at + open.len()..];
+    let Some(v) = rest
+        .strip_prefix(" coords=\"")
+        .and_then(|r| r.split('"').next())
+    else {
+        return Vec::new();
+    };
+    v.split(';')
+        .filter_map(|b| {
+            let n: Vec<&str> = b.split(',').collect();
+            let f = |i: usize| n.get(i).and_then(|x| x.parse::<f32>().ok());
+            Some((n.first()?.parse().ok()?, f(1)?, f(2)?, f(3)?, f(4)?))
+        })
+        .collect()
+}
+
+/// The header's title and authors get `coords` where the generated page drew them: the title
+/// at x 120, baseline 700 (17 pt), the names at x 200, baseline 665 (11 pt), on a page 792
+/// high (PDF y is from the bottom; TEI y from the top).
+#[test]
+fn header_coords_lie_where_the_title_and_names_were_drawn() {
+    let Some(s) = Server::with_models(&NEEDED) else {
+        return;
+    };
+    let (status, _, xml) = s.post_pdf(
+        PATH,
+        article(),
+        &[("teiCoordinates", "title"), ("teiCoordinates", "persName")],
+        None,
+    );
+    assert_eq!(status, 200, "{xml}");
+    let title = coords_after(&xml, "<title level=\"a\" type=\"main\"");
+    assert_eq!(title.len(), 1, "one line: {xml}");
+    let (page, x, y, w, h) = title[0];
+    let baseline = 792.0 - 700.0;
+    assert_eq!(page, 1);
+    assert!((x - 120.0).abs() < 2.0, "x {x}");
+    assert!(y < baseline && y > baseline - 20.0, "y {y}");
+    assert!(
+        y + h > baseline - 2.0 && y + h < baseline + 6.0,
+        "bottom {}",
+        y + h
+    );
+    assert!(w > 250.0 && x + w < 612.0, "width {w}");
+    // Each name on the author line, Lopez left of Berger; no affiliation coords unasked.
+    let names: Vec<_> = xml
+        .match_indices("<persName")
+        .map(|(i, _)| coords_after(&xml[i..], "<persName"))
+        .take(2)
+        .collect();
+    assert!(names.iter().all(|n| n.len() == 1), "{names:?}\n{xml}");
+    let (lopez, berger) = (names[0][0], names[1][0]);
+    let names_baseline = 792.0 - 665.0;
+    for (p, x, y, w, h) in [lopez, berger] {
+        assert_eq!(p, 1);
+        assert!(x >= 198.0 && x + w < 420.0, "x {x} w {w}");
+        assert!(
+            y < names_baseline && y + h > names_baseline - 2.0,
+            "y {y} h {h}"
+        );
+    }
+    assert!(lopez.1 + lopez.3 <= berger.1, "{lopez:?} {berger:?}");
+    assert!(!xml.contains("<affiliation key=\"aff0\" coords="), "{xml}");
+}
+
 #[test]
 fn the_asset_endpoint_answers_a_zip_holding_the_tei() {
     let Some(s) = Server::with_models(&NEEDED) else {

@@ -23,7 +23,9 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use quire::body;
-use quire::document::{md5_hex, Back, Body, BodyBlock, Funding, HeaderRecord, PageBox, Reference};
+use quire::document::{
+    md5_hex, Back, Body, BodyBlock, Funding, HeaderRecord, PageBox, Reference, TokenBox,
+};
 use quire::layout::{BBox, Document};
 use quire::lexicon::{LexView, Lexicons};
 use quire::models::header::{self, HeaderFields};
@@ -151,7 +153,16 @@ impl DocStage {
         let sub = self.header_sub_models(&fields).await?;
         let d = self.doc.clone();
         let mut record = CascadeCtx::blocking("header assembly", move || {
-            Ok(header_record::assemble(&fields, sub, &document_text(&d)))
+            let texts: Vec<&str> = tokens.iter().map(|t| t.facts.text.as_str()).collect();
+            let (mut record, trace) =
+                header_record::assemble_traced(&fields, sub, &document_text(&d), &texts);
+            let boxes = |ranges: &[std::ops::Range<usize>]| header_boxes(&d, &tokens, ranges);
+            record.title_coords = boxes(&trace.title);
+            for (a, r) in record.authors.iter_mut().zip(&trace.authors) {
+                a.coords = boxes(r);
+            }
+            record.affiliation_coords = trace.affiliations.iter().map(|r| boxes(r)).collect();
+            Ok(record)
         })
         .await?;
         if !record.is_empty() {
@@ -188,12 +199,14 @@ impl DocStage {
                 .labeler
                 .label(ModelName::AffiliationAddress, rows)
                 .await?;
-            for ((t, l), seg) in toks.iter().zip(&labels).zip(&segs) {
+            for (k, ((t, l), seg)) in toks.iter().zip(&labels).zip(&segs).enumerate() {
                 let mut affs = affiliation::decode(t, l, &lex);
                 // One affiliation in the segment: its raw text is the segment as printed.
                 if let [one] = affs.as_mut_slice() {
                     one.raw = seg.split_whitespace().collect::<Vec<_>>().join(" ");
                 }
+                sub.affiliation_segment
+                    .extend(std::iter::repeat_n(k, affs.len()));
                 sub.affiliations.extend(affs);
             }
         }
@@ -357,6 +370,26 @@ fn document_text(doc: &Document) -> String {
         }
     }
     s
+}
+
+/// The boxes of header tokens `ranges`, one per line fragment (the same merge as the body's
+/// `coords`, [`quire::tei::body::line_boxes`]).
+fn header_boxes(
+    doc: &Document,
+    tokens: &[header::HeaderToken],
+    ranges: &[std::ops::Range<usize>],
+) -> Vec<PageBox> {
+    let boxes: Vec<TokenBox> = ranges
+        .iter()
+        .flat_map(|r| tokens.get(r.clone()).unwrap_or(&[]))
+        .filter_map(|t| doc.token(&t.line, t.index))
+        .map(|(page, tok)| TokenBox {
+            range: 0..0,
+            page,
+            bbox: tok.bbox,
+        })
+        .collect();
+    quire::tei::body::line_boxes(&boxes)
 }
 
 /// One box per line fragment covered by `tokens` (the union of the tokens' boxes on each
