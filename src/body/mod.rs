@@ -27,7 +27,7 @@ pub mod text;
 mod tests;
 
 pub use callouts::resolve_callouts;
-pub use notes::{back, notes, zone_divs, zone_notes};
+pub use notes::{back, front_paragraphs, header_statements, notes, zone_divs, zone_notes};
 pub use text::{zone_tokens, TextBuilder};
 
 use std::ops::Range;
