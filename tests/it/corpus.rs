@@ -9,10 +9,24 @@ fn write(dir: &Path, name: &str, text: &str) {
     std::fs::write(dir.join(name), text).unwrap();
 }
 
-/// A tab-separated 26-column raw row for `tok`, as GROBID's table raw files have.
+/// A tab-separated 26-column raw row for `tok`, as GROBID's table raw files have: the token
+/// and its prefix/suffix columns, then layout columns the fulltext-row reader accepts (block
+/// and line position, indentation, font, size, bold, italic, …, callout type `UNKNOWN`).
 fn raw_row(tok: &str) -> String {
     let mut cols = vec![tok.to_string(); 10];
-    cols.resize(26, "0".to_string());
+    cols.extend(
+        [
+            "BLOCKSTART",
+            "LINESTART",
+            "ALIGNEDLEFT",
+            "SAMEFONT",
+            "SAMEFONTSIZE",
+        ]
+        .map(String::from),
+    );
+    cols.resize(24, "0".to_string());
+    cols.extend(["UNKNOWN", "0"].map(String::from));
+    assert_eq!(cols.len(), 26);
     cols.join("\t")
 }
 
