@@ -50,6 +50,15 @@ pub struct HeaderRecord {
     pub copyright: Option<String>,
     pub submission: Option<String>,
     pub meeting: Option<String>,
+    /// Funding statements the header model found in the front matter (`<funding>` spans), in
+    /// order; the full text writes them in the back matter as GROBID does.
+    pub funding: Vec<String>,
+    /// Data-availability statements of the front matter (`<availability>` spans), in order.
+    pub availability: Vec<String>,
+    /// Front-matter text labelled abstract that the abstract leaves out
+    /// ([`crate::models::header_record::left_out_abstract`]); the full text opens the body
+    /// with it.
+    pub front_text: Vec<String>,
     /// Upper-case hex MD5 of the uploaded bytes.
     pub md5: Option<String>,
 }

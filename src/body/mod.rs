@@ -27,7 +27,7 @@ pub mod text;
 mod tests;
 
 pub use callouts::resolve_callouts;
-pub use notes::{back, notes, zone_divs, zone_notes};
+pub use notes::{back, front_paragraphs, header_statements, notes, zone_divs, zone_notes};
 pub use text::{zone_tokens, TextBuilder};
 
 use std::ops::Range;
@@ -329,6 +329,35 @@ impl<'a> Assembler<'a> {
             .find_map(|(_, t)| t.text.chars().next())
     }
 
+    /// A figure or table span without a caption that carries on the sentence of a callout:
+    /// it comes right after a callout in an open, uninterrupted paragraph whose text does not
+    /// end a sentence, and opens in lower case or with `,` `;` `)` (`Figure 1` / `presents the
+    /// selection process…`: the model cut the sentence after the callout). Running text, not
+    /// a caption. A chart's own words after plain text (`activation-`) stay figure text.
+    fn carries_on_sentence(&self, toks: &[ZoneToken]) -> bool {
+        let Some(open) = &self.open else {
+            return false;
+        };
+        let after_callout = matches!(
+            self.last,
+            Some(
+                Label::CitationMarker
+                    | Label::FigureMarker
+                    | Label::TableMarker
+                    | Label::EquationMarker
+            )
+        );
+        let ended = open.text.text().trim_end().ends_with(['.', '!', '?', ':']);
+        let goes_on = self
+            .first_char(toks)
+            .is_some_and(|c| c.is_lowercase() || matches!(c, ',' | ';' | ')'));
+        after_callout
+            && !open.interrupted
+            && !ended
+            && goes_on
+            && !figure::has_caption(self.doc, toks)
+    }
+
     /// A display formula; a `(3)` ending it becomes its label when the model left it inside.
     fn equation(&mut self, toks: &[ZoneToken]) {
         self.close();
@@ -363,6 +392,10 @@ impl<'a> Assembler<'a> {
     /// near it is no figure and is read as a paragraph, as GROBID reverts incomplete figures.
     fn figure(&mut self, mut range: Range<usize>, table: bool) {
         let tokens = self.tokens;
+        if self.carries_on_sentence(&tokens[range.clone()]) {
+            self.inline(&tokens[range]);
+            return;
+        }
         let merge = self
             .last_figure
             .clone()

@@ -7,7 +7,7 @@
 
 use crate::body::head;
 use crate::body::text::{zone_tokens, TextBuilder};
-use crate::document::{Back, BodyBlock, Div, Note};
+use crate::document::{Back, Body, BodyBlock, Div, HeaderRecord, Note, RichText};
 use crate::layout::{Document, LineRef, Sep, ZoneToken};
 use crate::models::segmentation::{Label as Zone, Zones};
 
@@ -212,6 +212,53 @@ pub fn zone_notes(doc: &Document, zones: &Zones) -> Vec<Note> {
     out
 }
 
+/// The funding and data-availability statements the header model found in the front matter,
+/// written first in the back matter's funding and availability divs (GROBID moves them there
+/// too; the TEI header has no element for them). One div of one paragraph per statement.
+pub fn header_statements(back: &mut Back, header: &HeaderRecord) {
+    let divs = |stmts: &[String]| -> Vec<Div> {
+        stmts
+            .iter()
+            .map(|s| Div {
+                head: None,
+                blocks: vec![BodyBlock::Paragraph(RichText {
+                    text: s.clone(),
+                    ..RichText::default()
+                })],
+            })
+            .collect()
+    };
+    back.funding.splice(0..0, divs(&header.funding));
+    back.availability.splice(0..0, divs(&header.availability));
+}
+
+/// The front-matter text the abstract leaves out ([`HeaderRecord::front_text`]) as the
+/// body's first paragraphs: they join the body's opening div when it has no head, else open
+/// a div of their own before it.
+pub fn front_paragraphs(body: &mut Body, header: &HeaderRecord) {
+    if header.front_text.is_empty() {
+        return;
+    }
+    let paragraphs = header.front_text.iter().map(|s| {
+        BodyBlock::Paragraph(RichText {
+            text: s.clone(),
+            ..RichText::default()
+        })
+    });
+    match body.divs.first_mut() {
+        Some(d) if d.head.is_none() => {
+            d.blocks.splice(0..0, paragraphs);
+        }
+        _ => body.divs.insert(
+            0,
+            Div {
+                head: None,
+                blocks: paragraphs.collect(),
+            },
+        ),
+    }
+}
+
 /// The back matter the segmentation zones give without a model: acknowledgement, funding and
 /// availability sections read by [`zone_divs`]. The annex is left to
 /// [`crate::body::assemble_annex`] (the fulltext model over the annex zone).
@@ -222,5 +269,91 @@ pub fn back(doc: &Document, zones: &Zones) -> Back {
         availability: zone_divs(doc, &zones.lines(Zone::Availability)),
         annex: Vec::new(),
         fundings: Vec::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn texts(divs: &[Div]) -> Vec<&str> {
+        divs.iter()
+            .flat_map(|d| &d.blocks)
+            .map(|b| match b {
+                BodyBlock::Paragraph(p) => p.text.as_str(),
+                _ => "",
+            })
+            .collect()
+    }
+
+    fn para(text: &str) -> BodyBlock {
+        BodyBlock::Paragraph(RichText {
+            text: text.into(),
+            ..RichText::default()
+        })
+    }
+
+    #[test]
+    fn left_out_abstract_text_opens_the_body() {
+        let header = HeaderRecord {
+            front_text: vec!["Climate change is defined as…".into()],
+            ..HeaderRecord::default()
+        };
+        let headed = Div {
+            head: Some(crate::document::Head::default()),
+            blocks: vec![para("Methods text.")],
+        };
+        let mut body = Body {
+            divs: vec![headed.clone()],
+            ..Body::default()
+        };
+        front_paragraphs(&mut body, &header);
+        assert_eq!(body.divs.len(), 2);
+        assert!(body.divs[0].head.is_none());
+        assert_eq!(texts(&body.divs[..1]), ["Climate change is defined as…"]);
+        assert_eq!(body.divs[1], headed);
+
+        let mut unheaded = Body {
+            divs: vec![Div {
+                head: None,
+                blocks: vec![para("Intro text.")],
+            }],
+            ..Body::default()
+        };
+        front_paragraphs(&mut unheaded, &header);
+        assert_eq!(
+            texts(&unheaded.divs),
+            ["Climate change is defined as…", "Intro text."]
+        );
+        let mut untouched = unheaded.clone();
+        front_paragraphs(&mut untouched, &HeaderRecord::default());
+        assert_eq!(untouched, unheaded);
+    }
+
+    #[test]
+    fn front_matter_statements_open_the_back_matter_divs() {
+        let zone_div = Div {
+            head: None,
+            blocks: vec![BodyBlock::Paragraph(RichText {
+                text: "Funded by the zone.".into(),
+                ..RichText::default()
+            })],
+        };
+        let mut back = Back {
+            funding: vec![zone_div],
+            ..Back::default()
+        };
+        let header = HeaderRecord {
+            funding: vec!["Funded in the header.".into()],
+            availability: vec!["Data on request.".into()],
+            ..HeaderRecord::default()
+        };
+        header_statements(&mut back, &header);
+        assert_eq!(
+            texts(&back.funding),
+            ["Funded in the header.", "Funded by the zone."]
+        );
+        assert_eq!(texts(&back.availability), ["Data on request."]);
+        assert!(back.acknowledgement.is_empty() && back.annex.is_empty());
     }
 }

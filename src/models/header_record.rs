@@ -358,20 +358,58 @@ pub fn clean_title(s: &str) -> String {
 /// the next abstract span, which goes on in lower case, are the abstract's own words the
 /// model took for something else (`… in Ghana, Nigeria, Kenya, Egypt` / `and Burkina Faso.`).
 pub fn abstract_spans(f: &HeaderFields) -> Vec<&str> {
+    abstract_span_ids(f)
+        .into_iter()
+        .map(|i| f.spans[i].1.as_str())
+        .collect()
+}
+
+/// The indices of the spans [`abstract_spans`] reads.
+fn abstract_span_ids(f: &HeaderFields) -> Vec<usize> {
     let mut out = Vec::new();
     let mut closed = false;
-    for (i, (l, s)) in f.spans.iter().enumerate() {
+    for (i, (l, _)) in f.spans.iter().enumerate() {
         match l {
             Label::Keyword if !out.is_empty() => closed = true,
-            Label::Abstract if !closed => out.push(s.as_str()),
+            Label::Abstract if !closed => out.push(i),
             Label::Address | Label::Affiliation | Label::Other
                 if !closed && i > 0 && mid_abstract(f, i) =>
             {
-                out.push(s.as_str())
+                out.push(i)
             }
             _ => {}
         }
     }
+    out
+}
+
+/// Text the model labelled `<abstract>` that the abstract leaves out: spans after the
+/// keywords closed it, and a second, plain-language summary cut off its end. Most often the
+/// body's opening paragraphs that segmentation left in the front matter, or a summary
+/// printed beside the abstract; the full text writes them as the body's first paragraphs, so
+/// that no words are lost.
+pub fn left_out_abstract(f: &HeaderFields) -> Vec<String> {
+    let ids = abstract_span_ids(f);
+    let mut out = Vec::new();
+    if !ids.is_empty() {
+        let joined: Vec<&str> = ids.iter().map(|&i| f.spans[i].1.as_str()).collect();
+        if let (_, Some(rest)) = split_abstract(&joined.join("\n")) {
+            out.push(rest);
+        }
+    }
+    let mut run: Vec<&str> = Vec::new();
+    for (i, (l, s)) in f.spans.iter().enumerate() {
+        if *l == Label::Abstract && !ids.contains(&i) {
+            run.push(s);
+        } else if !run.is_empty() {
+            out.push(clean(&run.join("\n")));
+            run.clear();
+        }
+    }
+    if !run.is_empty() {
+        out.push(clean(&run.join("\n")));
+    }
+    out.retain(|s| !s.is_empty());
     out
 }
 
@@ -412,6 +450,11 @@ const SECOND_SUMMARY_HEADINGS: &[&str] = &[
 /// Abstract clean-up: lines joined (de-hyphenated), a leading `Abstract`/`Summary` heading
 /// removed.
 pub fn clean_abstract(s: &str) -> String {
+    split_abstract(s).0
+}
+
+/// [`clean_abstract`], and the second summary it cuts off (from its heading on), if any.
+fn split_abstract(s: &str) -> (String, Option<String>) {
     let mut t = clean(s);
     // A second summary after a sentence end, once the abstract has some length, ends it.
     let cut = SECOND_SUMMARY_HEADINGS
@@ -422,7 +465,9 @@ pub fn clean_abstract(s: &str) -> String {
                 .find(|&i| i >= 200 && t[..i].trim_end().ends_with(['.', '!', '?', ')']))
         })
         .min();
+    let mut rest = None;
     if let Some(i) = cut {
+        rest = Some(t[i..].trim().to_string());
         t.truncate(i);
         t = t.trim_end().to_string();
     }
@@ -431,14 +476,14 @@ pub fn clean_abstract(s: &str) -> String {
     let lower = t.to_ascii_lowercase();
     for head in ["abstract", "summary", "a b s t r a c t"] {
         if lower.starts_with(head) {
-            let rest = &t[head.len()..];
-            let rest = rest.trim_start_matches([' ', '.', ':', '-', '—', '–']);
-            if rest.len() + 5 < t.len() {
-                return rest.trim().to_string();
+            let after = &t[head.len()..];
+            let after = after.trim_start_matches([' ', '.', ':', '-', '—', '–']);
+            if after.len() + 5 < t.len() {
+                return (after.trim().to_string(), rest);
             }
         }
     }
-    t
+    (t, rest)
 }
 
 /// Keyword field → terms: a leading `Keywords:`-like heading removed, split on `;`, `,`,
@@ -687,9 +732,12 @@ pub fn assemble_traced(
     });
     h.arxiv = find_arxiv(&pubnums).or_else(|| find_arxiv(doc_text));
     h.date = sub.date;
-    h.copyright = f.first(Label::Copyright).map(clean);
-    h.submission = f.first(Label::Submission).map(clean);
+    h.copyright = joined(f, Label::Copyright);
+    h.submission = joined(f, Label::Submission);
     h.meeting = f.first(Label::Meeting).map(clean);
+    h.funding = statements(f, Label::Funding);
+    h.front_text = left_out_abstract(f);
+    h.availability = statements(f, Label::Availability);
     (h, trace)
 }
 
@@ -732,6 +780,20 @@ fn name_tokens(
         last = k;
     }
     Some(start..last + 1)
+}
+
+/// Every span of `label` as one text, as GROBID concatenates a header field's clusters: a
+/// copyright notice or a received/accepted line the model cut in two (a word hyphenated
+/// across the cut is rejoined) is written whole.
+fn joined(f: &HeaderFields, label: Label) -> Option<String> {
+    let all: Vec<&str> = f.all(label).collect();
+    Some(clean(&all.join("\n"))).filter(|s| !s.is_empty())
+}
+
+/// Every span of `label`, cleaned, empty ones left out: front-matter statements (funding,
+/// data availability) kept whole so that the full text can write them in the back matter.
+fn statements(f: &HeaderFields, label: Label) -> Vec<String> {
+    f.all(label).map(clean).filter(|s| !s.is_empty()).collect()
 }
 
 /// Two name-model results that name the same person: equal surnames (any case), or one
@@ -958,6 +1020,91 @@ mod tests {
 
     fn fields(spans: &[(Label, &str)]) -> HeaderFields {
         HeaderFields::of(spans)
+    }
+
+    #[test]
+    fn abstract_text_the_abstract_leaves_out_is_kept_for_the_body() {
+        let summary = "Plain Language Summary Heat harms mental health.";
+        let first = format!(
+            "Abstract {}.",
+            "We study the effect of heat on health ".repeat(6)
+        );
+        let f = fields(&[
+            (Label::Abstract, first.as_str()),
+            (Label::Abstract, summary),
+            (Label::Keyword, "Keywords: heat; health"),
+            (Label::Abstract, "Climate change is defined as al-"),
+            (Label::Abstract, "terations of the climate."),
+            (Label::Other, "www.example.org"),
+            (Label::Abstract, "Written informed consent was obtained."),
+        ]);
+        let h = assemble(&f, SubResults::default(), "");
+        let kept = h.abstract_text.as_deref().unwrap_or("");
+        assert!(kept.starts_with("We study") && !kept.contains("Plain"));
+        assert_eq!(
+            h.front_text,
+            [
+                summary,
+                "Climate change is defined as alterations of the climate.",
+                "Written informed consent was obtained."
+            ]
+        );
+        let plain = fields(&[(Label::Abstract, "Abstract We study heat.")]);
+        assert!(left_out_abstract(&plain).is_empty());
+    }
+
+    #[test]
+    fn a_copyright_or_submission_cut_in_two_is_kept_whole() {
+        let f = fields(&[
+            (Label::Copyright, "Authors of papers retain copy-"),
+            (Label::Other, "Editor:"),
+            (Label::Copyright, "right and release the work."),
+            (Label::Submission, "Received: 1 May 2020"),
+            (Label::Submission, "Accepted: 2 June 2020"),
+        ]);
+        let h = assemble(&f, SubResults::default(), "");
+        assert_eq!(
+            h.copyright.as_deref(),
+            Some("Authors of papers retain copyright and release the work.")
+        );
+        assert_eq!(
+            h.submission.as_deref(),
+            Some("Received: 1 May 2020 Accepted: 2 June 2020")
+        );
+        let none = assemble(
+            &fields(&[(Label::Copyright, " ")]),
+            SubResults::default(),
+            "",
+        );
+        assert_eq!(none.copyright, None);
+    }
+
+    #[test]
+    fn every_front_matter_funding_and_availability_statement_is_kept() {
+        let f = fields(&[
+            (Label::Title, "A title"),
+            (Label::Other, "Funding:"),
+            (
+                Label::Funding,
+                "This work was supported by\nthe Agency (grant 12).",
+            ),
+            (Label::Other, "Data Availability Statement:"),
+            (
+                Label::Availability,
+                "All relevant data are within the paper.",
+            ),
+            (Label::Funding, "The funders had no role."),
+            (Label::Funding, "  "),
+        ]);
+        let h = assemble(&f, SubResults::default(), "");
+        assert_eq!(
+            h.funding,
+            [
+                "This work was supported by the Agency (grant 12).",
+                "The funders had no role."
+            ]
+        );
+        assert_eq!(h.availability, ["All relevant data are within the paper."]);
     }
 
     fn person(first: &str, last: &str, markers: &[&str]) -> Person {

@@ -84,6 +84,8 @@ impl Cascade for FulltextCascade {
             }
             // After the references: the body's callouts are resolved against them.
             (article.body, article.back) = stage.body(&article.references).await?;
+            quire::body::header_statements(&mut article.back, &article.header);
+            quire::body::front_paragraphs(&mut article.body, &article.header);
             Ok(FulltextOutput {
                 article,
                 trace: stage.into_trace(),

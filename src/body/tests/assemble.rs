@@ -213,6 +213,44 @@ fn caption_leads_are_split_by_rule() {
 }
 
 #[test]
+fn a_captionless_figure_span_carrying_on_a_sentence_is_running_text() {
+    let mut b = one_page(vec![
+        vec![
+            vec![
+                S(P, "As"),
+                S(FigM, "Figure 1"),
+                S(Fig, "presents the selection"),
+            ],
+            vec![C("process, it is long.")],
+        ],
+        vec![vec![S(P, "Done with"), S(Fig, "axis time")]],
+        vec![vec![S(Fig, "Figure 2: A caption.")]],
+    ]);
+    // A picture beside every span, so that none reads as text for want of graphics.
+    b.doc.pages[0].images = vec![BBox {
+        x: 50.0,
+        y: 0.0,
+        w: 400.0,
+        h: 400.0,
+    }];
+    let body = assembled(&b);
+    let texts: Vec<&str> = paragraphs(&body).iter().map(|p| p.text.as_str()).collect();
+    assert_eq!(
+        texts,
+        [
+            "As Figure 1 presents the selection process, it is long.",
+            "Done with"
+        ]
+    );
+    // Not after a callout, the span stays figure text (a chart's inner text, here joined to
+    // the captioned figure after it).
+    assert_eq!(
+        outline(&body).last().map(String::as_str),
+        Some("fig_0 Some(\"Figure 2:\") Some(\"2\") Some(\"A caption.\") Some(\"axis time\")")
+    );
+}
+
+#[test]
 fn figures_get_caption_inside_text_and_graphics_tables_get_rows() {
     let mut b = one_page(vec![
         vec![
