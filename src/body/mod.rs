@@ -299,7 +299,8 @@ impl<'a> Assembler<'a> {
         let run = runin::head_run(self.doc, window).filter(|&k| new && k <= toks.len());
         match run {
             Some(k) => {
-                self.section(range.start..range.start + k);
+                // As a section span: it may hold a second, numbered head.
+                self.section_span(range.start..range.start + k);
                 self.paragraph(&tokens[range.start + k..range.end]);
             }
             None => self.paragraph(toks),

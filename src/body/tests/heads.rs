@@ -249,3 +249,30 @@ fn small_rotated_or_running_text_labelled_section_is_text() {
         .collect();
     assert_eq!(heads, ["Introduction"], "{:?}", outline(&body));
 }
+
+#[test]
+fn a_head_run_holding_two_numbered_heads_after_a_number_gives_two_divs() {
+    let mut b = one_page(vec![vec![
+        vec![S(H, "2.3")],
+        vec![S(P, "Participatory study")],
+        vec![C("2.3.1")],
+        vec![C("Participants")],
+        vec![C(
+            "Participatory data were gathered through many interactive",
+        )],
+        vec![C("focus groups held in the spring.")],
+    ]]);
+    body_font(&mut b, "Serif");
+    set_font(&mut b, 0, 0, 0..3, "Serif-Bold");
+    set_font(&mut b, 0, 1, 0..2, "Serif-Bold");
+    set_font(&mut b, 0, 2, 0..5, "Serif-Bold");
+    set_font(&mut b, 0, 3, 0..1, "Serif-Bold");
+    assert_eq!(
+        outline(&assembled(&b)),
+        [
+            "div n=Some(\"2.3\") Participatory study",
+            "div n=Some(\"2.3.1\") Participants",
+            "p Participatory data were gathered through many interactive focus groups held in the spring.",
+        ]
+    );
+}
