@@ -78,6 +78,17 @@ impl HeadCheck {
         self.body_size
     }
 
+    /// How many tokens at the start of `toks` lie on running lines (a running head that the
+    /// model read into the paragraph after it).
+    pub fn running_prefix(&self, doc: &Document, toks: &[ZoneToken]) -> usize {
+        toks.iter()
+            .take_while(|z| {
+                doc.line(&z.line)
+                    .is_some_and(|l| self.running.contains(&running_key(&l.tokens)))
+            })
+            .count()
+    }
+
     /// Whether `toks`, labelled `<section>`, is text that cannot be a head.
     pub fn not_a_head(&self, doc: &Document, toks: &[ZoneToken]) -> bool {
         let words: Vec<&Token> = toks

@@ -295,13 +295,19 @@ impl<'a> Assembler<'a> {
             )
         );
         let ahead = if text_next { HEAD_LOOKAHEAD } else { 0 };
-        let window = &tokens[range.start..(range.end + ahead).min(tokens.len())];
-        let run = runin::head_run(self.doc, window).filter(|&k| new && k <= toks.len());
+        // Running lines the model read into the paragraph do not hide a head after them.
+        let lead = self.check.running_prefix(self.doc, toks);
+        let start = range.start + if lead < toks.len() { lead } else { 0 };
+        let window = &tokens[start..(range.end + ahead).min(tokens.len())];
+        let run = runin::head_run(self.doc, window).filter(|&k| new && start + k <= range.end);
         match run {
             Some(k) => {
+                if start > range.start {
+                    self.inline(&tokens[range.start..start]);
+                }
                 // As a section span: it may hold a second, numbered head.
-                self.section_span(range.start..range.start + k);
-                self.paragraph(&tokens[range.start + k..range.end]);
+                self.section_span(start..start + k);
+                self.paragraph(&tokens[start + k..range.end]);
             }
             None => self.paragraph(toks),
         }

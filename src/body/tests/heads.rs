@@ -276,3 +276,32 @@ fn a_head_run_holding_two_numbered_heads_after_a_number_gives_two_divs() {
         ]
     );
 }
+
+#[test]
+fn a_running_head_read_into_a_paragraph_does_not_hide_the_head_after_it() {
+    let running = || vec![vec![S(P, "Journal of Things")]];
+    let mut b = build(vec![
+        vec![running(), vec![vec![S(P, "Some text on the first page.")]]],
+        vec![running(), vec![vec![S(P, "Some text on the second page.")]]],
+        vec![vec![
+            vec![S(P, "Journal of Things")],
+            vec![C("Rural areas")],
+            vec![C("Geographic contexts were found to matter a great deal")],
+            vec![C("for the people living there.")],
+        ]],
+    ]);
+    body_font(&mut b, "Serif");
+    edit(&mut b, (2, 0, 1), 0..2, |t| t.font = "Serif-Bold".into());
+    // Block 0 of each page sits in the top band; block 1 lower down.
+    for page in 0..2 {
+        edit(&mut b, (page, 1, 0), 0..7, |t| t.bbox.y = 300.0);
+    }
+    let body = assembled(&b);
+    let heads: Vec<&str> = body
+        .divs
+        .iter()
+        .filter_map(|d| d.head.as_ref())
+        .map(|h| h.text.text.as_str())
+        .collect();
+    assert_eq!(heads, ["Rural areas"], "{:?}", outline(&body));
+}
