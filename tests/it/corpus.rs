@@ -9,10 +9,31 @@ fn write(dir: &Path, name: &str, text: &str) {
     std::fs::write(dir.join(name), text).unwrap();
 }
 
-/// A tab-separated 26-column raw row for `tok`, as GROBID's table raw files have.
+/// A tab-separated 26-column raw row for `tok`, as GROBID's table raw files have: the text
+/// columns, then layout values the fulltext row reader accepts.
 fn raw_row(tok: &str) -> String {
     let mut cols = vec![tok.to_string(); 10];
-    cols.resize(26, "0".to_string());
+    cols.extend(
+        [
+            "BLOCKIN",
+            "LINEIN",
+            "ALIGNEDLEFT",
+            "SAMEFONT",
+            "SAMEFONTSIZE",
+            "0",
+            "0",
+            "NOCAPS",
+            "NODIGIT",
+            "0",
+            "NOPUNCT",
+            "3",
+            "5",
+            "1",
+            "NUMBER",
+            "0",
+        ]
+        .map(String::from),
+    );
     cols.join("\t")
 }
 
