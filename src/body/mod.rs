@@ -10,6 +10,8 @@ fulltext model labelled and its decoded spans.
   availability zones → [`Back`](crate::document::Back).
 - [`callouts::resolve_callouts`]: callouts → `b3`, `fig_0`, `tab_1`, `formula_2`, note ids.
 - [`text`]: the one path from tokens to text ([`RichText::from_tokens`]).
+- [`runin`]: heads the model left in paragraph text (run-in heads, head lines in their own
+  face); [`furniture`]: section spans that cannot be heads (small, rotated or running text).
 
 Nothing is silently lost: every token lands in the text of some element. Spans are sorted,
 overlaps are cut and tokens no span covers are read as `<other>`. An `<other>` span joins the
@@ -20,7 +22,9 @@ A `<section_marker>` is read as paragraph text (there is no section `ref` type).
 
 pub mod callouts;
 pub mod figure;
+pub mod furniture;
 pub mod notes;
+pub mod runin;
 pub mod text;
 
 #[cfg(test)]
@@ -130,6 +134,8 @@ struct Assembler<'a> {
     last_head: Option<Range<usize>>,
     /// The tokens of the last figure or table, and whether it is a table.
     last_figure: Option<(Range<usize>, bool)>,
+    /// Body text size and running lines, to tell section spans that cannot be heads.
+    check: furniture::HeadCheck,
 }
 
 impl<'a> Assembler<'a> {
@@ -144,15 +150,23 @@ impl<'a> Assembler<'a> {
             last: None,
             last_head: None,
             last_figure: None,
+            check: furniture::HeadCheck::default(),
         }
     }
 
     fn run(&mut self, spans: &[Span<Label>]) {
-        for (label, range) in cover(spans, self.tokens.len()) {
+        self.check = furniture::HeadCheck::new(self.doc, self.tokens, spans);
+        let cover = cover(spans, self.tokens.len());
+        for (i, (label, range)) in cover.iter().cloned().enumerate() {
             let toks = &self.tokens[range.clone()];
+            let next = cover.get(i + 1).map(|(l, _)| *l);
             match label {
-                Label::Section => self.section(range.clone()),
-                Label::Paragraph => self.paragraph(toks),
+                Label::Section if self.drop_cap(range.clone()) => {
+                    self.last = Some(Label::Other);
+                    continue;
+                }
+                Label::Section => self.section_span(range.clone()),
+                Label::Paragraph => self.paragraph_span(range.clone(), next),
                 Label::CitationMarker => self.marker(toks, CalloutKind::Bibr),
                 Label::FigureMarker => self.marker(toks, CalloutKind::Figure),
                 Label::TableMarker => self.marker(toks, CalloutKind::Table),
@@ -210,7 +224,96 @@ impl<'a> Assembler<'a> {
         })
     }
 
-    /// A section head opens a div. A head that is only a number (`3.`, `IV`) followed
+    /// A drop cap: a section span that is one capital letter set well above the body size,
+    /// right before a word it opens (`M` + `arine heatwaves…`). It opens the paragraph, glued
+    /// to that word, and is no head. Returns whether it was one.
+    fn drop_cap(&mut self, range: Range<usize>) -> bool {
+        let tokens = self.tokens;
+        let tok = |i: usize| {
+            tokens
+                .get(i)
+                .and_then(|z| self.doc.token(&z.line, z.index))
+                .map(|(_, t)| t)
+        };
+        let (Some(cap), Some(next)) = (tok(range.start), tok(range.end)) else {
+            return false;
+        };
+        let letter = cap.text.chars().count() == 1 && cap.text.chars().all(char::is_uppercase);
+        let big = cap.font_size >= DROP_CAP_RATIO * self.check.body_size();
+        let opens = next.text.chars().next().is_some_and(char::is_lowercase);
+        if range.len() != 1 || !letter || !big || !opens {
+            return false;
+        }
+        let glued = ZoneToken {
+            sep: Sep::None,
+            ..tokens[range.start]
+        };
+        self.inline(std::slice::from_ref(&glued));
+        true
+    }
+
+    /// A section span, cut in two when it runs into its paragraph: a run-in head in its own
+    /// face followed by body text ([`runin::head_run`]). Text that cannot be a head (smaller
+    /// than the body text, rotated, a running head: [`furniture::HeadCheck`]) is read as
+    /// `<other>` text.
+    fn section_span(&mut self, range: Range<usize>) {
+        let tokens = self.tokens;
+        if self.check.not_a_head(self.doc, &tokens[range.clone()]) {
+            self.inline(&tokens[range]);
+            return;
+        }
+        if let Some(at) = numbered_line(self.doc, &tokens[range.clone()]) {
+            let at = range.start + at;
+            self.section_span(range.start..at);
+            self.section_span(at..range.end);
+            return;
+        }
+        match runin::head_run(self.doc, &tokens[range.clone()]) {
+            Some(k) => {
+                self.section(range.start..range.start + k);
+                self.paragraph(&tokens[range.start + k..range.end]);
+            }
+            None => self.section(range),
+        }
+    }
+
+    /// A paragraph span; a new paragraph opening with a head in its own face
+    /// ([`runin::head_run`]) gives that head its div first. The span may be the whole head
+    /// when running text (`next`, a paragraph or a callout) follows it.
+    fn paragraph_span(&mut self, range: Range<usize>, next: Option<Label>) {
+        let tokens = self.tokens;
+        let toks = &tokens[range.clone()];
+        let new = toks
+            .first()
+            .is_some_and(|f| !list_mark(self.doc, toks) && !self.continues(toks, f));
+        // The face change may come after the span: a head line followed by a callout
+        // (`Levels of fear` / `Smith et al. (2020) found…`).
+        let text_next = matches!(
+            next,
+            Some(
+                Label::Paragraph | Label::CitationMarker | Label::FigureMarker | Label::TableMarker
+            )
+        );
+        let ahead = if text_next { HEAD_LOOKAHEAD } else { 0 };
+        // Running lines the model read into the paragraph do not hide a head after them.
+        let lead = self.check.running_prefix(self.doc, toks);
+        let start = range.start + if lead < toks.len() { lead } else { 0 };
+        let window = &tokens[start..(range.end + ahead).min(tokens.len())];
+        let run = runin::head_run(self.doc, window).filter(|&k| new && start + k <= range.end);
+        match run {
+            Some(k) => {
+                if start > range.start {
+                    self.inline(&tokens[range.start..start]);
+                }
+                // As a section span: it may hold a second, numbered head.
+                self.section_span(start..start + k);
+                self.paragraph(&tokens[start + k..range.end]);
+            }
+            None => self.paragraph(toks),
+        }
+    }
+
+    /// A head opens a div. A head that is only a number (`3.`, `IV`) followed
     /// directly by another head span is one head split by the model (`3.` + `Results`).
     fn section(&mut self, range: Range<usize>) {
         self.close();
@@ -274,25 +377,7 @@ impl<'a> Assembler<'a> {
     fn paragraph(&mut self, toks: &[ZoneToken]) {
         let Some(first) = toks.first() else { return };
         let bullet = list_mark(self.doc, toks);
-        let lower = self.first_char(toks).is_some_and(char::is_lowercase);
-        let continues = self.open.as_ref().is_some_and(|o| {
-            let broken =
-                o.interrupted || o.text.last_line().is_some_and(|l| breaks(&l, &first.line));
-            // After a callout (or stray text) the sentence goes on, unless a new block opens
-            // upper-case; after a paragraph only a lower-case start across a break continues.
-            let inline = matches!(
-                self.last,
-                Some(
-                    Label::CitationMarker
-                        | Label::FigureMarker
-                        | Label::TableMarker
-                        | Label::EquationMarker
-                        | Label::Other
-                        | Label::SectionMarker
-                )
-            );
-            !bullet && if broken { lower } else { inline }
-        });
+        let continues = !bullet && self.continues(toks, first);
         if !continues {
             self.start(if bullet {
                 OpenKind::Item
@@ -321,6 +406,33 @@ impl<'a> Assembler<'a> {
         if let Some(o) = &mut self.open {
             o.text.end_callout();
         }
+    }
+
+    /// Whether a paragraph span opening with `first` continues the open text: after a
+    /// callout (or stray text) the sentence goes on, unless a new block opens upper-case;
+    /// after a paragraph only a lower-case start across a break continues.
+    fn continues(&self, toks: &[ZoneToken], first: &ZoneToken) -> bool {
+        let lower = self.first_char(toks).is_some_and(char::is_lowercase);
+        self.open.as_ref().is_some_and(|o| {
+            let broken =
+                o.interrupted || o.text.last_line().is_some_and(|l| breaks(&l, &first.line));
+            let inline = matches!(
+                self.last,
+                Some(
+                    Label::CitationMarker
+                        | Label::FigureMarker
+                        | Label::TableMarker
+                        | Label::EquationMarker
+                        | Label::Other
+                        | Label::SectionMarker
+                )
+            );
+            if broken {
+                lower
+            } else {
+                inline
+            }
+        })
     }
 
     fn first_char(&self, toks: &[ZoneToken]) -> Option<char> {
@@ -512,10 +624,32 @@ fn bare_number(t: &str) -> bool {
             .all(|c| c.is_ascii_digit() || c == '.' || "IVXL".contains(c))
 }
 
+/// Where a section span holds a second head: the first line after the first that opens with
+/// a section number, when the span's first line opens with one too or the number has levels
+/// (`2.1`): `2 Method` / `2.1 Study design` set one under the other and labelled as one head.
+/// A plain number opening the second line of an unnumbered head (`… of the` / `2 strains`)
+/// is the head's text.
+fn numbered_line(doc: &Document, toks: &[ZoneToken]) -> Option<usize> {
+    let texts = figure::texts(doc, toks);
+    let numbered = section_number(&texts).is_some();
+    (1..toks.len()).find(|&i| {
+        toks[i - 1].line != toks[i].line
+            && section_number(&texts[i..])
+                .is_some_and(|(_, n)| numbered || n.trim_end_matches('.').contains('.'))
+    })
+}
+
 /// Two lines in different layout blocks (or pages): a page or column break, or a new block.
 fn breaks(a: &LineRef, b: &LineRef) -> bool {
     (a.page, a.block) != (b.page, b.block)
 }
+
+/// How many tokens after a paragraph span may show the face change ending a head that the
+/// whole span is.
+const HEAD_LOOKAHEAD: usize = 30;
+
+/// A drop cap is set at least this many times the body text size.
+const DROP_CAP_RATIO: f32 = 1.5;
 
 /// Bullets that open a list item.
 const BULLETS: &[&str] = &[

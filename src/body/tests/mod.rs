@@ -230,3 +230,35 @@ fn resolved(b: &Built, refs: &[Reference], notes: Vec<Note>) -> Body {
 mod assemble;
 mod callouts;
 mod coverage;
+
+/// Changes tokens `at` of line `line` in block `block` of page `page`.
+fn edit(
+    b: &mut Built,
+    (page, block, line): (usize, usize, usize),
+    at: Range<usize>,
+    f: impl Fn(&mut Token),
+) {
+    let line = &mut b.doc.pages[page].blocks[block].lines[line];
+    line.tokens[at].iter_mut().for_each(f);
+}
+
+/// Sets the font of tokens `at` of line `line` in block `block` of the first page.
+fn set_font(b: &mut Built, block: usize, line: usize, at: Range<usize>, font: &str) {
+    edit(b, (0, block, line), at, |t| t.font = font.to_string());
+}
+
+/// Sets every token of the document in `font` (the body font).
+fn body_font(b: &mut Built, font: &str) {
+    for t in b
+        .doc
+        .pages
+        .iter_mut()
+        .flat_map(|p| &mut p.blocks)
+        .flat_map(|bl| &mut bl.lines)
+        .flat_map(|l| &mut l.tokens)
+    {
+        t.font = font.to_string();
+    }
+}
+
+mod heads;

@@ -1,0 +1,307 @@
+//! Heads the model left in paragraph text, or ran into it: run-in heads and head lines set in
+//! their own face.
+
+use super::*;
+
+#[test]
+fn a_run_in_head_in_its_own_face_opens_a_div() {
+    let mut b = one_page(vec![
+        vec![vec![S(H, "Methods")]],
+        vec![vec![S(
+            P,
+            "Study design. We recruited forty adults from clinics.",
+        )]],
+    ]);
+    body_font(&mut b, "Serif");
+    set_font(&mut b, 1, 0, 0..3, "Serif-Bold");
+    assert_eq!(
+        outline(&assembled(&b)),
+        [
+            "div n=None Methods",
+            "div n=None Study design.",
+            "p We recruited forty adults from clinics.",
+        ]
+    );
+}
+
+#[test]
+fn a_head_line_in_its_own_face_before_body_text_opens_a_div() {
+    let mut b = one_page(vec![
+        vec![vec![S(H, "Methods")]],
+        vec![
+            vec![S(P, "Participant recruitment")],
+            vec![C("Potential participants were identified by their")],
+            vec![C("doctors and gave consent.")],
+        ],
+    ]);
+    body_font(&mut b, "Serif");
+    set_font(&mut b, 1, 0, 0..2, "Serif-Italic");
+    assert_eq!(
+        outline(&assembled(&b)),
+        [
+            "div n=None Methods",
+            "div n=None Participant recruitment",
+            "p Potential participants were identified by their doctors and gave consent.",
+        ]
+    );
+}
+
+#[test]
+fn a_head_line_before_a_callout_opens_a_div() {
+    let mut b = one_page(vec![vec![
+        vec![S(P, "Levels of fear")],
+        vec![
+            S(Cit, "Smith et al. (2020)"),
+            S(P, "found much fear in the"),
+        ],
+        vec![C("survey data they gathered.")],
+    ]]);
+    body_font(&mut b, "Serif");
+    set_font(&mut b, 0, 0, 0..3, "Serif-Italic");
+    assert_eq!(
+        outline(&assembled(&b)),
+        [
+            "div n=None Levels of fear",
+            "p Smith et al. (2020) found much fear in the survey data they gathered.",
+        ]
+    );
+}
+
+#[test]
+fn a_section_span_running_into_its_paragraph_is_cut_at_the_face_change() {
+    let mut b = one_page(vec![vec![vec![S(
+        H,
+        "Bacterial culture. The strains were grown overnight.",
+    )]]]);
+    body_font(&mut b, "Serif");
+    set_font(&mut b, 0, 0, 0..3, "Serif-Bold");
+    assert_eq!(
+        outline(&assembled(&b)),
+        [
+            "div n=None Bacterial culture.",
+            "p The strains were grown overnight.",
+        ]
+    );
+}
+
+#[test]
+fn numbered_statements_names_in_italics_and_continued_text_stay_paragraphs() {
+    let mut b = one_page(vec![
+        // A numbered statement: `Theorem 2.` in bold.
+        vec![vec![S(P, "Theorem 2. Let x be a point of the set.")]],
+        // An italic name opening a sentence: no full stop before the switch.
+        vec![vec![S(P, "Escherichia coli was grown in broth overnight.")]],
+        // An italic first line that wraps on a comma.
+        vec![
+            vec![S(P, "Quoted words in italics,")],
+            vec![C("then the sentence goes on in roman type.")],
+        ],
+        // A statement label.
+        vec![vec![S(P, "Proof. This follows from the lemma above.")]],
+        // A sentence in another face on a line of its own.
+        vec![
+            vec![S(
+                P,
+                "The group eased the loneliness of all of the many patients.",
+            )],
+            vec![C(
+                "And then when you see other people and start talking about",
+            )],
+            vec![C(
+                "it all, it does not seem nearly as bad as it did at first, they said.",
+            )],
+        ],
+        // Text before a display formula, which is in another face.
+        vec![
+            vec![S(P, "Rearranging, we also have")],
+            vec![S(Eq, "Xa = Yb + Zc")],
+        ],
+        // A short line in bold whose sentence goes on lower-case.
+        vec![
+            vec![S(P, "Effects of the drug")],
+            vec![C("were measured daily in all the patients we saw.")],
+        ],
+    ]);
+    body_font(&mut b, "Serif");
+    set_font(&mut b, 0, 0, 0..3, "Serif-Bold");
+    set_font(&mut b, 1, 0, 0..2, "Serif-Italic");
+    set_font(&mut b, 2, 0, 0..4, "Serif-Italic");
+    set_font(&mut b, 3, 0, 0..2, "Serif-Bold");
+    set_font(&mut b, 4, 0, 0..12, "Serif-Italic");
+    set_font(&mut b, 5, 1, 0..5, "Math-Italic");
+    set_font(&mut b, 6, 0, 0..4, "Serif-Bold");
+    let body = assembled(&b);
+    assert!(
+        body.divs.iter().all(|d| d.head.is_none()),
+        "{:?}",
+        outline(&body)
+    );
+    assert_eq!(paragraphs(&body).len(), 7);
+}
+
+#[test]
+fn a_full_width_first_line_or_a_quotation_in_another_face_is_no_head() {
+    let mut b = one_page(vec![
+        // The first line reaches the column's edge: a face change, not a head.
+        vec![
+            vec![S(P, "The prepared oils were subjected to analysis")],
+            vec![C("by gas chromatography in the lab.")],
+        ],
+        // A quotation in italics on its own line.
+        vec![
+            vec![S(P, "\"If this goes on, no future.\"")],
+            vec![C("Participants said so in the interviews we held.")],
+        ],
+    ]);
+    body_font(&mut b, "Serif");
+    set_font(&mut b, 0, 0, 0..7, "Serif-Light");
+    set_font(&mut b, 1, 0, 0..10, "Serif-Italic");
+    let body = assembled(&b);
+    assert!(
+        body.divs.iter().all(|d| d.head.is_none()),
+        "{:?}",
+        outline(&body)
+    );
+}
+
+#[test]
+fn two_numbered_heads_in_one_section_span_are_two_divs() {
+    let b = one_page(vec![
+        vec![vec![S(H, "2 Method")], vec![C("2.1 Study design")]],
+        vec![vec![S(P, "We did this.")]],
+        // Numbers on lines of their own.
+        vec![
+            vec![S(H, "2.3")],
+            vec![C("Participatory study")],
+            vec![C("2.3.1")],
+            vec![C("Participants")],
+        ],
+        // A plain number opening the second line of an unnumbered head is its text.
+        vec![vec![S(H, "Growth of the")], vec![C("2 strains")]],
+    ]);
+    assert_eq!(
+        outline(&assembled(&b)),
+        [
+            "div n=Some(\"2\") Method",
+            "div n=Some(\"2.1\") Study design",
+            "p We did this.",
+            "div n=Some(\"2.3\") Participatory study",
+            "div n=Some(\"2.3.1\") Participants",
+            "div n=None Growth of the 2 strains",
+        ]
+    );
+}
+
+#[test]
+fn a_drop_cap_opens_its_paragraph() {
+    let mut b = one_page(vec![
+        vec![vec![S(H, "Results")]],
+        vec![vec![S(H, "M")]],
+        vec![vec![S(P, "arine heatwaves are long warm spells.")]],
+    ]);
+    edit(&mut b, (0, 1, 0), 0..1, |t| t.font_size = 24.0);
+    assert_eq!(
+        outline(&assembled(&b)),
+        [
+            "div n=None Results",
+            "p Marine heatwaves are long warm spells."
+        ]
+    );
+}
+
+#[test]
+fn small_rotated_or_running_text_labelled_section_is_text() {
+    let mut b = build(vec![
+        vec![
+            vec![vec![S(H, "Journal of Things")]],
+            vec![vec![S(H, "Introduction")]],
+            vec![vec![S(P, "We begin.")]],
+            // A table cell in small type, in a table of many small words.
+            vec![vec![S(H, "Population")]],
+            vec![vec![S(
+                Tab,
+                "a b c d e f g h i j k l m n o p q r s t u v w x y z",
+            )]],
+            // Margin text set vertically.
+            vec![vec![S(H, "journal.org/things")]],
+        ],
+        vec![
+            vec![vec![S(P, "Journal of Things")]],
+            vec![vec![S(P, "More text goes on here.")]],
+        ],
+        vec![
+            vec![vec![S(P, "Journal of Things")]],
+            vec![vec![S(P, "Yet more text.")]],
+        ],
+    ]);
+    edit(&mut b, (0, 3, 0), 0..1, |t| t.font_size = 7.5);
+    edit(&mut b, (0, 4, 0), 0..26, |t| t.font_size = 7.5);
+    edit(&mut b, (0, 5, 0), 0..5, |t| t.rotation = 90.0);
+    for page in 0..3 {
+        edit(&mut b, (page, 0, 0), 0..3, |t| t.bbox.y = 20.0);
+    }
+    let body = assembled(&b);
+    let heads: Vec<&str> = body
+        .divs
+        .iter()
+        .filter_map(|d| d.head.as_ref())
+        .map(|h| h.text.text.as_str())
+        .collect();
+    assert_eq!(heads, ["Introduction"], "{:?}", outline(&body));
+}
+
+#[test]
+fn a_head_run_holding_two_numbered_heads_after_a_number_gives_two_divs() {
+    let mut b = one_page(vec![vec![
+        vec![S(H, "2.3")],
+        vec![S(P, "Participatory study")],
+        vec![C("2.3.1")],
+        vec![C("Participants")],
+        vec![C(
+            "Participatory data were gathered through many interactive",
+        )],
+        vec![C("focus groups held in the spring.")],
+    ]]);
+    body_font(&mut b, "Serif");
+    set_font(&mut b, 0, 0, 0..3, "Serif-Bold");
+    set_font(&mut b, 0, 1, 0..2, "Serif-Bold");
+    set_font(&mut b, 0, 2, 0..5, "Serif-Bold");
+    set_font(&mut b, 0, 3, 0..1, "Serif-Bold");
+    assert_eq!(
+        outline(&assembled(&b)),
+        [
+            "div n=Some(\"2.3\") Participatory study",
+            "div n=Some(\"2.3.1\") Participants",
+            "p Participatory data were gathered through many interactive focus groups held in the spring.",
+        ]
+    );
+}
+
+#[test]
+fn a_running_head_read_into_a_paragraph_does_not_hide_the_head_after_it() {
+    let running = || vec![vec![S(P, "Journal of Things")]];
+    let mut b = build(vec![
+        vec![running(), vec![vec![S(P, "Some text on the first page.")]]],
+        vec![running(), vec![vec![S(P, "Some text on the second page.")]]],
+        vec![vec![
+            vec![S(P, "Journal of Things")],
+            vec![C("Rural areas")],
+            vec![C("Geographic contexts were found to matter a great deal")],
+            vec![C("for the people living there.")],
+        ]],
+    ]);
+    body_font(&mut b, "Serif");
+    edit(&mut b, (2, 0, 1), 0..2, |t| t.font = "Serif-Bold".into());
+    // Block 0 of each page sits in the top band; block 1 lower down.
+    for page in 0..2 {
+        edit(&mut b, (page, 1, 0), 0..7, |t| t.bbox.y = 300.0);
+    }
+    let body = assembled(&b);
+    let heads: Vec<&str> = body
+        .divs
+        .iter()
+        .filter_map(|d| d.head.as_ref())
+        .map(|h| h.text.text.as_str())
+        .collect();
+    assert_eq!(heads, ["Rural areas"], "{:?}", outline(&body));
+}
