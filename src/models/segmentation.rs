@@ -7,7 +7,7 @@
 //! ([`LineFacts::from_raw`]); tagging reads them from a PDF's layout ([`document_lines`]); both
 //! end in the same [`rows`].
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 use crate::corpus::layout::{self as corpus, PairRead, TeiEvent, Unmatched};
@@ -479,6 +479,57 @@ fn opens_with_front_matter_cue(text: &str) -> bool {
 }
 
 impl Zones {
+    /// Lines the segmentation put in the page-furniture zone (`<page>`: page numbers, running
+    /// heads and feet) that carry prose: four or more words, in the lower half of their page,
+    /// their letters printed on no other page's furniture. GROBID writes nothing of the
+    /// `<page>` zone; such a line is most often a footnote read as furniture, so it moves to
+    /// the footnote zone and reaches the TEI as a note instead of being lost.
+    pub fn rescue_footnotes_from_page_zone(&mut self, doc: &Document) {
+        // Digit-free letters of a line: a running head or foot keeps them from page to page.
+        let key = |r: &LineRef| doc.line(r).map(|l| letters_lower(&l.text()));
+        let mut pages_of: HashMap<String, HashSet<usize>> = HashMap::new();
+        for (label, lines) in &self.pieces {
+            if matches!(label, Label::Page | Label::Headnote | Label::Footnote) {
+                for r in lines {
+                    if let Some(k) = key(r).filter(|k| !k.is_empty()) {
+                        pages_of.entry(k).or_default().insert(r.page);
+                    }
+                }
+            }
+        }
+        let prose = |r: &LineRef| -> bool {
+            let (Some(line), Some(page)) = (doc.line(r), doc.pages.get(r.page)) else {
+                return false;
+            };
+            let words = line
+                .tokens
+                .iter()
+                .filter(|t| t.text.chars().filter(|c| c.is_alphabetic()).count() >= 2)
+                .count();
+            let repeated = key(r).is_some_and(|k| pages_of.get(&k).is_some_and(|p| p.len() > 1));
+            words >= 4 && line.bbox.y > page.height / 2.0 && !repeated
+        };
+        let mut pieces: Vec<(Label, Vec<LineRef>)> = Vec::with_capacity(self.pieces.len());
+        for (label, lines) in std::mem::take(&mut self.pieces) {
+            if label != Label::Page {
+                pieces.push((label, lines));
+                continue;
+            }
+            for r in lines {
+                let l = if prose(&r) {
+                    Label::Footnote
+                } else {
+                    Label::Page
+                };
+                match pieces.last_mut() {
+                    Some((last, v)) if *last == l => v.push(r),
+                    _ => pieces.push((l, vec![r])),
+                }
+            }
+        }
+        self.pieces = pieces;
+    }
+
     /// A header that ends with an `Abstract` (or `Summary`) heading line whose text the model
     /// gave to the body, or a header followed by a body whose first line opens with such a
     /// heading (`Abstract: We …`): the body lines that follow, up to the first line opening the body
@@ -1029,6 +1080,54 @@ Analysis of analysis A An Ana Anal BLOCKSTART PAGEIN NEWFONT SAMEFONTSIZE 0 1 IN
         assert_eq!(light_label("I-<references>"), "I-<body>");
         assert_eq!(light_label("<footnote>"), "<body>");
         assert_eq!(light_label("<other>"), "<other>");
+    }
+
+    #[test]
+    fn a_prose_line_in_the_page_zone_low_on_its_page_becomes_a_footnote() {
+        let page = |number: u32, foot: &[&str]| Page {
+            number,
+            width: 612.0,
+            height: 792.0,
+            blocks: vec![
+                block(
+                    &[&["Running", "Head", "of", "the", "Paper"]],
+                    30.0,
+                    8.0,
+                    "Times",
+                ),
+                block(&[&["Body", "text", "here."]], 200.0, 10.0, "Times"),
+                block(&[foot], 740.0, 8.0, "Times"),
+                block(&[&[&number.to_string()]], 770.0, 9.0, "Times"),
+            ],
+            ..Default::default()
+        };
+        let doc = Document {
+            pages: vec![
+                page(
+                    1,
+                    &["1", "The", "data", "are", "available", "on", "request."],
+                ),
+                page(2, &["Journal", "of", "Examples", "volume", "3"]),
+                page(3, &["Journal", "of", "Examples", "volume", "3"]),
+            ],
+        };
+        let (_, refs) = document_lines(&doc);
+        let per_page = ["I-<page>", "I-<body>", "I-<page>", "I-<page>"];
+        let labels: Vec<String> = per_page
+            .iter()
+            .cycle()
+            .take(12)
+            .map(|s| s.to_string())
+            .collect();
+        let mut z = decode(&refs, &labels).unwrap();
+        z.rescue_footnotes_from_page_zone(&doc);
+        // Page 1's footnote moves; the running head (top of the page), the running foot
+        // (repeated on pages 2 and 3) and the page numbers stay furniture.
+        let foot = z.lines(Label::Footnote);
+        assert_eq!(foot.len(), 1, "{z:?}");
+        assert_eq!((foot[0].page, foot[0].block), (0, 2));
+        assert_eq!(z.lines(Label::Page).len(), 8);
+        assert_eq!(z.lines(Label::Body).len(), 3);
     }
 
     #[test]

@@ -222,6 +222,15 @@ fn a_generated_article_comes_back_element_by_element() {
         );
     }
 
+    // The footnote at the foot of page 2 (which segmentation files with the page furniture)
+    // comes back as a note.
+    let notes = all_between(&body, "<note ", "</note>").concat();
+    assert!(notes.contains("place=\"foot\""), "{body}");
+    assert!(
+        notes.contains("The data are available from the authors on request."),
+        "{body}"
+    );
+
     // The acknowledgement, and the funding it states: funder in the titleStmt, grant in the
     // back's listOrg.
     let back = all_between(&xml, "<back>", "</back>").concat();

@@ -123,6 +123,7 @@ impl DocStage {
                     .await?;
                 let mut zones = segmentation::decode(&refs, &labels[0])?;
                 zones.extend_header_over_abstract(&self.doc, 60);
+                zones.rescue_footnotes_from_page_zone(&self.doc);
                 zones
             };
             self.zones = Some(zones);
