@@ -312,6 +312,33 @@ fn near(area: &BBox, g: &BBox) -> bool {
     overlap_x && gap_y <= GRAPHIC_REACH
 }
 
+/// Whether a span's lines read as running prose rather than a figure's or a table's inner
+/// text: at least three lines and 40 words, three lines in four holding six or more words
+/// (tokens of two letters or more). Axis labels, legends and table rows are short or mostly
+/// numbers; a body paragraph the model took for a table or figure is not.
+pub fn reads_as_prose(doc: &Document, toks: &[ZoneToken]) -> bool {
+    let mut words_per_line: Vec<usize> = Vec::new();
+    let mut last_line = None;
+    for z in toks {
+        if last_line != Some(z.line) {
+            words_per_line.push(0);
+            last_line = Some(z.line);
+        }
+        let is_word = doc
+            .token(&z.line, z.index)
+            .is_some_and(|(_, t)| t.text.chars().filter(|c| c.is_alphabetic()).count() >= 2);
+        if is_word {
+            if let Some(n) = words_per_line.last_mut() {
+                *n += 1;
+            }
+        }
+    }
+    let lines = words_per_line.len();
+    let words: usize = words_per_line.iter().sum();
+    let long = words_per_line.iter().filter(|n| **n >= 6).count();
+    lines >= 3 && words >= 40 && 4 * long >= 3 * lines
+}
+
 /// Whether a figure span holds a caption lead ([`caption_lead`]) of either kind.
 pub fn has_caption(doc: &Document, toks: &[ZoneToken]) -> bool {
     find_lead(doc, toks, false).is_some() || find_lead(doc, toks, true).is_some()

@@ -501,11 +501,19 @@ impl<'a> Assembler<'a> {
     /// ([`figure::split_span`]). A span without caption right after a figure of its kind
     /// continues it (the model cut a caption from its table), and a captioned one right after a
     /// captionless figure takes it in; one without caption and without any image or drawing
-    /// near it is no figure and is read as a paragraph, as GROBID reverts incomplete figures.
+    /// near it is no figure and is read as a paragraph, as GROBID reverts incomplete figures;
+    /// so is one without caption whose lines read as running prose ([`figure::reads_as_prose`]),
+    /// graphics near it or not.
     fn figure(&mut self, mut range: Range<usize>, table: bool) {
         let tokens = self.tokens;
         if self.carries_on_sentence(&tokens[range.clone()]) {
             self.inline(&tokens[range]);
+            return;
+        }
+        if !figure::has_caption(self.doc, &tokens[range.clone()])
+            && figure::reads_as_prose(self.doc, &tokens[range.clone()])
+        {
+            self.paragraph(&tokens[range]);
             return;
         }
         let merge = self
@@ -551,6 +559,17 @@ impl<'a> Assembler<'a> {
             };
             let part = range.start + part.start..range.start + part.end;
             let fig = figure::build(self.doc, &tokens[part.clone()], table, id);
+            // No caption lead of its own kind (a table span holding only a figure's lead, or
+            // none) and running prose: a paragraph the model took for a table or figure.
+            if fig.head.is_none() && figure::reads_as_prose(self.doc, &tokens[part.clone()]) {
+                if table {
+                    self.counters.tables -= 1;
+                } else {
+                    self.counters.figures -= 1;
+                }
+                self.paragraph(&tokens[part]);
+                continue;
+            }
             self.figures.push(fig);
             self.last_figure = Some((part, table));
         }

@@ -213,6 +213,42 @@ fn caption_leads_are_split_by_rule() {
 }
 
 #[test]
+fn a_captionless_table_span_of_running_prose_is_a_paragraph() {
+    let prose = [
+        "Another series of heatwaves occurred in the sea during the",
+        "summer of that year, and three warm periods rendered the station",
+        "under heatwave status for most of the days of the period while",
+        "the earlier event was confined to the eastern seaboard only.",
+    ];
+    let mut b = one_page(vec![
+        vec![
+            vec![S(Tab, prose[0])],
+            vec![C(prose[1])],
+            vec![C(prose[2])],
+            vec![C(prose[3])],
+        ],
+        vec![
+            vec![S(Tab, "Site a b")],
+            vec![C("Lisbon 0.52 1.20")],
+            vec![C("Porto 0.47 1.31")],
+        ],
+    ]);
+    // Drawings beside both spans: graphics alone do not make the prose a table.
+    b.doc.pages[0].vectors = vec![BBox {
+        x: 50.0,
+        y: 0.0,
+        w: 400.0,
+        h: 400.0,
+    }];
+    let body = assembled(&b);
+    let texts: Vec<&str> = paragraphs(&body).iter().map(|p| p.text.as_str()).collect();
+    assert_eq!(texts, [prose.join(" ").as_str()]);
+    // The short rows stay a table.
+    assert_eq!(body.figures.len(), 1, "{:?}", outline(&body));
+    assert!(body.figures[0].is_table);
+}
+
+#[test]
 fn a_captionless_figure_span_carrying_on_a_sentence_is_running_text() {
     let mut b = one_page(vec![
         vec![
