@@ -157,7 +157,7 @@ pub fn line_boxes<'t>(tokens: impl IntoIterator<Item = &'t TokenBox>) -> Vec<Pag
     for t in tokens {
         if let Some(last) = out.last_mut() {
             if last.page == t.page && same_line(&last.bbox, &t.bbox) {
-                last.bbox = union(&last.bbox, &t.bbox);
+                last.bbox = last.bbox.union(&t.bbox);
                 continue;
             }
         }
@@ -179,16 +179,6 @@ fn same_line(a: &BBox, b: &BBox) -> bool {
     };
     let gap = b.x - a.right();
     level && b.x >= a.x && gap <= 3.0 * a.h.max(b.h).max(1.0)
-}
-
-fn union(a: &BBox, b: &BBox) -> BBox {
-    let (x, y) = (a.x.min(b.x), a.y.min(b.y));
-    BBox {
-        x,
-        y,
-        w: a.right().max(b.right()) - x,
-        h: a.bottom().max(b.bottom()) - y,
-    }
 }
 
 /// The tokens of `rt` that overlap `range`.
