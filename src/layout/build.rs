@@ -54,6 +54,15 @@ const BESIDE_GAP: f32 = 25.0;
 /// Relative font-size difference allowed between the lines of one block.
 const BLOCK_SIZE_DELTA: f32 = 0.05;
 
+/// Letter-spaced capitals (`join_letter_spaced`): pieces of at most this many letters,
+const TRACKED_MAX_PIECE: usize = 4;
+/// at least this many of them single letters,
+const TRACKED_MIN_LETTERS: usize = 4;
+/// no further apart than this fraction of the size;
+const TRACKED_MAX_GAP: f32 = 0.8;
+/// a gap this much wider than the run's narrowest one is a word space.
+const TRACKED_SPACE: f32 = 0.12;
+
 /// Document limits (GROBID's `blocksMax`, `tokensMax`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Limits {
@@ -206,7 +215,10 @@ impl LineAcc {
 /// Lay out one page.
 pub fn build_page(raw: &RawPage) -> Page {
     let words = build_words(raw);
-    let lines = build_lines(words);
+    let mut lines = build_lines(words);
+    for l in &mut lines {
+        join_letter_spaced(&mut l.words);
+    }
     let blocks = build_blocks(lines);
     let blocks = blocks
         .into_iter()
@@ -375,6 +387,71 @@ fn build_words(raw: &RawPage) -> Vec<Word> {
         words.push(w);
     }
     dedup_words(words)
+}
+
+/// Letter-spaced capitals ("F I G U R E", "R E V I E W  A R T I C L E", Wiley's and
+/// Frontiers' headings) come out of the gap rule as one word per letter, or per kerned pair:
+/// the tracking is wider than the 0.1 × size break. Within a line, a run of at least
+/// `TRACKED_MIN_LETTERS` single capitals among short all-capital words of one style, no more
+/// than `TRACKED_MAX_GAP` × size apart, is rejoined: its narrowest gap is the tracking, and a
+/// gap wider than that by `TRACKED_SPACE` × size is a real word space. Runs with fewer single
+/// letters (acronym lists, "A B C" in prose) are left alone.
+fn join_letter_spaced(words: &mut Vec<Word>) {
+    let capital_piece = |w: &Word| {
+        let n = w.text.chars().count();
+        (1..=TRACKED_MAX_PIECE).contains(&n) && w.text.chars().all(|c| c.is_uppercase())
+    };
+    let mut out: Vec<Word> = Vec::with_capacity(words.len());
+    let mut i = 0;
+    while i < words.len() {
+        // The run starting at i: capital pieces of one style, size and baseline, close together.
+        let mut j = i;
+        if capital_piece(&words[i]) {
+            j = i + 1;
+            while j < words.len() && capital_piece(&words[j]) {
+                let (a, b) = (&words[j - 1], &words[j]);
+                let size = a.size.max(0.1);
+                let gap = b.u0 - a.u1;
+                if b.style != a.style
+                    || b.rot != a.rot
+                    || (b.size - a.size).abs() > 0.05 * size
+                    || (b.base - a.base).abs() > 0.1 * size
+                    || !(-0.05 * size..=TRACKED_MAX_GAP * size).contains(&gap)
+                {
+                    break;
+                }
+                j += 1;
+            }
+        }
+        let singles = words[i..j.max(i)]
+            .iter()
+            .filter(|w| w.text.chars().count() == 1)
+            .count();
+        if j <= i + 1 || singles < TRACKED_MIN_LETTERS {
+            out.push(words[i].clone());
+            i += 1;
+            continue;
+        }
+        let size = words[i].size.max(0.1);
+        let tracking = words[i..j]
+            .windows(2)
+            .map(|p| p[1].u0 - p[0].u1)
+            .fold(f32::INFINITY, f32::min);
+        let mut cur = words[i].clone();
+        for w in &words[i + 1..j] {
+            if w.u0 - cur.u1 > tracking + TRACKED_SPACE * size {
+                out.push(std::mem::replace(&mut cur, w.clone()));
+            } else {
+                cur.text.push_str(&w.text);
+                for g in &w.glyphs {
+                    cur.push(*g);
+                }
+            }
+        }
+        out.push(cur);
+        i = j;
+    }
+    *words = out;
 }
 
 /// Drop words drawn twice at (almost) the same place: fake bold and drop shadows.
@@ -741,6 +818,61 @@ mod tests {
         assert_eq!(t[3].text, "text");
         assert!(!t[3].space_after, "`text` is glued to the comma");
         assert!((t[0].bbox.x - 72.0).abs() < 1e-3);
+    }
+
+    /// Draw `text` with `tracking` × size added after each glyph (letter-spaced type); a
+    /// space advances by `space` × size more. Returns the x after the last glyph.
+    fn draw_tracked(
+        page: &mut RawPage,
+        x: f32,
+        base: f32,
+        text: &str,
+        tracking: f32,
+        space: f32,
+    ) -> f32 {
+        let size = page.styles[0].size;
+        let mut x = x;
+        for c in text.chars() {
+            if c == ' ' {
+                x += space * size;
+                continue;
+            }
+            draw(page, x, base, 0, &c.to_string());
+            x += (0.5 + tracking) * size;
+        }
+        x
+    }
+
+    #[test]
+    fn letter_spaced_capitals_are_joined_into_words() {
+        let mut p = letter_page(vec![style(10.0)]);
+        let x = draw_tracked(&mut p, 72.0, 100.0, "FIGURE", 0.15, 0.0);
+        let x = draw_tracked(&mut p, x + 2.5, 100.0, "2", 0.0, 0.0);
+        draw(&mut p, x + 3.0, 100.0, 0, "Forest");
+        draw_tracked(&mut p, 72.0, 130.0, "REVIEW ARTICLE", 0.2, 0.27);
+        let page = build_page(&p);
+        let lines: Vec<String> = texts(&page).into_iter().flatten().collect();
+        assert_eq!(
+            lines,
+            vec![
+                "FIGURE 2 Forest ".to_string(),
+                "REVIEW ARTICLE ".to_string()
+            ]
+        );
+        let t = &page.blocks[0].lines[0].tokens[0];
+        assert!((t.bbox.x - 72.0).abs() < 1e-3 && (t.bbox.w - 6.0 * 5.0 - 5.0 * 1.5).abs() < 1e-2);
+    }
+
+    #[test]
+    fn spaced_single_capitals_below_the_run_length_stay_apart() {
+        // Three spaced capitals ("groups A B C") are not letter-spaced type.
+        let mut p = letter_page(vec![style(10.0)]);
+        draw_tracked(&mut p, 72.0, 100.0, "A B C", 0.0, 0.3);
+        assert_eq!(texts(&build_page(&p)), vec![vec!["A B C ".to_string()]]);
+        // A mixed-case run is prose, however close its letters.
+        let mut p = letter_page(vec![style(10.0)]);
+        draw_tracked(&mut p, 72.0, 100.0, "a b c d e", 0.0, 0.15);
+        assert_eq!(texts(&build_page(&p)), vec![vec!["a b c d e ".to_string()]]);
     }
 
     #[test]
