@@ -181,9 +181,10 @@ fn find_lead(doc: &Document, toks: &[ZoneToken], table: bool) -> Option<(usize, 
 /// Build one figure or table from the tokens of its span. The caption is split by rule
 /// ([`caption_lead`]); a figure's caption runs from its lead to the span's end and the text
 /// before it (printed inside the figure) goes to `note`; a table's caption is the lead's
-/// layout block and the rest of the span becomes rows, one per line, up to a line opening with
-/// `Note`, `Abbreviations`, `*`… that starts the table's note. Without a lead a figure's whole
-/// text is its description and a table's is its rows.
+/// layout block (the next block when the lead ends its own) and the rest of the span becomes
+/// rows, one per line, up to a line opening with
+/// `Note`, `Abbreviations`, `*`… that starts the table's note. Without a lead there is no
+/// description: a figure's text goes to its note and a table's to its rows.
 pub fn build(doc: &Document, toks: &[ZoneToken], table: bool, id: String) -> Figure {
     let mut fig = Figure {
         id,
@@ -198,7 +199,11 @@ pub fn build(doc: &Document, toks: &[ZoneToken], table: bool, id: String) -> Fig
                 let start = (pos + lead.tokens).min(toks.len());
                 let end = if table {
                     let block = |zt: &ZoneToken| (zt.line.page, zt.line.block);
-                    let b = block(&toks[pos]);
+                    // The lead's block, or the next one when the lead stands alone in its own.
+                    let b = toks
+                        .get(start)
+                        .filter(|zt| block(zt) != block(&toks[pos]))
+                        .map_or(block(&toks[pos]), block);
                     start + toks[start..].iter().take_while(|zt| block(zt) == b).count()
                 } else {
                     toks.len()
@@ -207,8 +212,9 @@ pub fn build(doc: &Document, toks: &[ZoneToken], table: bool, id: String) -> Fig
                 rest.extend_from_slice(&toks[end..]);
                 (start..end, rest)
             }
-            None if table => (0..0, toks.to_vec()),
-            None => (0..toks.len(), Vec::new()),
+            // No caption: nothing of it is a description. A table's text is its rows; a
+            // figure's (axis labels, text drawn in it) is kept in its note.
+            None => (0..0, toks.to_vec()),
         };
     let desc = RichText::from_tokens(doc, &toks[caption]);
     if !desc.tokens.is_empty() {

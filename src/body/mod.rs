@@ -136,6 +136,9 @@ struct Assembler<'a> {
     last_figure: Option<(Range<usize>, bool)>,
     /// Body text size and running lines, to tell section spans that cannot be heads.
     check: furniture::HeadCheck,
+    /// Tokens before this index were taken by an earlier span (a caption pulled after its
+    /// lead: [`Assembler::lone_caption_lead`]).
+    taken: usize,
 }
 
 impl<'a> Assembler<'a> {
@@ -151,6 +154,7 @@ impl<'a> Assembler<'a> {
             last_head: None,
             last_figure: None,
             check: furniture::HeadCheck::default(),
+            taken: 0,
         }
     }
 
@@ -158,9 +162,14 @@ impl<'a> Assembler<'a> {
         self.check = furniture::HeadCheck::new(self.doc, self.tokens, spans);
         let cover = cover(spans, self.tokens.len());
         for (i, (label, range)) in cover.iter().cloned().enumerate() {
+            if range.end <= self.taken {
+                continue;
+            }
+            let range = range.start.max(self.taken)..range.end;
             let toks = &self.tokens[range.clone()];
             let next = cover.get(i + 1).map(|(l, _)| *l);
             match label {
+                Label::Section if self.lone_caption_lead(range.clone()) => continue,
                 Label::Section if self.drop_cap(range.clone()) => {
                     self.last = Some(Label::Other);
                     continue;
@@ -249,6 +258,34 @@ impl<'a> Assembler<'a> {
             ..tokens[range.start]
         };
         self.inline(std::slice::from_ref(&glued));
+        true
+    }
+
+    /// A section span that is only a caption lead (`FIGURE 2`, `Table 1.` on a line of its
+    /// own: no section is called that) starts a figure or table; its caption is the text after
+    /// it in the next layout block, up to the end of that block. Whether it was taken.
+    fn lone_caption_lead(&mut self, range: Range<usize>) -> bool {
+        let tokens = self.tokens;
+        let texts = figure::texts(self.doc, &tokens[range.clone()]);
+        let Some(lead) = figure::caption_lead(&texts).filter(|l| l.tokens == texts.len()) else {
+            return false;
+        };
+        let block = |zt: &ZoneToken| (zt.line.page, zt.line.block);
+        let Some(first) = tokens.get(range.end) else {
+            return false;
+        };
+        let end = range.end
+            + tokens[range.end..]
+                .iter()
+                .take_while(|zt| block(zt) == block(first))
+                .count();
+        self.figure(range.start..end, lead.table);
+        self.taken = end;
+        self.last = Some(if lead.table {
+            Label::Table
+        } else {
+            Label::Figure
+        });
         true
     }
 

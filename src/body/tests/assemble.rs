@@ -627,3 +627,50 @@ fn captionless_figure_spans_continue_their_figure_or_are_read_as_text() {
     assert_eq!(body.figures[0].rows.len(), 1);
     assert_eq!(body.figures[1].graphics.len(), 1);
 }
+
+#[test]
+fn a_figure_span_without_a_caption_has_no_description() {
+    let mut b = one_page(vec![
+        vec![vec![S(P, "Text.")]],
+        vec![vec![S(Fig, "0 10 20 time")]],
+    ]);
+    b.doc.pages[0].vectors = vec![BBox {
+        x: 50.0,
+        y: 140.0,
+        w: 100.0,
+        h: 40.0,
+    }];
+    let body = assembled(&b);
+    // Its text is kept, in the note, not reported as a caption.
+    assert_eq!(
+        outline(&body),
+        [
+            "div",
+            "p Text.",
+            "fig_0 None None None Some(\"0 10 20 time\")"
+        ]
+    );
+}
+
+#[test]
+fn a_head_that_is_only_a_caption_lead_opens_a_figure_with_its_next_block() {
+    let b = one_page(vec![
+        vec![vec![S(H, "Results")], vec![S(P, "Text before.")]],
+        vec![vec![S(H, "FIGURE 2")]],
+        vec![vec![S(P, "Content of the roots")], vec![C("over time.")]],
+        vec![vec![C("Body text goes on here.")]],
+        vec![vec![S(H, "Table 3.")]],
+        vec![vec![S(P, "Yields per site.")]],
+    ]);
+    let body = assembled(&b);
+    assert_eq!(
+        outline(&body),
+        [
+            "div n=None Results",
+            "p Text before.",
+            "p Body text goes on here.",
+            "fig_0 Some(\"FIGURE 2\") Some(\"2\") Some(\"Content of the roots over time.\") None",
+            "tab_0 Some(\"Table 3.\") Some(\"3\") Some(\"Yields per site.\") None",
+        ]
+    );
+}
