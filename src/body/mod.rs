@@ -319,6 +319,17 @@ impl<'a> Assembler<'a> {
     /// when running text (`next`, a paragraph or a callout) follows it.
     fn paragraph_span(&mut self, range: Range<usize>, next: Option<Label>) {
         let tokens = self.tokens;
+        if let Some(line) = display_equation_line(self.doc, &tokens[range.clone()]) {
+            let line = range.start + line.start..range.start + line.end;
+            if line.start > range.start {
+                self.paragraph_span(range.start..line.start, Some(Label::Equation));
+            }
+            self.equation(&tokens[line.clone()]);
+            if line.end < range.end {
+                self.paragraph_span(line.end..range.end, next);
+            }
+            return;
+        }
         let toks = &tokens[range.clone()];
         let new = toks
             .first()
@@ -642,6 +653,52 @@ fn foot_mark(doc: &Document, zt: &ZoneToken, prev: Option<&ZoneToken>, inside: b
     let word = p.text.chars().count() >= 3 && p.text.chars().all(char::is_alphabetic);
     let closing = matches!(p.text.as_str(), "." | "," | ";" | ":" | ")" | "]");
     (number || symbol) && !p.superscript && (word || closing)
+}
+
+/// Math operators that mark a line as a formula (`display_equation_line`).
+const MATH_OPERATORS: &[&str] = &[
+    "=", "<", ">", "≤", "≥", "≈", "≠", "∝", "∑", "∏", "∫", "±", "×", "∂", "→", "∈",
+];
+
+/// A display equation the model read as paragraph text: a whole printed line (within `toks`;
+/// layout lines on one baseline count as one, as the number set far right is a line of its
+/// own) holding a math operator and ending with an equation number `(N)` set apart from the
+/// formula by at least twice the font size (flush right, as typeset). Its token range, if any.
+fn display_equation_line(doc: &Document, toks: &[ZoneToken]) -> Option<Range<usize>> {
+    let tok = |zt: &ZoneToken| doc.token(&zt.line, zt.index).map(|(_, t)| t);
+    let bottom = |zt: &ZoneToken| tok(zt).map(|t| (t.bbox.y + t.bbox.h, t.font_size));
+    let same_row = |a: &ZoneToken, b: &ZoneToken| {
+        a.line == b.line
+            || (a.line.page == b.line.page
+                && bottom(a)
+                    .zip(bottom(b))
+                    .is_some_and(|((ya, sa), (yb, _))| (ya - yb).abs() <= 0.3 * sa.max(1.0)))
+    };
+    let mut start = 0;
+    while start < toks.len() {
+        let mut end = start + 1;
+        while end < toks.len() && same_row(&toks[end - 1], &toks[end]) {
+            end += 1;
+        }
+        let line = &toks[start..end];
+        let k = trailing_label(doc, line);
+        if k > 0 {
+            let before = tok(&line[line.len() - k - 1]);
+            let label = tok(&line[line.len() - k]);
+            let apart = before.zip(label).is_some_and(|(b, l)| {
+                l.bbox.x - (b.bbox.x + b.bbox.w) >= 2.0 * l.font_size.max(1.0)
+            });
+            let math = line[..line.len() - k]
+                .iter()
+                .filter_map(tok)
+                .any(|t| MATH_OPERATORS.contains(&t.text.as_str()));
+            if apart && math {
+                return Some(start..end);
+            }
+        }
+        start = end;
+    }
+    None
 }
 
 /// How many tokens at the end of an equation span form its label: `(`, a number (`3`, `3.1`,

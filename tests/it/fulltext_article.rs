@@ -185,6 +185,13 @@ fn a_generated_article_comes_back_element_by_element() {
         "{body}"
     );
 
+    // The numbered equation: a formula of its own with its label, not text in a paragraph.
+    let formula = all_between(&body, "<formula xml:id=\"formula_0\"", "</formula>").concat();
+    assert!(
+        formula.contains("m = a x + b") && formula.contains("<label>(1)</label>"),
+        "{body}"
+    );
+
     // The figure: caption lead, number, description, the bitmap with its box on page 2.
     let fig = all_between(&body, "xml:id=\"fig_0\"", "</figure>").concat();
     assert!(

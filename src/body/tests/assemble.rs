@@ -674,3 +674,47 @@ fn a_head_that_is_only_a_caption_lead_opens_a_figure_with_its_next_block() {
         ]
     );
 }
+
+#[test]
+fn a_numbered_display_equation_read_as_paragraph_becomes_a_formula() {
+    let mut b = one_page(vec![vec![
+        vec![S(P, "The model is the regression below.")],
+        vec![C("m = a x + b (1)")],
+        vec![C("where m is the moisture; see Equation (2).")],
+        vec![C("Values x + y are set (3)")],
+    ]]);
+    // The equation number flush right, far from the formula; the last line's `(3)` is not.
+    for t in &mut b.doc.pages[0].blocks[0].lines[1].tokens[6..] {
+        t.bbox.x += 150.0;
+    }
+    assert_eq!(
+        outline(&assembled(&b)),
+        [
+            "div",
+            "p The model is the regression below.",
+            "formula_0 m = a x + b Some(\"(1)\")",
+            "p where m is the moisture; see Equation (2). Values x + y are set (3)",
+        ]
+    );
+    // The number far right is a layout line of its own, on the formula's baseline.
+    let mut b = one_page(vec![vec![
+        vec![S(P, "The model is the regression below.")],
+        vec![C("m = a x + b")],
+        vec![C("(1)")],
+        vec![C("where m is the moisture.")],
+    ]]);
+    let y = b.doc.pages[0].blocks[0].lines[1].tokens[0].bbox.y;
+    for t in &mut b.doc.pages[0].blocks[0].lines[2].tokens {
+        t.bbox.x += 150.0;
+        t.bbox.y = y;
+    }
+    assert_eq!(
+        outline(&assembled(&b)),
+        [
+            "div",
+            "p The model is the regression below.",
+            "formula_0 m = a x + b Some(\"(1)\")",
+            "p where m is the moisture.",
+        ]
+    );
+}
