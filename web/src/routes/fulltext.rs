@@ -433,6 +433,72 @@ mod tests {
     }
 
     #[test]
+    fn the_parameters_label_says_what_consolidation_did() {
+        let p = FulltextParams::from_params(&Params::from_pairs([
+            ("consolidateHeader", "1"),
+            ("consolidateCitations", "2"),
+        ]))
+        .expect("valid");
+        assert_eq!((p.consolidate_header, p.consolidate_citations), (1, 2));
+        let article = Article {
+            header: quire::document::HeaderRecord {
+                title: Some("A title".into()),
+                ..Default::default()
+            },
+            ..Default::default()
+        };
+        let label = |opt: &TeiOptions| -> String {
+            let tei = article_tei(&article, opt);
+            let start = tei.find("<label type=\"parameters\">").expect("label");
+            tei[start..].lines().next().unwrap_or_default().to_string()
+        };
+        // No index: nothing was done, and the label says why.
+        let none = quire_actors::Consolidation::none("no bibliographic index");
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .expect("runtime");
+        let mut h = article.header.clone();
+        let header = rt.block_on(none.header(&mut h, p.consolidate_header));
+        let citations = rt.block_on(none.citations(std::iter::empty(), p.consolidate_citations));
+        let opt = FulltextParams::with_consolidation(
+            p.tei_options(Segmenter::RuleBased),
+            &header,
+            &citations,
+        );
+        let text = label(&opt);
+        assert!(
+            text.contains("consolidateCitations=0, consolidateHeader=0"),
+            "{text}"
+        );
+        assert!(
+            text.contains("consolidation=none (no bibliographic index)"),
+            "{text}"
+        );
+        // Done: the values applied and the source.
+        let done = Applied {
+            value: 1,
+            looked_up: 1,
+            consolidated: 1,
+            note: Some("embedded".into()),
+        };
+        let cits = Applied {
+            value: 2,
+            ..done.clone()
+        };
+        let opt =
+            FulltextParams::with_consolidation(p.tei_options(Segmenter::RuleBased), &done, &cits);
+        let text = label(&opt);
+        assert!(
+            text.contains("consolidateCitations=2, consolidateHeader=1"),
+            "{text}"
+        );
+        assert!(text.contains("consolidation=embedded"), "{text}");
+        // Nothing asked: the label is GROBID's.
+        let plain = label(&p.tei_options(Segmenter::RuleBased));
+        assert!(!plain.contains("consolidation="), "{plain}");
+    }
+
+    #[test]
     fn the_blank_flavour_turns_the_options_off() {
         let p = FulltextParams::from_params(&Params::from_pairs([
             ("flavor", "blank"),
