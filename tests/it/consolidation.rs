@@ -261,3 +261,92 @@ fn without_an_index_consolidation_is_a_no_op() {
         "{body}"
     );
 }
+
+/// processHeaderDocument on a generated article (no DOI printed) with each
+/// `consolidateHeader` value, against an index holding the article's record.
+#[test]
+fn process_header_applies_each_consolidation_value() {
+    let needed = [
+        "segmentation",
+        "header",
+        "name-header",
+        "affiliation-address",
+        "date",
+    ];
+    if !models_present(&needed) {
+        return;
+    }
+    let Some(pdfium) = crate::common::pdfium_lib() else {
+        return;
+    };
+    let dir = tempfile::tempdir().expect("temp dir");
+    let works = dir.path().join("works.jsonl");
+    let mut record = work(
+        "10.5555/soil.2021",
+        "Estimating soil moisture from satellite images",
+        &[("Maria", "Lopez"), ("Thomas", "Berger")],
+        2021,
+    );
+    record["container-title"] = serde_json::json!(["Journal of Hydrology Tests"]);
+    std::fs::write(&works, record.to_string()).expect("write");
+    let index = dir.path().join("index");
+    let (ok, out) = quire(&[
+        "biblio",
+        "import",
+        "--index-dir",
+        index.to_str().expect("utf-8"),
+        works.to_str().expect("utf-8"),
+    ]);
+    assert!(ok && out.contains("indexed: 1"), "{out}");
+    let s = Server::builder()
+        .repo_models()
+        .set(
+            "models",
+            &format!("pdfium_lib = {:?}", pdfium.display().to_string()),
+        )
+        .set(
+            "consolidation",
+            &format!("index_dir = {:?}", index.display().to_string()),
+        )
+        .start();
+    let pdf = crate::header::one_column().build();
+    let header = |value: &str| -> String {
+        let (status, _, tei) = s.post_pdf(
+            "/api/processHeaderDocument",
+            pdf.clone(),
+            &[("consolidateHeader", value)],
+            None,
+        );
+        assert_eq!(status, 200, "{tei}");
+        tei
+    };
+    let doi = "<idno type=\"DOI\">10.5555/soil.2021</idno>";
+    let journal = "Journal of Hydrology Tests";
+
+    let none = header("0");
+    assert!(!none.contains(doi) && !none.contains(journal), "{none}");
+    assert!(none.contains("consolidateHeader=0"), "{none}");
+    assert!(!none.contains("consolidation="), "{none}");
+
+    let merged = header("1");
+    assert!(merged.contains(doi), "{merged}");
+    assert!(merged.contains(journal), "{merged}");
+    // The extracted affiliation stays with its author.
+    assert!(merged.contains("University of Lisbon"), "{merged}");
+    assert!(
+        merged.contains("consolidateHeader=1") && merged.contains("consolidation=embedded"),
+        "{merged}"
+    );
+
+    let doi_only = header("2");
+    assert!(doi_only.contains(doi), "{doi_only}");
+    assert!(!doi_only.contains(journal), "{doi_only}");
+
+    // 3: only with an extracted DOI; the page prints none, so nothing is looked up.
+    let by_doi = header("3");
+    assert!(
+        !by_doi.contains(doi) && !by_doi.contains(journal),
+        "{by_doi}"
+    );
+    assert!(by_doi.contains("consolidateHeader=3"), "{by_doi}");
+}
