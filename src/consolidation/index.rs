@@ -34,6 +34,8 @@ const TOKENIZER: &str = "biblio";
 const STATE_FILE: &str = "import-state.json";
 /// Records between two commits of an import.
 const COMMIT_EVERY: u64 = 200_000;
+/// Title words a search uses (the rarest in the index).
+const TITLE_WORDS: usize = 8;
 /// Memory of the index writer.
 const WRITER_BYTES: usize = 200_000_000;
 
@@ -399,11 +401,12 @@ impl BiblioIndex {
             .transpose()
     }
 
-    /// Up to `limit` candidate records for `e`, best first by the index's own ranking: words
-    /// of the title (common words left out), the first author's surname (also among all
-    /// authors), container words, year, volume and first page, each clause optional.
+    /// Up to `limit` candidate records for `e`, best first by the index's own ranking: the
+    /// rarest words of the title (common words left out), the first author's surname,
+    /// container words, year, volume and first page, each clause optional.
     pub fn search(&self, e: &Extracted, limit: usize) -> crate::Result<Vec<Record>> {
         let f = self.fields;
+        let searcher = self.reader.searcher();
         let mut clauses: Vec<(Occur, Box<dyn Query>)> = Vec::new();
         let mut push = |field: Field, word: &str, boost: f32| {
             let q: Box<dyn Query> = Box::new(TermQuery::new(
@@ -414,19 +417,27 @@ impl BiblioIndex {
         };
         let mut seen = std::collections::HashSet::new();
         if let Some(t) = &e.title {
-            for w in words(t)
+            // The rarest words of the title say the most and cost the least to search.
+            let mut title: Vec<(u64, String)> = words(t)
                 .into_iter()
                 .filter(|w| w.len() > 1 && !STOPWORDS.contains(&w.as_str()))
                 .filter(|w| seen.insert(w.clone()))
-                .take(16)
-            {
-                push(f.title, &w, 1.0);
+                .map(|w| {
+                    let df = searcher
+                        .doc_freq(&Term::from_field_text(f.title, &w))
+                        .unwrap_or(u64::MAX);
+                    (df, w)
+                })
+                .filter(|(df, _)| *df > 0)
+                .collect();
+            title.sort();
+            for (_, w) in title.iter().take(TITLE_WORDS) {
+                push(f.title, w, 1.0);
             }
         }
         if let Some(a) = &e.first_author {
             for w in words(a).into_iter().filter(|w| w.len() > 1) {
                 push(f.first_author, &w, 2.0);
-                push(f.authors, &w, 0.5);
             }
         }
         if let Some(c) = &e.container {
@@ -453,7 +464,6 @@ impl BiblioIndex {
             return Ok(Vec::new());
         }
         let q = BooleanQuery::new(clauses);
-        let searcher = self.reader.searcher();
         let hits = searcher
             .search(&q, &TopDocs::with_limit(limit))
             .map_err(|e| index_error(&self.dir, e))?;
