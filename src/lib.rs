@@ -17,6 +17,7 @@ feature extractor per model so the two can never drift apart.
 pub mod bibtex;
 pub mod body;
 pub mod config;
+pub mod consolidation;
 pub mod corpus;
 pub mod crf;
 pub mod document;

@@ -21,7 +21,7 @@ use quire::EngineConfig;
 
 use crate::model::panic_message;
 use crate::workers::WorkerPool;
-use crate::{Error, Models};
+use crate::{Consolidation, Error, Models};
 
 /// What a cascade gets to work with. Cloned into every run.
 #[derive(Clone)]
@@ -30,6 +30,8 @@ pub struct CascadeCtx {
     pub engine: Arc<EngineConfig>,
     /// The PDF layout worker processes; `None` where no pool was started (string-only tests).
     pub pdf: Option<WorkerPool>,
+    /// The consolidation backend (none unless one was set).
+    pub consolidation: Consolidation,
 }
 
 impl CascadeCtx {
@@ -38,7 +40,14 @@ impl CascadeCtx {
             models,
             engine,
             pdf: None,
+            consolidation: Consolidation::default(),
         }
+    }
+
+    /// The same context with a consolidation backend.
+    pub fn with_consolidation(mut self, consolidation: Consolidation) -> CascadeCtx {
+        self.consolidation = consolidation;
+        self
     }
 
     /// The same context with a layout worker pool.

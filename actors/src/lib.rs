@@ -6,6 +6,7 @@ Quire's actor system, between the HTTP layer (`quire-web`) and the synchronous e
 - `coordinator`: the pipeline coordinators (one per CPU) that run each request's [`Cascade`]
   (`cascade/`).
 - `pool`: request admission (at most `concurrency` requests processing, 503 after the wait).
+- `consolidation`: the shared consolidation backend (the embedded bibliographic index).
 - `trainer`: the registry of training runs (tokens, one training per model and flavour).
 - `metrics`: the Prometheus registry and the admin rate tables.
 - `trace`: the `debugMode` dump of every model invocation.
@@ -17,6 +18,7 @@ Nothing here speaks HTTP; [`Error`] says what failed and the web crate chooses t
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
 
 pub mod cascade;
+pub mod consolidation;
 pub mod coordinator;
 pub mod error;
 pub mod labeler;
@@ -33,6 +35,7 @@ use std::sync::Arc;
 
 use quire::models::ModelName;
 
+pub use consolidation::{Applied, Consolidation};
 pub use coordinator::{Cascade, CascadeCtx, Pipeline};
 pub use error::{Error, Result};
 pub use labeler::Labeler;

@@ -67,6 +67,11 @@ pub struct Citation {
     pub authors: Vec<Person>,
     pub editors: Vec<Person>,
     pub date: Option<Date>,
+    /// ISSN, from a consolidation record.
+    pub issn: Option<String>,
+    /// Where a consolidation matched this citation from (`embedded`, …); `None` while it is
+    /// as extracted.
+    pub consolidated: Option<String>,
 }
 
 impl Citation {

@@ -26,6 +26,9 @@ pub struct TeiOptions {
     /// What was done for citations and funders (written in the parameters label).
     pub consolidate_citations: u8,
     pub consolidate_funders: u8,
+    /// Which consolidation source answered, or why none did; written after the parameters
+    /// (`, consolidation=embedded`) when consolidation was asked for.
+    pub consolidation: Option<String>,
     /// Element names that get `coords` (`teiCoordinates`, grobid-service §5.4); any name
     /// adds the `facsimile`.
     pub coordinates: std::collections::BTreeSet<String>,
@@ -264,6 +267,10 @@ fn write_article(w: &mut TeiWriter, a: &Article, opt: &TeiOptions) {
         opt.include_raw_copyrights,
         opt.generate_ids,
     );
+    let parameters = match &opt.consolidation {
+        Some(c) => format!("{parameters}, consolidation={c}"),
+        None => parameters,
+    };
     w.line("label", &[("type", "parameters")], &parameters);
     w.close("application")
         .close("appInfo")

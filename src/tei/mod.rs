@@ -226,17 +226,22 @@ pub(crate) fn write_bibl_struct(
     let coords = coords
         .map(|c| format!(" coords=\"{}\"", attr_value(c)))
         .unwrap_or_default();
+    let status = if c.consolidated.is_some() {
+        "consolidated"
+    } else {
+        "extracted"
+    };
     match id {
         Some(id) => w.open_raw(
             "biblStruct",
             &format!(
-                "biblStruct{coords} status=\"extracted\"  xml:id=\"{}\"",
+                "biblStruct{coords} status=\"{status}\"  xml:id=\"{}\"",
                 attr_value(id)
             ),
         ),
         None => w.open_raw(
             "biblStruct",
-            &format!("biblStruct{coords} status=\"extracted\"  "),
+            &format!("biblStruct{coords} status=\"{status}\"  "),
         ),
     };
     let container = c.journal.is_some() || c.booktitle.is_some() || c.series.is_some();
@@ -265,6 +270,7 @@ pub(crate) fn write_bibl_struct(
         identifiers(w, c);
     }
     w.line_if("title", &[("level", "s")], c.series.as_deref());
+    w.line_if("idno", &[("type", "ISSN")], c.issn.as_deref());
     if let Some(col) = &c.collaboration {
         w.indent()
             .start("author", &[])
@@ -307,6 +313,9 @@ pub(crate) fn write_bibl_struct(
     w.line_if("note", &[("type", "report_type")], c.tech.as_deref());
     w.line_if("note", &[], c.note.as_deref());
     w.line_if("note", &[("type", "institution")], c.institution.as_deref());
+    if let Some(source) = &c.consolidated {
+        w.line("note", &[("type", "consolidation")], source);
+    }
     if include_raw && !c.raw.is_empty() {
         w.line("note", &[("type", "raw_reference")], &c.raw);
     }

@@ -5,6 +5,7 @@ mod actors;
 mod admin;
 mod batch;
 mod common;
+mod consolidation;
 mod corpus;
 mod errors;
 mod fulltext;

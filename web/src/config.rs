@@ -159,9 +159,14 @@ pub struct CorsConfig {
 #[derive(Debug, Clone, PartialEq, Deserialize, serde::Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct ConsolidationConfig {
-    /// `crossref` or `glutton`.
+    /// `embedded` (the bibliographic index in `index_dir`), `crossref` or `glutton` (online
+    /// services; their clients are not part of this build, so consolidation is then off).
     #[serde(default = "default_consolidation_service")]
     pub service: String,
+    /// The embedded index's folder (`quire biblio import` fills it); relative paths in the
+    /// file are resolved against the file's folder. Absent or empty: consolidation is off.
+    #[serde(default = "default_index_dir")]
+    pub index_dir: PathBuf,
     #[serde(default = "default_glutton_url")]
     pub glutton_url: String,
     #[serde(default)]
@@ -258,7 +263,10 @@ fn default_cors_headers() -> String {
     "X-Requested-With,Content-Type,Accept,Origin".to_string()
 }
 fn default_consolidation_service() -> String {
-    "crossref".to_string()
+    "embedded".to_string()
+}
+fn default_index_dir() -> PathBuf {
+    PathBuf::from("biblio-index")
 }
 fn default_glutton_url() -> String {
     "http://localhost:8080".to_string()
@@ -291,7 +299,11 @@ default_from_empty_table!(
 );
 
 /// Path keys (section, key) that a config file may give relative to its own folder.
-const FILE_RELATIVE_PATHS: [(&str, &str); 2] = [("models", "dir"), ("models", "pdfium_lib")];
+const FILE_RELATIVE_PATHS: [(&str, &str); 3] = [
+    ("models", "dir"),
+    ("models", "pdfium_lib"),
+    ("consolidation", "index_dir"),
+];
 
 /// Sections that `QUIRE_<SECTION>_<KEY>` variables may address.
 const SECTIONS: [&str; 8] = [
@@ -366,10 +378,37 @@ impl Config {
         Ok(config)
     }
 
+    /// The consolidation backend the settings name: the embedded index when
+    /// `consolidation.service` is `embedded` and `index_dir` holds records; otherwise none,
+    /// with the reason the TEI will give (never an error: consolidation is an enrichment).
+    pub fn consolidation(&self) -> quire_actors::Consolidation {
+        let c = &self.consolidation;
+        let service = c.service.to_ascii_lowercase();
+        if service != "embedded" {
+            return quire_actors::Consolidation::none(&format!(
+                "the {service} client is not part of this build"
+            ));
+        }
+        match quire::consolidation::Consolidator::open(&c.index_dir) {
+            Ok(Some(index)) => quire_actors::Consolidation::embedded(
+                index,
+                std::time::Duration::from_secs(c.timeout_s.max(1)),
+            ),
+            Ok(None) => quire_actors::Consolidation::none("no bibliographic index"),
+            Err(e) => {
+                tracing::warn!("consolidation is off: {e}");
+                quire_actors::Consolidation::none("the bibliographic index cannot be opened")
+            }
+        }
+    }
+
     /// Makes `models.dir` and `models.pdfium_lib` absolute (against the working directory),
     /// so that logs and `/api/health` name the folder actually used.
     pub fn absolutize_paths(&mut self) -> std::io::Result<()> {
         self.models.dir = std::path::absolute(&self.models.dir)?;
+        if !self.consolidation.index_dir.as_os_str().is_empty() {
+            self.consolidation.index_dir = std::path::absolute(&self.consolidation.index_dir)?;
+        }
         if let Some(p) = self.models.pdfium_lib.as_mut() {
             if !p.as_os_str().is_empty() {
                 *p = std::path::absolute(&*p)?;
@@ -483,12 +522,12 @@ impl Config {
         }
         if !matches!(
             self.consolidation.service.to_ascii_lowercase().as_str(),
-            "crossref" | "glutton"
+            "embedded" | "crossref" | "glutton"
         ) {
             return Err(invalid(
                 "consolidation.service",
                 format!(
-                    "`{}`: expected `crossref` or `glutton`",
+                    "`{}`: expected `embedded`, `crossref` or `glutton`",
                     self.consolidation.service
                 ),
             ));
@@ -757,6 +796,23 @@ mod tests {
     }
 
     #[test]
+    fn consolidation_defaults_to_the_embedded_index_and_accepts_the_online_names() {
+        let c = Config::default();
+        assert_eq!(c.consolidation.service, "embedded");
+        assert_eq!(c.consolidation.index_dir, PathBuf::from("biblio-index"));
+        for name in ["embedded", "crossref", "Glutton"] {
+            let text = format!("[consolidation]\nservice = \"{name}\"\n");
+            assert!(Config::from_toml(&text, "f", no_env()).is_ok(), "{name}");
+        }
+        let err =
+            Config::from_toml("[consolidation]\nservice = \"bing\"\n", "f", no_env()).unwrap_err();
+        assert!(err.to_string().contains("embedded"), "{err}");
+        let mut online = Config::default();
+        online.consolidation.service = "crossref".into();
+        assert!(!online.consolidation().is_available());
+    }
+
+    #[test]
     fn pdfium_path_prefers_the_config() {
         let mut c = Config::default();
         c.models.pdfium_lib = Some(PathBuf::from("/x/libpdfium.so"));
@@ -772,12 +828,16 @@ mod tests {
         let path = dir.path().join("quire.toml");
         std::fs::write(
             &path,
-            "[models]\ndir = \"my-models\"\npdfium_lib = \"lib/libpdfium.so\"\n",
+            "[models]\ndir = \"my-models\"\npdfium_lib = \"lib/libpdfium.so\"\n\
+             [consolidation]\nindex_dir = \"crossref-index\"\n",
         )
         .expect("write");
         let folder = std::path::absolute(dir.path()).expect("absolute");
         let c = Config::load(Some(&path), no_env()).expect("valid");
         assert_eq!(c.models.dir, folder.join("my-models"));
+        assert_eq!(c.consolidation.index_dir, folder.join("crossref-index"));
+        // No index in that folder: consolidation is off, never an error.
+        assert!(!c.consolidation().is_available());
         assert_eq!(c.pdfium_lib(), folder.join("lib/libpdfium.so"));
         assert_eq!(c.engine().models_dir, folder.join("my-models"));
         assert_eq!(c.model_settings().models_dir, folder.join("my-models"));

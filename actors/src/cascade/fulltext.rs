@@ -21,7 +21,7 @@ use quire::layout::{Document, PageRange};
 
 use crate::cascade::document::DocStage;
 use crate::workers::WorkerPool;
-use crate::{Cascade, CascadeCtx, DebugTrace, Error};
+use crate::{Applied, Cascade, CascadeCtx, DebugTrace, Error};
 
 /// The flavours a full-text request may name (grobid-service §4.8), matched case-insensitively.
 pub const FULLTEXT_FLAVORS: [&str; 3] = ["blank", "article/light", "article/light-ref"];
@@ -42,6 +42,9 @@ pub struct FulltextRequest {
     pub debug: bool,
     /// One of [`FULLTEXT_FLAVORS`], if any.
     pub flavor: Option<&'static str>,
+    /// `consolidateHeader` and `consolidateCitations` (0: none).
+    pub consolidate_header: i64,
+    pub consolidate_citations: i64,
 }
 
 /// The full-text cascade.
@@ -55,6 +58,9 @@ pub struct FulltextOutput {
     pub article: Article,
     /// The model invocations, when the request asked for debugging.
     pub trace: Option<DebugTrace>,
+    /// What header and citation consolidation did.
+    pub header_consolidation: Applied,
+    pub citation_consolidation: Applied,
 }
 
 impl Cascade for FulltextCascade {
@@ -68,11 +74,12 @@ impl Cascade for FulltextCascade {
                 return Ok(FulltextOutput {
                     article: blank_article(&doc),
                     trace: r.debug.then(DebugTrace::new),
+                    ..FulltextOutput::default()
                 });
             }
             // Each model runs in the flavour's variant where one is installed
             // (`segmentation-article-light`), else in its standard one, as GROBID does.
-            let mut stage = DocStage::open(ctx, r.pdf, r.range, r.flavor, r.debug).await?;
+            let mut stage = DocStage::open(ctx.clone(), r.pdf, r.range, r.flavor, r.debug).await?;
             let mut article = Article {
                 pages: page_sizes(&stage.doc),
                 ..Article::default()
@@ -86,9 +93,23 @@ impl Cascade for FulltextCascade {
             (article.body, article.back) = stage.body(&article.references).await?;
             quire::body::header_statements(&mut article.back, &article.header);
             quire::body::front_paragraphs(&mut article.body, &article.header);
+            // Consolidation last: callouts were resolved against the references as printed.
+            let header_consolidation = ctx
+                .consolidation
+                .header(&mut article.header, r.consolidate_header)
+                .await;
+            let citation_consolidation = ctx
+                .consolidation
+                .citations(
+                    article.references.iter_mut().map(|r| &mut r.citation),
+                    r.consolidate_citations,
+                )
+                .await;
             Ok(FulltextOutput {
                 article,
                 trace: stage.into_trace(),
+                header_consolidation,
+                citation_consolidation,
             })
         })
     }

@@ -9,7 +9,7 @@ use quire::document::HeaderRecord;
 use quire::layout::PageRange;
 
 use crate::cascade::document::DocStage;
-use crate::{Cascade, CascadeCtx, DebugTrace, Error};
+use crate::{Applied, Cascade, CascadeCtx, DebugTrace, Error};
 
 /// What a header request asks for.
 #[derive(Debug, Clone)]
@@ -20,6 +20,8 @@ pub struct HeaderRequest {
     pub debug: bool,
     /// Flavour of the segmentation and header models (`article/light`), if any.
     pub flavor: Option<&'static str>,
+    /// `consolidateHeader` (0: none).
+    pub consolidate_header: i64,
 }
 
 /// The header cascade; the layout runs on the context's worker pool.
@@ -33,6 +35,8 @@ pub struct HeaderOutput {
     pub record: HeaderRecord,
     /// The model invocations, when the request asked for debugging.
     pub trace: Option<DebugTrace>,
+    /// What header consolidation did.
+    pub consolidation: Applied,
 }
 
 impl Cascade for HeaderCascade {
@@ -41,11 +45,16 @@ impl Cascade for HeaderCascade {
     fn run(self, ctx: CascadeCtx) -> BoxFuture<'static, Result<HeaderOutput, Error>> {
         Box::pin(async move {
             let r = self.request;
-            let mut stage = DocStage::open(ctx, r.pdf, r.range, r.flavor, r.debug).await?;
-            let record = stage.header().await?;
+            let mut stage = DocStage::open(ctx.clone(), r.pdf, r.range, r.flavor, r.debug).await?;
+            let mut record = stage.header().await?;
+            let consolidation = ctx
+                .consolidation
+                .header(&mut record, r.consolidate_header)
+                .await;
             Ok(HeaderOutput {
                 record,
                 trace: stage.into_trace(),
+                consolidation,
             })
         })
     }

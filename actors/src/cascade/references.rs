@@ -9,7 +9,7 @@ use quire::document::Reference;
 use quire::layout::PageRange;
 
 use crate::cascade::document::DocStage;
-use crate::{Cascade, CascadeCtx, DebugTrace, Error};
+use crate::{Applied, Cascade, CascadeCtx, DebugTrace, Error};
 
 /// What a references request asks for.
 #[derive(Debug, Clone)]
@@ -18,6 +18,8 @@ pub struct ReferencesRequest {
     pub range: PageRange,
     /// Record every model invocation (debugMode).
     pub debug: bool,
+    /// `consolidateCitations` (0: none).
+    pub consolidate_citations: i64,
 }
 
 /// The references cascade.
@@ -31,6 +33,8 @@ pub struct ReferencesOutput {
     pub references: Vec<Reference>,
     /// The model invocations, when the request asked for debugging.
     pub trace: Option<DebugTrace>,
+    /// What citation consolidation did.
+    pub consolidation: Applied,
 }
 
 impl Cascade for ReferencesCascade {
@@ -39,11 +43,19 @@ impl Cascade for ReferencesCascade {
     fn run(self, ctx: CascadeCtx) -> BoxFuture<'static, Result<ReferencesOutput, Error>> {
         Box::pin(async move {
             let r = self.request;
-            let mut stage = DocStage::open(ctx, r.pdf, r.range, None, r.debug).await?;
-            let references = stage.references().await?;
+            let mut stage = DocStage::open(ctx.clone(), r.pdf, r.range, None, r.debug).await?;
+            let mut references = stage.references().await?;
+            let consolidation = ctx
+                .consolidation
+                .citations(
+                    references.iter_mut().map(|r| &mut r.citation),
+                    r.consolidate_citations,
+                )
+                .await;
             Ok(ReferencesOutput {
                 references,
                 trace: stage.into_trace(),
+                consolidation,
             })
         })
     }

@@ -218,9 +218,11 @@ impl crate::Cascade for AffiliationsCascade {
     }
 }
 
-/// processCitation / processCitationList: one citation per input string, in order.
+/// processCitation / processCitationList: one citation per input string, in order,
+/// consolidated with `consolidate` (`consolidateCitations`; 0: none).
 pub struct CitationsCascade {
     pub texts: Vec<String>,
+    pub consolidate: i64,
 }
 
 impl crate::Cascade for CitationsCascade {
@@ -228,12 +230,16 @@ impl crate::Cascade for CitationsCascade {
     fn run(self, ctx: CascadeCtx) -> BoxFuture<'static, Result<Vec<Citation>, Error>> {
         Box::pin(async move {
             let lex = lexicons(&ctx)?;
-            parse_citations(
+            let mut cits = parse_citations(
                 &mut Labeler::new(ctx.models.clone(), None, false),
                 &lex,
                 &self.texts,
             )
-            .await
+            .await?;
+            ctx.consolidation
+                .citations(cits.iter_mut(), self.consolidate)
+                .await;
+            Ok(cits)
         })
     }
 }

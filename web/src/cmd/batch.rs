@@ -76,10 +76,10 @@ pub struct BatchArgs {
         default_missing_value = "all"
     )]
     pub tei_coordinates: Option<String>,
-    /// consolidateHeader (0-3; accepted, no lookup is made).
+    /// consolidateHeader (0-3; looked up in the consolidation index when there is one).
     #[arg(long, value_name = "N", default_value = "0")]
     pub consolidate_header: String,
-    /// consolidateCitations (0-2; accepted, no lookup is made).
+    /// consolidateCitations (0-2; looked up in the consolidation index when there is one).
     #[arg(long, value_name = "N", default_value = "0")]
     pub consolidate_citations: String,
     /// consolidateFunders (0-2; accepted, no lookup is made).
@@ -115,7 +115,7 @@ pub struct BatchArgs {
 enum Plan {
     Fulltext(FulltextParams, quire::sentence::Segmenter),
     Header(HeaderParams),
-    References { include_raw: bool },
+    References { include_raw: bool, consolidate: i64 },
 }
 
 impl BatchArgs {
@@ -148,9 +148,10 @@ impl BatchArgs {
             Endpoint::Fulltext => Plan::Fulltext(FulltextParams::from_params(&params)?, segmenter),
             Endpoint::Header => Plan::Header(header_params(&params)?),
             Endpoint::References => {
-                params.int_range("consolidateCitations", 0, 0, 2)?;
+                let consolidate = params.int_range("consolidateCitations", 0, 0, 2)?;
                 Plan::References {
                     include_raw: self.include_raw_citations,
+                    consolidate,
                 }
             }
         })
@@ -286,7 +287,9 @@ async fn run_all(
             .context("cannot locate the quire executable for the PDF workers")?,
     );
     let pipeline = Pipeline::start(
-        CascadeCtx::new(models, engine).with_pdf(workers.clone()),
+        CascadeCtx::new(models, engine)
+            .with_pdf(workers.clone())
+            .with_consolidation(config.consolidation()),
         jobs * 2,
         Duration::from_secs(config.pool.request_timeout_s),
     );
@@ -395,6 +398,7 @@ impl RunCtx<'_> {
                             range: quire::layout::PageRange::from_grobid(p.start, p.end),
                             debug: false,
                             flavor: None,
+                            consolidate_header: p.consolidate_header,
                         },
                     })
                     .await
@@ -402,9 +406,12 @@ impl RunCtx<'_> {
                 if out.record.is_empty() {
                     return Err(body(ApiError::NoContent));
                 }
-                Ok(header_tei(out.record, p).into_bytes())
+                Ok(header_tei(out.record, p, &out.consolidation).into_bytes())
             }
-            Plan::References { include_raw } => {
+            Plan::References {
+                include_raw,
+                consolidate,
+            } => {
                 let out = self
                     .pipeline
                     .run(ReferencesCascade {
@@ -412,6 +419,7 @@ impl RunCtx<'_> {
                             pdf: bytes,
                             range: quire::layout::PageRange::default(),
                             debug: false,
+                            consolidate_citations: *consolidate,
                         },
                     })
                     .await

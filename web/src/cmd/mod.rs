@@ -4,6 +4,7 @@ one line in [`run`].
 */
 
 pub mod batch;
+pub mod biblio;
 pub mod corpus;
 pub mod layout;
 pub mod serve;
@@ -29,6 +30,8 @@ pub enum Command {
     Tag(train::TagArgs),
     /// Read a model's corpus and evaluation data and print what was used and dropped.
     Corpus(corpus::CorpusArgs),
+    /// The embedded bibliographic index of consolidation: import, stats, lookup.
+    Biblio(biblio::BiblioArgs),
 }
 
 pub fn run(command: Command) -> anyhow::Result<()> {
@@ -41,5 +44,6 @@ pub fn run(command: Command) -> anyhow::Result<()> {
         Command::Eval(args) => train::eval(args),
         Command::Tag(args) => train::tag(args),
         Command::Corpus(args) => corpus::run(args),
+        Command::Biblio(args) => biblio::run(args),
     }
 }

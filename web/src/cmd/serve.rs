@@ -77,6 +77,13 @@ async fn serve(config: Config) -> anyhow::Result<()> {
         .as_ref()
         .map_or_else(|| "(defaults)".to_string(), |d| d.display().to_string());
     let models = Models::start(&config.model_settings());
+    let consolidation = config.consolidation();
+    tracing::info!(
+        service = %config.consolidation.service,
+        index_dir = %config.consolidation.index_dir.display(),
+        available = consolidation.is_available(),
+        "consolidation"
+    );
     let pool = Pool::new(config.pool.concurrency, config.max_wait());
     // PDF layout runs in `quire worker` child processes, started on first use.
     let workers = WorkerPool::new(
@@ -84,7 +91,9 @@ async fn serve(config: Config) -> anyhow::Result<()> {
             .context("cannot locate the quire executable for the PDF workers")?,
     );
     let pipeline = Pipeline::start(
-        CascadeCtx::new(models.clone(), engine.clone()).with_pdf(workers.clone()),
+        CascadeCtx::new(models.clone(), engine.clone())
+            .with_pdf(workers.clone())
+            .with_consolidation(consolidation),
         config.pool.concurrency * 2,
         Duration::from_secs(config.pool.request_timeout_s),
     );

@@ -5,9 +5,9 @@ the `debugMode` dump. `/api/processFulltextAssetDocument`: the same, answered as
 the TEI and one PNG per figure bitmap, rendered by the PDF worker processes.
 
 Parameters ([`FulltextParams`], validated before any work starts): `consolidateHeader` (0-3),
-`consolidateCitations` (0-2), `consolidateFunders` or `consolidatFunders` (0-2; both spellings
-of the interface): accepted and checked, no lookup is made, so the TEI's parameters label
-says 0; `includeRawCitations`, `includeRawAffiliations`, `includeRawCopyrights` (0/1);
+`consolidateCitations` (0-2): looked up in the consolidation index, the TEI's parameters label
+saying what was done; `consolidateFunders` or `consolidatFunders` (0-2; both spellings of the
+interface): accepted and checked, no funder lookup is made, so the label says 0; `includeRawCitations`, `includeRawAffiliations`, `includeRawCopyrights` (0/1);
 `teiCoordinates` (repeated; an element name of grobid-service §5.4 per field, commas also
 split; an unknown name is a 400 listing the known ones; `s` only counts with sentences);
 `segmentSentences`, `generateIDs` (0/1); `start`/`end` (pages from 1, -1 = first/last);
@@ -28,7 +28,7 @@ use quire_actors::cascade::fulltext::{
     flavor_named, render_graphics, Asset, FulltextCascade, FulltextRequest, FULLTEXT_FLAVORS,
 };
 use quire_actors::workers::WorkerPool;
-use quire_actors::Pipeline;
+use quire_actors::{Applied, Pipeline};
 
 use crate::app::State;
 use crate::error::ApiError;
@@ -78,6 +78,8 @@ pub enum Kind {
 /// A full-text request's options, validated.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct FulltextParams {
+    pub consolidate_header: i64,
+    pub consolidate_citations: i64,
     pub include_raw_citations: bool,
     pub include_raw_affiliations: bool,
     pub include_raw_copyrights: bool,
@@ -137,9 +139,9 @@ pub fn flavor_param(value: Option<&str>) -> Result<Option<&'static str>, ApiErro
 impl FulltextParams {
     /// Reads and checks every parameter of the full-text endpoints.
     pub fn from_params(params: &Params) -> Result<FulltextParams, ApiError> {
-        // Validated; no consolidation lookup is made, so each is processed as 0.
-        params.int_range("consolidateHeader", 1, 0, 3)?;
-        params.int_range("consolidateCitations", 0, 0, 2)?;
+        let consolidate_header = params.int_range("consolidateHeader", 1, 0, 3)?;
+        let consolidate_citations = params.int_range("consolidateCitations", 0, 0, 2)?;
+        // Validated; no funder lookup is made, so it is processed as 0.
         params.int_range("consolidateFunders", 0, 0, 2)?;
         params.int_range("consolidatFunders", 0, 0, 2)?;
         let start = params.int_range("start", -1, -1, i64::from(u32::MAX))?;
@@ -157,6 +159,8 @@ impl FulltextParams {
         }
         let (debug, models) = debug_params(params)?;
         Ok(FulltextParams {
+            consolidate_header,
+            consolidate_citations,
             include_raw_citations: flag(params, "includeRawCitations")?,
             include_raw_affiliations: flag(params, "includeRawAffiliations")?,
             include_raw_copyrights: flag(params, "includeRawCopyrights")?,
@@ -176,8 +180,9 @@ impl FulltextParams {
         PageRange::from_grobid(self.start, self.end)
     }
 
-    /// What the TEI writer is told: what was asked, and what was done (no consolidation:
-    /// 0). The `blank` flavour ignores everything but the page range, as GROBID's does.
+    /// What the TEI writer is told: what was asked, and what was done (consolidation: the
+    /// values applied, see [`FulltextParams::with_consolidation`]; before that, 0). The `blank`
+    /// flavour ignores everything but the page range, as GROBID's does.
     pub fn tei_options(&self, segmenter: Segmenter) -> TeiOptions {
         let blank = self.flavor == Some("blank");
         TeiOptions {
@@ -199,7 +204,20 @@ impl FulltextParams {
             generate_ids: self.generate_ids && !blank,
             version: env!("CARGO_PKG_VERSION").to_string(),
             when: now_stamp(),
+            consolidation: None,
         }
+    }
+
+    /// `opt` saying what header and citation consolidation did.
+    pub fn with_consolidation(
+        mut opt: TeiOptions,
+        header: &Applied,
+        citations: &Applied,
+    ) -> TeiOptions {
+        opt.consolidate_header = header.value as u8;
+        opt.consolidate_citations = citations.value as u8;
+        opt.consolidation = header.note.clone().or_else(|| citations.note.clone());
+        opt
     }
 }
 
@@ -239,6 +257,8 @@ pub async fn answer(
                 range: p.range(),
                 debug: p.debug,
                 flavor: p.flavor,
+                consolidate_header: p.consolidate_header,
+                consolidate_citations: p.consolidate_citations,
             },
         })
         .await?;
@@ -248,7 +268,11 @@ pub async fn answer(
     if is_empty(&out.article) {
         return Err(ApiError::NoContent);
     }
-    let opt = p.tei_options(segmenter);
+    let opt = FulltextParams::with_consolidation(
+        p.tei_options(segmenter),
+        &out.header_consolidation,
+        &out.citation_consolidation,
+    );
     match (kind, keep, workers) {
         (Kind::Assets, Some(pdf), Some(workers)) => Ok(Answer::Zip(
             asset_archive(workers, pdf, out.article, &opt, stem).await?,
@@ -406,6 +430,72 @@ mod tests {
         let backwards =
             FulltextParams::from_params(&Params::from_pairs([("start", "3"), ("end", "2")]));
         assert!(backwards.is_err());
+    }
+
+    #[test]
+    fn the_parameters_label_says_what_consolidation_did() {
+        let p = FulltextParams::from_params(&Params::from_pairs([
+            ("consolidateHeader", "1"),
+            ("consolidateCitations", "2"),
+        ]))
+        .expect("valid");
+        assert_eq!((p.consolidate_header, p.consolidate_citations), (1, 2));
+        let article = Article {
+            header: quire::document::HeaderRecord {
+                title: Some("A title".into()),
+                ..Default::default()
+            },
+            ..Default::default()
+        };
+        let label = |opt: &TeiOptions| -> String {
+            let tei = article_tei(&article, opt);
+            let start = tei.find("<label type=\"parameters\">").expect("label");
+            tei[start..].lines().next().unwrap_or_default().to_string()
+        };
+        // No index: nothing was done, and the label says why.
+        let none = quire_actors::Consolidation::none("no bibliographic index");
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .build()
+            .expect("runtime");
+        let mut h = article.header.clone();
+        let header = rt.block_on(none.header(&mut h, p.consolidate_header));
+        let citations = rt.block_on(none.citations(std::iter::empty(), p.consolidate_citations));
+        let opt = FulltextParams::with_consolidation(
+            p.tei_options(Segmenter::RuleBased),
+            &header,
+            &citations,
+        );
+        let text = label(&opt);
+        assert!(
+            text.contains("consolidateCitations=0, consolidateHeader=0"),
+            "{text}"
+        );
+        assert!(
+            text.contains("consolidation=none (no bibliographic index)"),
+            "{text}"
+        );
+        // Done: the values applied and the source.
+        let done = Applied {
+            value: 1,
+            looked_up: 1,
+            consolidated: 1,
+            note: Some("embedded".into()),
+        };
+        let cits = Applied {
+            value: 2,
+            ..done.clone()
+        };
+        let opt =
+            FulltextParams::with_consolidation(p.tei_options(Segmenter::RuleBased), &done, &cits);
+        let text = label(&opt);
+        assert!(
+            text.contains("consolidateCitations=2, consolidateHeader=1"),
+            "{text}"
+        );
+        assert!(text.contains("consolidation=embedded"), "{text}");
+        // Nothing asked: the label is GROBID's.
+        let plain = label(&p.tei_options(Segmenter::RuleBased));
+        assert!(!plain.contains("consolidation="), "{plain}");
     }
 
     #[test]

@@ -4,8 +4,9 @@ PDF endpoints. `/api/processHeaderDocument` (POST or PUT, multipart): the header
 TEI, as one BibTeX entry when `Accept` asks for `application/x-bibtex`, or as the `debugMode`
 dump (`text/plain`) of every model invocation, filtered by `models`.
 
-Parameters: `input` (required), `consolidateHeader` (0-3, validated; Quire performs no external
-lookup, so every value behaves as 0), `includeRawAffiliations`, `includeRawCopyrights` (0/1),
+Parameters: `input` (required), `consolidateHeader` (0-3: 1 merges the matched record of the
+consolidation index, 2 adds its DOI, 3 merges only from an extracted DOI; the TEI's parameters
+label says what was done), `includeRawAffiliations`, `includeRawCopyrights` (0/1),
 `start`/`end` (pages from 1; defaults -1 and 2: the first two pages, as GROBID's code does),
 `debugMode` (1 or true), `models` (comma-separated model names; an unknown name is a 400).
 Nothing extracted answers 204; layout failures keep their interface codes.
@@ -17,7 +18,7 @@ use quire::layout::PageRange;
 use quire::tei::header::{article_tei, now_stamp, Article, TeiOptions};
 use quire_actors::cascade::header::{HeaderCascade, HeaderRequest};
 use quire_actors::cascade::references::{ReferencesCascade, ReferencesRequest};
-use quire_actors::parse_models_filter;
+use quire_actors::{parse_models_filter, Applied};
 
 use crate::app::State;
 use crate::error::ApiError;
@@ -60,6 +61,7 @@ pub(crate) fn flag(params: &Params, name: &str) -> Result<bool, ApiError> {
 pub(crate) struct HeaderParams {
     pub(crate) include_raw_affiliations: bool,
     pub(crate) include_raw_copyrights: bool,
+    pub(crate) consolidate_header: i64,
     pub(crate) start: i64,
     pub(crate) end: i64,
     pub(crate) debug: bool,
@@ -67,8 +69,7 @@ pub(crate) struct HeaderParams {
 }
 
 pub(crate) fn header_params(params: &Params) -> Result<HeaderParams, ApiError> {
-    // Validated (0-3); the lookup itself is not performed yet, see `consolidate_header` below.
-    params.int_range("consolidateHeader", 1, 0, 3)?;
+    let consolidate_header = params.int_range("consolidateHeader", 1, 0, 3)?;
     let start = params.int_range("start", -1, -1, i64::from(u32::MAX))?;
     let end = params.int_range("end", 2, -1, i64::from(u32::MAX))?;
     if start >= 1 && end >= 1 && end < start {
@@ -81,6 +82,7 @@ pub(crate) fn header_params(params: &Params) -> Result<HeaderParams, ApiError> {
     Ok(HeaderParams {
         include_raw_affiliations: flag(params, "includeRawAffiliations")?,
         include_raw_copyrights: flag(params, "includeRawCopyrights")?,
+        consolidate_header,
         start,
         end,
         debug,
@@ -126,6 +128,7 @@ async fn process_header_document(
                 range: PageRange::from_grobid(p.start, p.end),
                 debug: p.debug,
                 flavor: None,
+                consolidate_header: p.consolidate_header,
             },
         })
         .await?;
@@ -144,20 +147,24 @@ async fn process_header_document(
     }
     Ok(HttpResponse::Ok()
         .content_type(XML)
-        .body(header_tei(out.record, &p)))
+        .body(header_tei(out.record, &p, &out.consolidation)))
 }
 
 /// The header TEI of processHeaderDocument (also `quire batch --endpoint header`).
-pub(crate) fn header_tei(record: quire::document::HeaderRecord, p: &HeaderParams) -> String {
+pub(crate) fn header_tei(
+    record: quire::document::HeaderRecord,
+    p: &HeaderParams,
+    applied: &Applied,
+) -> String {
     let opt = TeiOptions {
         include_raw_affiliations: p.include_raw_affiliations,
         include_raw_copyrights: p.include_raw_copyrights,
         include_raw_citations: false,
         start_page: p.start.max(0),
         end_page: p.end,
-        // What was done, not what was asked: no consolidation service runs yet, so every
-        // accepted value (0-3) is processed as 0.
-        consolidate_header: 0,
+        // What was done, not what was asked.
+        consolidate_header: applied.value as u8,
+        consolidation: applied.note.clone(),
         version: env!("CARGO_PKG_VERSION").to_string(),
         when: now_stamp(),
         ..Default::default()
@@ -173,14 +180,14 @@ pub(crate) fn header_tei(record: quire::document::HeaderRecord, p: &HeaderParams
 /// (`biblStruct xml:id="b0"…` in document order; `<listBibl/>` when the document has no
 /// references), BibTeX entries keyed `0`, `1`, … with `Accept: application/x-bibtex`, or the
 /// debug dump of the reference-segmenter, citation, name-citation and date invocations.
-/// `consolidateCitations` (0-2) is validated and processed as 0 until consolidation lands.
+/// `consolidateCitations` (0-2): consolidated references get `status="consolidated"`.
 async fn process_references(
     req: HttpRequest,
     state: State,
     params: Params,
 ) -> Result<HttpResponse, ApiError> {
     let input = params.required_file("input")?.data.to_vec();
-    params.int_range("consolidateCitations", 0, 0, 2)?;
+    let consolidate_citations = params.int_range("consolidateCitations", 0, 0, 2)?;
     let include_raw = flag(&params, "includeRawCitations")?;
     let (debug, models) = debug_params(&params)?;
     let bibtex = wants_bibtex(&req);
@@ -192,6 +199,7 @@ async fn process_references(
                 pdf: input,
                 range: PageRange::default(),
                 debug,
+                consolidate_citations,
             },
         })
         .await?;

@@ -82,8 +82,17 @@ fn one_line(s: &str) -> String {
 }
 
 /// The citation of one reference string, through the pipeline.
-async fn citation_of(pipeline: &Pipeline, text: String) -> Result<Citation, quire_actors::Error> {
-    let mut cits = pipeline.run(CitationsCascade { texts: vec![text] }).await?;
+async fn citation_of(
+    pipeline: &Pipeline,
+    text: String,
+    consolidate: i64,
+) -> Result<Citation, quire_actors::Error> {
+    let mut cits = pipeline
+        .run(CitationsCascade {
+            texts: vec![text],
+            consolidate,
+        })
+        .await?;
     Ok(cits.pop().unwrap_or_default())
 }
 
@@ -123,7 +132,7 @@ pub async fn tei_answer(
             quire::tei::affiliations(&affs)
         }
         StringModel::Citation => {
-            let c = citation_of(pipeline, text.to_string()).await?;
+            let c = citation_of(pipeline, text.to_string(), 0).await?;
             if c.is_empty() {
                 String::new()
             } else {
@@ -164,14 +173,14 @@ async fn process_affiliations(state: State, params: Params) -> Result<HttpRespon
     xml(tei_answer(&state.pipeline, StringModel::AffiliationAddress, text).await?)
 }
 
-/// `consolidateCitations` (0-2, validated; the lookup itself is not implemented, so 1 and 2
-/// behave as 0) and `includeRawCitations`.
-fn citation_options(params: &Params) -> Result<bool, ApiError> {
-    params.int_range("consolidateCitations", 0, 0, 2)?;
+/// `consolidateCitations` (0-2: 1 merges the matched record of the consolidation index, 2
+/// adds its DOI) and `includeRawCitations`.
+fn citation_options(params: &Params) -> Result<(i64, bool), ApiError> {
+    let consolidate = params.int_range("consolidateCitations", 0, 0, 2)?;
     let raw = params.text("includeRawCitations")?.map(str::trim);
     match raw {
-        None | Some("") | Some("0") | Some("false") => Ok(false),
-        Some("1") | Some("true") => Ok(true),
+        None | Some("") | Some("0") | Some("false") => Ok((consolidate, false)),
+        Some("1") | Some("true") => Ok((consolidate, true)),
         Some(other) => Err(ApiError::invalid(
             "includeRawCitations",
             format!("`{other}` is not 0 or 1"),
@@ -185,9 +194,9 @@ async fn process_citation(
     params: Params,
 ) -> Result<HttpResponse, ApiError> {
     let text = params.required_text("citations")?.to_string();
-    let include_raw = citation_options(&params)?;
+    let (consolidate, include_raw) = citation_options(&params)?;
     let _slot = state.pool.acquire("processCitation").await?;
-    let c = citation_of(&state.pipeline, text).await?;
+    let c = citation_of(&state.pipeline, text, consolidate).await?;
     if c.is_empty() {
         return Err(ApiError::NoContent);
     }
@@ -217,9 +226,12 @@ async fn process_citation_list(
         .into_iter()
         .map(str::to_string)
         .collect();
-    let include_raw = citation_options(&params)?;
+    let (consolidate, include_raw) = citation_options(&params)?;
     let _slot = state.pool.acquire("processCitationList").await?;
-    let cits: Vec<Citation> = state.pipeline.run(CitationsCascade { texts }).await?;
+    let cits: Vec<Citation> = state
+        .pipeline
+        .run(CitationsCascade { texts, consolidate })
+        .await?;
     if cits.iter().all(Citation::is_empty) {
         return Err(ApiError::NoContent);
     }

@@ -1,0 +1,352 @@
+//! Consolidation end to end: `quire biblio import` builds an embedded index from Crossref
+//! records written here (JSON Lines with a malformed line, and a gzip data file of the
+//! `{"items": [...]}` shape), `biblio stats` and `biblio lookup` read it, and a server over it
+//! answers processCitation / processCitationList with each `consolidateCitations` value. A
+//! server without an index answers as extracted.
+
+use std::io::Write as _;
+use std::path::Path;
+use std::process::Command;
+
+use crate::common::{models_present, Server};
+
+const MODELS: [&str; 3] = ["citation", "name-citation", "date"];
+
+/// No DOI printed: found by title, authors and year.
+const REF: &str = "Smith, J. A. and van der Berg, K. (2019). Deep parsing of references. J. Doc. Eng. 12(3): 45-67.";
+/// Prints a DOI whose record is another paper: refused, and no other record matches.
+const WRONG_DOI: &str =
+    "Wang, L. (2005). Graph colouring with ant colonies. Opt. Lett. 3: 1-9. doi:10.5555/deep.2019";
+
+fn work(doi: &str, title: &str, authors: &[(&str, &str)], year: i32) -> serde_json::Value {
+    serde_json::json!({
+        "DOI": doi,
+        "title": [title],
+        "author": authors.iter().map(|(g, f)| serde_json::json!({"given": g, "family": f})).collect::<Vec<_>>(),
+        "container-title": ["Journal of Document Engineering"],
+        "volume": "12", "issue": "3", "page": "45-67",
+        "issued": {"date-parts": [[year]]},
+        "publisher": "Test Press", "type": "journal-article"
+    })
+}
+
+fn quire(args: &[&str]) -> (bool, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_quire"))
+        .args(args)
+        .env_remove("RUST_LOG")
+        .output()
+        .expect("run quire");
+    let mut text = String::from_utf8_lossy(&out.stdout).to_string();
+    text.push_str(&String::from_utf8_lossy(&out.stderr));
+    (out.status.success(), text)
+}
+
+/// Writes the two record files and imports them into `dir/index`; returns the import's output.
+fn build_index(dir: &Path) -> String {
+    let jsonl = dir.join("works.jsonl");
+    let lines = [
+        work(
+            "10.5555/DEEP.2019",
+            "Deep Parsing of References",
+            &[("John A.", "Smith"), ("Katrien", "van der Berg")],
+            2019,
+        )
+        .to_string(),
+        "{\"DOI\": \"10.5555/broken\", \"title\": [".to_string(),
+        serde_json::json!({"title": ["A record without DOI"]}).to_string(),
+    ];
+    std::fs::write(&jsonl, lines.join("\n")).expect("write jsonl");
+    let items = serde_json::json!({"items": [
+        work("10.5555/other.2005", "Deep parsing of references", &[("Li", "Wang")], 2005),
+        work("10.5555/ants", "Shortest paths with ant colonies", &[("Li", "Wang")], 2005),
+    ]});
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gz.write_all(items.to_string().as_bytes()).expect("gzip");
+    std::fs::write(dir.join("part-0.json.gz"), gz.finish().expect("gzip")).expect("write gz");
+
+    let index = dir.join("index");
+    let (ok, out) = quire(&[
+        "biblio",
+        "import",
+        "--index-dir",
+        index.to_str().expect("utf-8"),
+        jsonl.to_str().expect("utf-8"),
+        dir.join("part-0.json.gz").to_str().expect("utf-8"),
+    ]);
+    assert!(ok, "{out}");
+    out
+}
+
+fn citation(s: &Server, text: &str, consolidate: &str) -> String {
+    let r = s.post_form(
+        "/api/processCitation",
+        &[("citations", text), ("consolidateCitations", consolidate)],
+    );
+    assert_eq!(r.status().as_u16(), 200);
+    r.text().expect("body")
+}
+
+#[test]
+fn import_counts_rejections_and_resumes() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let out = build_index(dir.path());
+    assert!(out.contains("read: 5"), "{out}");
+    assert!(out.contains("indexed: 3"), "{out}");
+    assert!(out.contains("invalid-json: 1"), "{out}");
+    assert!(out.contains("no-doi: 1"), "{out}");
+    let index = dir.path().join("index");
+    let index = index.to_str().expect("utf-8");
+
+    let (ok, stats) = quire(&["biblio", "stats", "--index-dir", index]);
+    assert!(ok && stats.contains("records: 3"), "{stats}");
+    let (ok, found) = quire(&[
+        "biblio",
+        "lookup",
+        "--index-dir",
+        index,
+        "--doi",
+        "doi:10.5555/deep.2019",
+    ]);
+    assert!(
+        ok && found.contains("Deep Parsing of References"),
+        "{found}"
+    );
+    let (ok, by_title) = quire(&[
+        "biblio",
+        "lookup",
+        "--index-dir",
+        index,
+        "--title",
+        "Shortest paths with ant colonies",
+        "--author",
+        "Wang",
+        "--year",
+        "2005",
+    ]);
+    assert!(
+        ok && by_title.contains("\"doi\": \"10.5555/ants\""),
+        "{by_title}"
+    );
+    let (ok, none) = quire(&[
+        "biblio",
+        "lookup",
+        "--index-dir",
+        index,
+        "--doi",
+        "10.5555/absent",
+    ]);
+    assert!(!ok && none.contains("no record"), "{none}");
+
+    // The same files again: everything is skipped, nothing read twice.
+    let again = build_index(dir.path());
+    assert!(again.contains("read: 0"), "{again}");
+    assert!(again.contains("skipped (imported before): 5"), "{again}");
+    assert!(again.contains("records in the index: 3"), "{again}");
+}
+
+#[test]
+fn process_citation_applies_each_consolidation_value() {
+    if !models_present(&MODELS) {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("temp dir");
+    build_index(dir.path());
+    let index = dir.path().join("index");
+    let s = Server::builder()
+        .repo_models()
+        .set(
+            "consolidation",
+            &format!("index_dir = {:?}", index.display().to_string()),
+        )
+        .start();
+
+    let none = citation(&s, REF, "0");
+    assert!(
+        none.starts_with("<biblStruct status=\"extracted\"  >"),
+        "{none}"
+    );
+    assert!(!none.contains("10.5555"), "{none}");
+
+    // 1: the record is merged; what it lacks stays as extracted.
+    let merged = citation(&s, REF, "1");
+    assert!(
+        merged.starts_with("<biblStruct status=\"consolidated\"  >"),
+        "{merged}"
+    );
+    assert!(
+        merged.contains("<idno type=\"DOI\">10.5555/deep.2019</idno>"),
+        "{merged}"
+    );
+    assert!(
+        merged.contains("<title level=\"j\">Journal of Document Engineering</title>"),
+        "{merged}"
+    );
+    assert!(
+        merged.contains("<publisher>Test Press</publisher>"),
+        "{merged}"
+    );
+    assert!(
+        merged.contains("<forename type=\"first\">John</forename>"),
+        "{merged}"
+    );
+    assert!(
+        merged.contains("<note type=\"consolidation\">embedded</note>"),
+        "{merged}"
+    );
+
+    // 2: the DOI only; the extracted journal stays.
+    let doi_only = citation(&s, REF, "2");
+    assert!(
+        doi_only.starts_with("<biblStruct status=\"consolidated\"  >"),
+        "{doi_only}"
+    );
+    assert!(
+        doi_only.contains("<idno type=\"DOI\">10.5555/deep.2019</idno>"),
+        "{doi_only}"
+    );
+    assert!(
+        !doi_only.contains("Journal of Document Engineering"),
+        "{doi_only}"
+    );
+    assert!(!doi_only.contains("Test Press"), "{doi_only}");
+
+    // A printed DOI whose record is another paper is refused; nothing else matches.
+    let wrong = citation(&s, WRONG_DOI, "1");
+    assert!(
+        wrong.starts_with("<biblStruct status=\"extracted\"  >"),
+        "{wrong}"
+    );
+    assert!(!wrong.contains("Deep Parsing"), "{wrong}");
+
+    // The list endpoint consolidates each string, in order.
+    let r = s.post_form(
+        "/api/processCitationList",
+        &[
+            ("citations", WRONG_DOI),
+            ("citations", REF),
+            ("consolidateCitations", "1"),
+        ],
+    );
+    assert_eq!(r.status().as_u16(), 200);
+    let list = r.text().expect("body");
+    assert!(
+        list.contains("<biblStruct status=\"extracted\"  xml:id=\"b0\">"),
+        "{list}"
+    );
+    assert!(
+        list.contains("<biblStruct status=\"consolidated\"  xml:id=\"b1\">"),
+        "{list}"
+    );
+}
+
+#[test]
+fn without_an_index_consolidation_is_a_no_op() {
+    if !models_present(&MODELS) {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("temp dir");
+    let s = Server::builder()
+        .repo_models()
+        .set(
+            "consolidation",
+            &format!(
+                "index_dir = {:?}",
+                dir.path().join("absent").display().to_string()
+            ),
+        )
+        .start();
+    let body = citation(&s, REF, "1");
+    assert!(
+        body.starts_with("<biblStruct status=\"extracted\"  >"),
+        "{body}"
+    );
+}
+
+/// processHeaderDocument on a generated article (no DOI printed) with each
+/// `consolidateHeader` value, against an index holding the article's record.
+#[test]
+fn process_header_applies_each_consolidation_value() {
+    let needed = [
+        "segmentation",
+        "header",
+        "name-header",
+        "affiliation-address",
+        "date",
+    ];
+    if !models_present(&needed) {
+        return;
+    }
+    let Some(pdfium) = crate::common::pdfium_lib() else {
+        return;
+    };
+    let dir = tempfile::tempdir().expect("temp dir");
+    let works = dir.path().join("works.jsonl");
+    let mut record = work(
+        "10.5555/soil.2021",
+        "Estimating soil moisture from satellite images",
+        &[("Maria", "Lopez"), ("Thomas", "Berger")],
+        2021,
+    );
+    record["container-title"] = serde_json::json!(["Journal of Hydrology Tests"]);
+    std::fs::write(&works, record.to_string()).expect("write");
+    let index = dir.path().join("index");
+    let (ok, out) = quire(&[
+        "biblio",
+        "import",
+        "--index-dir",
+        index.to_str().expect("utf-8"),
+        works.to_str().expect("utf-8"),
+    ]);
+    assert!(ok && out.contains("indexed: 1"), "{out}");
+    let s = Server::builder()
+        .repo_models()
+        .set(
+            "models",
+            &format!("pdfium_lib = {:?}", pdfium.display().to_string()),
+        )
+        .set(
+            "consolidation",
+            &format!("index_dir = {:?}", index.display().to_string()),
+        )
+        .start();
+    let pdf = crate::header::one_column().build();
+    let header = |value: &str| -> String {
+        let (status, _, tei) = s.post_pdf(
+            "/api/processHeaderDocument",
+            pdf.clone(),
+            &[("consolidateHeader", value)],
+            None,
+        );
+        assert_eq!(status, 200, "{tei}");
+        tei
+    };
+    let doi = "<idno type=\"DOI\">10.5555/soil.2021</idno>";
+    let journal = "Journal of Hydrology Tests";
+
+    let none = header("0");
+    assert!(!none.contains(doi) && !none.contains(journal), "{none}");
+    assert!(none.contains("consolidateHeader=0"), "{none}");
+    assert!(!none.contains("consolidation="), "{none}");
+
+    let merged = header("1");
+    assert!(merged.contains(doi), "{merged}");
+    assert!(merged.contains(journal), "{merged}");
+    // The extracted affiliation stays with its author.
+    assert!(merged.contains("University of Lisbon"), "{merged}");
+    assert!(
+        merged.contains("consolidateHeader=1") && merged.contains("consolidation=embedded"),
+        "{merged}"
+    );
+
+    let doi_only = header("2");
+    assert!(doi_only.contains(doi), "{doi_only}");
+    assert!(!doi_only.contains(journal), "{doi_only}");
+
+    // 3: only with an extracted DOI; the page prints none, so nothing is looked up.
+    let by_doi = header("3");
+    assert!(
+        !by_doi.contains(doi) && !by_doi.contains(journal),
+        "{by_doi}"
+    );
+    assert!(by_doi.contains("consolidateHeader=3"), "{by_doi}");
+}
