@@ -41,8 +41,8 @@ impl Labeler {
 
     /// Labels `seqs` (feature rows per token, per sequence) with `model`, one batch. Empty
     /// sequences get no labels and cost nothing; the answer has one label per row of every
-    /// sequence, or the call fails with `TAGGING_ERROR`. Only the segmentation and header
-    /// models have flavoured variants; the request's flavour is passed to those.
+    /// sequence, or the call fails with `TAGGING_ERROR`. Only the segmentation, header and
+    /// fulltext models have flavoured variants; the request's flavour is passed to those.
     pub async fn label(
         &mut self,
         model: ModelName,
@@ -50,6 +50,11 @@ impl Labeler {
     ) -> Result<Vec<Vec<String>>, Error> {
         let flavor = match model {
             ModelName::Segmentation | ModelName::Header => self.flavor,
+            // GROBID's light-ref full-text data is the light data (one model for both).
+            ModelName::Fulltext => match self.flavor {
+                Some("article/light" | "article/light-ref") => Some("article/light"),
+                _ => None,
+            },
             _ => None,
         };
         let n = seqs.len();

@@ -273,3 +273,22 @@ fn a_generated_article_comes_back_element_by_element() {
     assert_eq!(p, 2);
     assert!(x > 56.0 && x < 300.0 && (y - 105.0).abs() < 6.0, "{one}");
 }
+
+#[test]
+fn the_light_flavour_reads_the_body_as_paragraphs_only() {
+    let Some(s) = Server::with_models(&NEEDED) else {
+        return;
+    };
+    // Its own fulltext model (models/fulltext-article-light), trained on GROBID's light data
+    // where figures and tables are paragraphs: no figure or table, their text kept.
+    let (status, _, light) = s.post_pdf(PATH, rich_article(), &[("flavor", "article/light")], None);
+    assert_eq!(status, 200, "{light}");
+    let body = all_between(&light, "<body>", "</body>").concat();
+    assert!(!body.contains("<figure"), "{body}");
+    assert!(
+        body.contains("Soil moisture estimated from the satellite images."),
+        "{body}"
+    );
+    let (_, _, standard) = s.post_pdf(PATH, rich_article(), &[], None);
+    assert!(standard.contains("<figure"), "{standard}");
+}
