@@ -166,7 +166,9 @@ impl Models {
             return Ok(Vec::new());
         }
         let handle = self.handle(model, flavor)?;
-        handle.ask(Label { seqs }).await?
+        // Dropped with this future when the request's deadline passes: the actor stops.
+        let (msg, _waiting) = Label::new(seqs);
+        handle.ask(msg).await?
     }
 
     /// Every model's state, keyed by its folder name, for `/api/health`.

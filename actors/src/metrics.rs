@@ -38,6 +38,7 @@ pub struct Metrics {
     pub panics: IntCounter,
     pub cascades_cancelled: IntCounter,
     pub model_sequences: IntCounterVec,
+    pub model_abandoned: IntCounterVec,
     pub stage_seconds: HistogramVec,
     pub pdf_workers_started: IntGauge,
     pub pdf_workers_lost: IntGauge,
@@ -110,6 +111,11 @@ impl Metrics {
             "Messages refused because a model actor's queue was full",
             &["model"],
         );
+        let model_abandoned = counter_vec(
+            "quire_model_sequences_abandoned_total",
+            "Sequences a model actor did not tag because their request had stopped waiting (timeout)",
+            &["model"],
+        );
         let model_panics = counter_vec(
             "quire_model_panics_total",
             "Panics caught inside model actors",
@@ -170,6 +176,7 @@ impl Metrics {
             Box::new(panics.clone()),
             Box::new(cascades_cancelled.clone()),
             Box::new(model_sequences.clone()),
+            Box::new(model_abandoned.clone()),
             Box::new(stage_seconds.clone()),
             Box::new(pdf_workers_started.clone()),
             Box::new(pdf_workers_lost.clone()),
@@ -196,6 +203,7 @@ impl Metrics {
             panics,
             cascades_cancelled,
             model_sequences,
+            model_abandoned,
             stage_seconds,
             pdf_workers_started,
             pdf_workers_lost,

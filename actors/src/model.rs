@@ -17,7 +17,7 @@ only exposes it through the debug route enabled by `debug.allow_panic_route` in 
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -259,6 +259,35 @@ impl ModelActor {
 #[derive(Debug)]
 pub struct Label {
     pub seqs: Vec<Vec<Vec<String>>>,
+    /// Set when the asker stopped waiting ([`Waiting`] dropped: its request timed out); the
+    /// actor then tags no further sequence of this message, queued or under way.
+    pub abandoned: Arc<AtomicBool>,
+}
+
+impl Label {
+    /// A message for `seqs` and the guard that marks it abandoned when dropped: keep the
+    /// guard alive while awaiting the answer.
+    pub fn new(seqs: Vec<Vec<Vec<String>>>) -> (Label, Waiting) {
+        let abandoned = Arc::new(AtomicBool::new(false));
+        (
+            Label {
+                seqs,
+                abandoned: abandoned.clone(),
+            },
+            Waiting(abandoned),
+        )
+    }
+}
+
+/// Held by whoever awaits a [`Label`] answer; dropping it (the awaiting future was dropped at
+/// its deadline, or the answer came) tells the actor to stop.
+#[derive(Debug)]
+pub struct Waiting(Arc<AtomicBool>);
+
+impl Drop for Waiting {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::SeqCst);
+    }
 }
 
 impl Message for Label {
@@ -273,7 +302,17 @@ impl Handler<Label> for ModelActor {
             let model = slot.ensure_loaded()?;
             msg.seqs
                 .iter()
-                .map(|rows| {
+                .enumerate()
+                .map(|(i, rows)| {
+                    if msg.abandoned.load(Ordering::SeqCst) {
+                        metrics()
+                            .model_abandoned
+                            .with_label_values(&[&slot.key])
+                            .inc_by((msg.seqs.len() - i) as u64);
+                        return Err(Error::Timeout {
+                            stage: format!("model `{}` (request abandoned)", slot.key),
+                        });
+                    }
                     let labels = model.label(rows)?;
                     if labels.len() != rows.len() {
                         return Err(Error::Engine(quire::Error::Tagging {
@@ -466,9 +505,7 @@ mod tests {
         assert!(matches!(handle.slot.state(), ModelState::Absent { .. }));
 
         let err = handle
-            .ask(Label {
-                seqs: vec![vec![vec!["2001".into()]]],
-            })
+            .ask(Label::new(vec![vec![vec!["2001".into()]]]).0)
             .await
             .and_then(|r| r)
             .expect_err("absent model must fail");
@@ -492,6 +529,42 @@ mod tests {
             restarts_before + 1
         );
         assert_eq!(handle.slot.in_flight(), 0);
+    }
+
+    #[actix::test]
+    async fn a_request_that_stops_waiting_stops_the_tagging() {
+        // The committed date model (the repository's models/ folder).
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../models");
+        let mut s = settings(&dir);
+        s.queue_bound = 8;
+        let handle = ModelHandle::start(ModelName::Date, None, &s);
+        let row = |t: &str| vec![t.to_string(); 30];
+        let seq = || vec![row("12"), row("May"), row("2001")];
+        // Answered while someone waits.
+        let (msg, waiting) = Label::new(vec![seq(), seq()]);
+        let labels = handle.ask(msg).await.and_then(|r| r).expect("tagged");
+        assert_eq!(labels.len(), 2);
+        drop(waiting);
+        // Abandoned before the actor reached it: nothing is tagged, every sequence counted.
+        let before = metrics().model_abandoned.with_label_values(&["date"]).get();
+        let (msg, waiting) = Label::new(vec![seq(); 5]);
+        drop(waiting);
+        let out = handle.ask(msg).await.and_then(|r| r);
+        assert!(matches!(out, Err(Error::Timeout { .. })), "{out:?}");
+        assert_eq!(
+            metrics().model_abandoned.with_label_values(&["date"]).get(),
+            before + 5
+        );
+        // Abandoned once sent: a batch far longer than the wait is not tagged to its end
+        // (how far it got depends on when the actor's thread ran).
+        let (msg, waiting) = Label::new(vec![seq(); 200_000]);
+        let send = handle.addr.send(msg);
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        drop(waiting);
+        let out = send.await.expect("delivered");
+        assert!(matches!(out, Err(Error::Timeout { .. })), "{out:?}");
+        let skipped = metrics().model_abandoned.with_label_values(&["date"]).get() - before - 5;
+        assert!(skipped > 0, "{skipped}");
     }
 
     #[actix::test]
