@@ -875,7 +875,10 @@ mod tests {
         draw(&mut p, 72.0, 100.0, 0, "Zenko");
         glyph_at(&mut p, '\u{02C7}', 72.5);
         draw(&mut p, 300.0, 100.0, 0, "zenko@ijs.si");
-        assert_eq!(texts(&build_page(&p)), vec![vec!["Ženko zenko@ijs.si ".to_string()]]);
+        assert_eq!(
+            texts(&build_page(&p)),
+            vec![vec!["Ženko zenko@ijs.si ".to_string()]]
+        );
         // An acute over the `a` of the previous word, drawn after the next word's first
         // letter (`Balazs K´egl`), and one over the `e` drawn after the word's end.
         let mut p = letter_page(vec![style(10.0)]);
@@ -886,11 +889,17 @@ mod tests {
             glyph_at(&mut p, c, 115.0 + 5.0 * i as f32);
         }
         glyph_at(&mut p, '\u{00B4}', 115.5);
-        assert_eq!(texts(&build_page(&p)), vec![vec!["Balázs Kégl ".to_string()]]);
+        assert_eq!(
+            texts(&build_page(&p)),
+            vec![vec!["Balázs Kégl ".to_string()]]
+        );
         // A tilde with no letter under it (`~user` in a URL) stays text.
         let mut p = letter_page(vec![style(10.0)]);
         draw(&mut p, 72.0, 100.0, 0, "x.org/~user");
-        assert_eq!(texts(&build_page(&p)), vec![vec!["x.org/~user ".to_string()]]);
+        assert_eq!(
+            texts(&build_page(&p)),
+            vec![vec!["x.org/~user ".to_string()]]
+        );
     }
 
     #[test]
