@@ -870,14 +870,14 @@ mod tests {
     #[test]
     fn an_accent_drawn_after_later_letters_goes_on_the_letter_it_sits_on() {
         // "Zenko" then its caron (over Z) drawn after the word, then, far right, an e-mail:
-        // the caron makes `Ženko` and the e-mail stays a word of its own.
+        // the caron makes `Ženko` and the e-mail stays apart (its own line of the block).
         let mut p = letter_page(vec![style(10.0)]);
         draw(&mut p, 72.0, 100.0, 0, "Zenko");
         glyph_at(&mut p, '\u{02C7}', 72.5);
         draw(&mut p, 300.0, 100.0, 0, "zenko@ijs.si");
         assert_eq!(
             texts(&build_page(&p)),
-            vec![vec!["Ženko zenko@ijs.si ".to_string()]]
+            vec![vec!["Ženko ".to_string(), "zenko@ijs.si ".to_string()]]
         );
         // An acute over the `a` of the previous word, drawn after the next word's first
         // letter (`Balazs K´egl`), and one over the `e` drawn after the word's end.

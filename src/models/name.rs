@@ -588,7 +588,7 @@ mod tests {
 
     #[test]
     fn leading_surname_words_of_forename_first_names_become_middle_names() {
-        let lex = last_names(&["rodriguez"]);
+        let lex = last_names(&["rodriguez", "montoya"]);
         let view = LexView::new(&lex);
         let mut p = people(
             "Helene Baek Juel, J. Jasmin Güven, Ivan Rodriguez Montoya, Julien Le Sommer, \
@@ -616,7 +616,8 @@ mod tests {
             vec![
                 (Some("Helene"), Some("Baek"), Some("Juel")),
                 (Some("J"), Some("Jasmin"), Some("Güven")),
-                // A known surname opens a double surname; particles open compound ones.
+                // A known surname before a known surname opens a double surname; particles
+                // open compound ones.
                 (Some("Ivan"), None, Some("Rodriguez Montoya")),
                 (Some("Julien"), None, Some("Le Sommer")),
                 (Some("Ana"), None, Some("de la Cruz")),
