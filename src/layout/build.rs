@@ -37,6 +37,8 @@ const WORD_BREAK_GAP: f32 = 0.1;
 /// word: loose boxes of overhanging glyphs (`f`) eat into real inter-word gaps, so the 0.1 rule
 /// alone glues `of Psychology` (token parity with pdfalto 99.19 % → 99.28 %).
 const GENERATED_SPACE_GAP: f32 = 0.0;
+/// How many finished words back an accent drawn out of order may find its letter.
+const STRAY_ACCENT_WORDS: usize = 6;
 /// A glyph this far behind the previous one (fraction of size) starts a new word.
 const WORD_BACKWARD: f32 = 0.3;
 /// A word drawn this far (× font size) behind the previous one starts a new line, as in
@@ -128,6 +130,8 @@ struct Word {
     glyphs: Vec<Glyph>,
     /// The word's text: unmapped glyphs dropped, accents composed.
     text: String,
+    /// Per glyph, the index (in characters) of the character of `text` it gave, if any.
+    text_of: Vec<Option<usize>>,
     style: u32,
     rot: f32,
     u0: f32,
@@ -141,6 +145,7 @@ impl Word {
         Word {
             glyphs: vec![g],
             text: String::new(),
+            text_of: vec![None],
             style,
             rot,
             u0: g.u0,
@@ -153,6 +158,41 @@ impl Word {
         self.u0 = self.u0.min(g.u0);
         self.u1 = self.u1.max(g.u1);
         self.glyphs.push(g);
+        self.text_of.push(None);
+    }
+    /// Record that the last glyph gave the last character of `text`.
+    fn mark_last_char(&mut self) {
+        let n = self.text.chars().count();
+        if let (Some(slot), true) = (self.text_of.last_mut(), n > 0) {
+            *slot = Some(n - 1);
+        }
+    }
+    /// Put the accent `mark` drawn as glyph `g` on the letter of this word it sits on (more
+    /// than half of the narrower glyph's width over it, same baseline): true when composed.
+    fn place_mark(&mut self, g: &Glyph, mark: char, rot: f32, raw: &RawPage) -> bool {
+        let size = g.size.max(0.1);
+        if self.rot != rot || (self.base - g.base).abs() > 0.5 * size {
+            return false;
+        }
+        let Some(k) = (0..self.glyphs.len()).rev().find(|&k| {
+            overlap_ratio(g, &self.glyphs[k]) > 0.5
+                && raw.chars[self.glyphs[k].idx].c.is_alphabetic()
+                && self.text_of[k].is_some()
+        }) else {
+            return false;
+        };
+        let at = self.text_of[k].expect("checked");
+        let mut chars: Vec<char> = self.text.chars().collect();
+        let Some(&c) = chars.get(at) else {
+            return false;
+        };
+        let composed = compose(c, mark);
+        if composed == c {
+            return false;
+        }
+        chars[at] = composed;
+        self.text = chars.into_iter().collect();
+        true
     }
     fn len(&self) -> usize {
         self.glyphs.len()
@@ -367,19 +407,53 @@ fn build_words(raw: &RawPage) -> Vec<Word> {
                     w.text.pop();
                     w.text.push(compose(ch.c, mark));
                     w.push(g);
+                    w.mark_last_char();
                     continue;
+                }
+                // An accent drawn after the letters that follow its own (TeX puts some
+                // accents after the rest of the word, or after the next word): back over a
+                // letter of this word or of one of the last words of its line, it goes on
+                // that letter instead of starting a `´B` token here.
+                if this_mod && !prev_mod && g.u1 <= last.u0 + 0.5 * (last.u1 - last.u0) {
+                    let mark = combining_of(ch.c).expect("checked");
+                    let rot = style.rotation;
+                    if w.place_mark(&g, mark, rot, raw)
+                        || words
+                            .iter_mut()
+                            .rev()
+                            .take(STRAY_ACCENT_WORDS)
+                            .any(|o| o.place_mark(&g, mark, rot, raw))
+                    {
+                        continue;
+                    }
                 }
                 if !unmapped(ch.c) {
                     w.text.push(ch.c);
+                    w.push(g);
+                    w.mark_last_char();
+                } else {
+                    w.push(g);
                 }
-                w.push(g);
                 continue;
             }
             words.push(cur.take().expect("checked above"));
         }
+        // The same for an accent drawn out of order after a space.
+        if let Some(mark) = combining_of(ch.c) {
+            let rot = style.rotation;
+            if words
+                .iter_mut()
+                .rev()
+                .take(STRAY_ACCENT_WORDS)
+                .any(|o| o.place_mark(&g, mark, rot, raw))
+            {
+                continue;
+            }
+        }
         let mut w = Word::new(g, ch.style, style.rotation);
         if !unmapped(ch.c) {
             w.text.push(ch.c);
+            w.mark_last_char();
         }
         cur = Some(w);
     }
@@ -908,6 +982,56 @@ mod tests {
     fn cleaning_expands_ligatures_and_straightens_quotes() {
         assert_eq!(clean("\u{FB01}nd “x” ‘y’"), "find \"x\" 'y'");
         assert_eq!(clean("a∗b†"), "a * b †");
+    }
+
+    /// One glyph `c` at `x` (width 5) on the baseline 100, size 10, as pdfium reports it.
+    fn glyph_at(page: &mut RawPage, c: char, x: f32) {
+        page.chars.push(RawChar {
+            c,
+            x0: x,
+            y0: 92.0,
+            x1: x + 5.0,
+            y1: 102.0,
+            ox: x,
+            oy: 100.0,
+            style: 0,
+            space_before: false,
+        });
+    }
+
+    #[test]
+    fn an_accent_drawn_after_later_letters_goes_on_the_letter_it_sits_on() {
+        // "Zenko" then its caron (over Z) drawn after the word, then, far right, an e-mail:
+        // the caron makes `Ženko` and the e-mail stays apart (its own line of the block).
+        let mut p = letter_page(vec![style(10.0)]);
+        draw(&mut p, 72.0, 100.0, 0, "Zenko");
+        glyph_at(&mut p, '\u{02C7}', 72.5);
+        draw(&mut p, 300.0, 100.0, 0, "zenko@ijs.si");
+        assert_eq!(
+            texts(&build_page(&p)),
+            vec![vec!["Ženko ".to_string(), "zenko@ijs.si ".to_string()]]
+        );
+        // An acute over the `a` of the previous word, drawn after the next word's first
+        // letter (`Balazs K´egl`), and one over the `e` drawn after the word's end.
+        let mut p = letter_page(vec![style(10.0)]);
+        draw(&mut p, 72.0, 100.0, 0, "Balazs");
+        glyph_at(&mut p, 'K', 110.0);
+        glyph_at(&mut p, '\u{00B4}', 87.0);
+        for (i, c) in "egl".chars().enumerate() {
+            glyph_at(&mut p, c, 115.0 + 5.0 * i as f32);
+        }
+        glyph_at(&mut p, '\u{00B4}', 115.5);
+        assert_eq!(
+            texts(&build_page(&p)),
+            vec![vec!["Balázs Kégl ".to_string()]]
+        );
+        // A tilde with no letter under it (`~user` in a URL) stays text.
+        let mut p = letter_page(vec![style(10.0)]);
+        draw(&mut p, 72.0, 100.0, 0, "x.org/~user");
+        assert_eq!(
+            texts(&build_page(&p)),
+            vec![vec!["x.org/~user ".to_string()]]
+        );
     }
 
     #[test]

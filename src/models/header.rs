@@ -519,17 +519,20 @@ pub fn decode(tokens: &[HeaderToken], labels: &[String]) -> Result<HeaderFields>
 }
 
 /// Whether `s` ends with (or, `at_start`, starts with) a cue that introduces the names of
-/// editors rather than authors: `Editor:`, `Editors:`, `Edited by`, `Handling editor`,
-/// `Communicated by`, `Action editor`, `Academic editor` (any case, colon optional).
+/// editors (or reviewers) rather than authors: `Editor:`, `Editors:`, `Edited by`, `Handling
+/// editor`, `Communicated by`, `Action editor`, `Academic editor`, `Reviewed by`, `Reviewers:`
+/// (any case, colon optional).
 fn editor_cue(s: &str, at_start: bool) -> bool {
     let cue = |w: &[String]| -> usize {
         let is = |i: usize, t: &str| w.get(i).is_some_and(|x| x == t);
         let editor = |i: usize| is(i, "editor") || is(i, "editors") || is(i, "editor(s)");
-        let two_words = ((is(0, "edited") || is(0, "communicated")) && is(1, "by"))
+        let reviewer = |i: usize| is(i, "reviewer") || is(i, "reviewers") || is(i, "reviewer(s)");
+        let two_words = ((is(0, "edited") || is(0, "communicated") || is(0, "reviewed"))
+            && is(1, "by"))
             || ((is(0, "handling") || is(0, "action") || is(0, "academic")) && editor(1));
         if two_words {
             2
-        } else if editor(0) {
+        } else if editor(0) || reviewer(0) {
             1
         } else {
             0
@@ -560,18 +563,40 @@ fn editor_cue(s: &str, at_start: bool) -> bool {
 
 /// Names the header model labelled `<author>` right after an editor cue (`Editor: …`, as
 /// JMLR W&CP, PMLR and many journals print the volume or handling editors on page 1) are
-/// editors: the span is relabelled `<editor>`, so it never becomes an author.
+/// editors: the span is relabelled `<editor>`, so it never becomes an author. A block of
+/// several editors or reviewers, each with an affiliation (`Reviewed by` / name / university /
+/// country / name / …), stays editors up to the first span that is not a name, affiliation,
+/// address or e-mail.
 fn editors_after_cues(fields: &mut HeaderFields) {
+    let mut in_block = false;
     for i in 0..fields.spans.len() {
-        if fields.spans[i].0 != Label::Author {
+        let label = fields.spans[i].0;
+        // Names the model itself labelled `<editor>` after a cue open a block as well.
+        if label == Label::Editor
+            && i > 0
+            && fields.spans[i - 1].0 != Label::Author
+            && editor_cue(&fields.spans[i - 1].1, false)
+        {
+            in_block = true;
+            continue;
+        }
+        if label != Label::Author {
+            in_block = in_block
+                && matches!(
+                    label,
+                    Label::Editor | Label::Affiliation | Label::Address | Label::Email
+                );
             continue;
         }
         let after_cue = i > 0 && {
             let (prev, text) = &fields.spans[i - 1];
             *prev != Label::Author && editor_cue(text, false)
         };
-        if after_cue || editor_cue(&fields.spans[i].1, true) {
+        // In a block, a name follows the previous one's affiliation, never the name itself.
+        let next_in_block = in_block && i > 0 && fields.spans[i - 1].0 != Label::Editor;
+        if next_in_block || after_cue || editor_cue(&fields.spans[i].1, true) {
             fields.spans[i].0 = Label::Editor;
+            in_block = true;
         }
     }
 }
@@ -1181,6 +1206,56 @@ Study study S St Stu Stud y dy udy tudy BLOCKEND LINEEND LINEINDENT SAMEFONT SAM
                 assert_eq!(r[c], g[c], "segmentation column {c} of {:?}", g);
             }
         }
+    }
+
+    #[test]
+    fn a_block_of_reviewers_with_affiliations_is_no_author() {
+        let mut f = HeaderFields::of(&[
+            (Label::Other, "Reviewed by:"),
+            (Label::Author, "Ana Lopes,"),
+            (Label::Affiliation, "University of Porto,"),
+            (Label::Address, "Portugal"),
+            (Label::Author, "Bo Ng,"),
+            (Label::Affiliation, "Tsinghua University,"),
+            (Label::Other, "*Correspondence:"),
+            (Label::Author, "Eve Roe"),
+            (Label::Email, "eve@x.org"),
+            (Label::Other, "Editor:"),
+            (Label::Author, "Dan Poe"),
+            (Label::Author, "Kim Lee"),
+            (Label::Other, "Reviewed by"),
+            (Label::Editor, "Jo Kay,"),
+            (Label::Affiliation, "Ulm University,"),
+            (Label::Author, "Li Wu,"),
+            (Label::Affiliation, "Fudan University"),
+        ]);
+        editors_after_cues(&mut f);
+        let labels: Vec<Label> = f.spans.iter().map(|(l, _)| *l).collect();
+        assert_eq!(
+            labels,
+            vec![
+                Label::Other,
+                Label::Editor,
+                Label::Affiliation,
+                Label::Address,
+                Label::Editor,
+                Label::Affiliation,
+                Label::Other,
+                Label::Author,
+                Label::Email,
+                Label::Other,
+                Label::Editor,
+                // A name right after the editors' names, with no affiliation between them,
+                // is not taken as one more editor.
+                Label::Author,
+                // A block the model opened with `<editor>` itself.
+                Label::Other,
+                Label::Editor,
+                Label::Affiliation,
+                Label::Editor,
+                Label::Affiliation,
+            ]
+        );
     }
 
     #[test]

@@ -17,13 +17,21 @@ pub fn author_segments(f: &HeaderFields) -> Vec<String> {
     author_spans(f).map(|(_, s)| s).collect()
 }
 
+/// Per author segment, its printed lines (as given to the name model, joined by spaces).
+pub fn author_segment_lines(f: &HeaderFields) -> Vec<Vec<String>> {
+    author_spans(f)
+        .map(|(i, _)| f.spans[i].1.lines().map(|l| l.replace('|', ",")).collect())
+        .collect()
+}
+
 /// The non-blank `<author>` spans as (span index, text for the name model).
 fn author_spans(f: &HeaderFields) -> impl Iterator<Item = (usize, String)> + '_ {
     f.spans
         .iter()
         .enumerate()
         .filter(|(_, (l, _))| *l == Label::Author)
-        .map(|(i, (_, s))| (i, s.replace('\n', " ")))
+        // `|` between authors (`A. Lee 1 | B. Ng 2`) separates them as a comma does.
+        .map(|(i, (_, s))| (i, s.replace('\n', " ").replace('|', ",")))
         .filter(|(_, s)| !s.trim().is_empty())
 }
 
@@ -882,6 +890,7 @@ const ORGANISATION_WORDS: &[&str] = &[
     "corp",
     "corporation",
     "department",
+    "equipe",
     "foundation",
     "gmbh",
     "inc",
@@ -890,6 +899,7 @@ const ORGANISATION_WORDS: &[&str] = &[
     "instituto",
     "laboratories",
     "laboratory",
+    "laboratoire",
     "labs",
     "llc",
     "ltd",
@@ -921,6 +931,15 @@ fn plausible_name(p: &Person) -> bool {
     };
     // An all-capitals given name beside a mixed-case surname is an acronym (`IBM T J Watson`).
     if upper(&p.forename) && !upper(&p.surname) {
+        return false;
+    }
+    // A lone short word in capitals, no given name, is an acronym (a lab's `LAL,` opening an
+    // affiliation), not a person.
+    let acronym = p.surname.as_deref().is_some_and(|s| {
+        let letters = s.chars().filter(|c| c.is_alphabetic()).count();
+        (2..=5).contains(&letters) && !s.contains(' ') && !s.chars().any(char::is_lowercase)
+    });
+    if acronym && p.forename.is_none() && p.middlename.is_none() {
         return false;
     }
     // A postal box read as a name (`P. O. Box`).
@@ -1271,6 +1290,16 @@ mod tests {
         assert!(!plausible_name(&person("Bell", "Labs", &[])));
         assert!(!plausible_name(&person("P. O.", "Box", &[])));
         assert!(!plausible_name(&person("IBM", "Watson", &[])));
+        assert!(!plausible_name(&person("Anne", "Equipe", &[])));
+        // A lone acronym in capitals is a lab, a name in capitals with a given name a person.
+        let lone = |s: &str| Person {
+            surname: Some(s.to_string()),
+            ..Default::default()
+        };
+        assert!(!plausible_name(&lone("LAL")));
+        assert!(plausible_name(&lone("Ndiaye")));
+        assert!(plausible_name(&person("BEVERLY", "NDIFOIN", &[])));
+        assert!(plausible_name(&person("Kim", "LEE", &[])));
     }
 
     /// Fields as `decode` makes them from tokens: each span's text split at white space into

@@ -88,8 +88,18 @@ fn set(slot: &mut Option<String>, value: String) {
 /// being built already has (a second forename, a second surname, …), or a title begins
 /// after a name part. Persons without any name part are left out.
 pub fn decode<L: AsRef<str>>(toks: &[Tok], labels: &[L]) -> Vec<Person> {
+    decode_ranged(toks, labels).0
+}
+
+/// [`decode`], and per person the tokens from its first name part to its last.
+pub fn decode_ranged<L: AsRef<str>>(
+    toks: &[Tok],
+    labels: &[L],
+) -> (Vec<Person>, Vec<std::ops::Range<usize>>) {
     let mut out = Vec::new();
+    let mut ranges: Vec<std::ops::Range<usize>> = Vec::new();
     let mut cur = Person::default();
+    let mut cur_range: Option<std::ops::Range<usize>> = None;
     for (label, a, b) in given_name_rescue(toks, spans(labels)) {
         let value = text::join_tokens(toks.get(a..b).unwrap_or_default());
         let starts_new = match label.as_str() {
@@ -101,9 +111,15 @@ pub fn decode<L: AsRef<str>>(toks: &[Tok], labels: &[L]) -> Vec<Person> {
         };
         if starts_new {
             let done = std::mem::take(&mut cur);
+            let r = cur_range.take().unwrap_or(0..0);
             if !done.is_empty() {
                 out.push(done);
+                ranges.push(r);
             }
+        }
+        if label != "<marker>" && label != "<other>" {
+            let r = cur_range.get_or_insert(a..b);
+            r.end = b;
         }
         let v = clean_part(&value);
         match label.as_str() {
@@ -139,6 +155,7 @@ pub fn decode<L: AsRef<str>>(toks: &[Tok], labels: &[L]) -> Vec<Person> {
     }
     if !cur.is_empty() {
         out.push(cur);
+        ranges.push(cur_range.unwrap_or(0..0));
     }
     // A forename made of several initials keeps the first as forename, the rest as middle.
     for p in &mut out {
@@ -152,7 +169,7 @@ pub fn decode<L: AsRef<str>>(toks: &[Tok], labels: &[L]) -> Vec<Person> {
             }
         }
     }
-    out
+    (out, ranges)
 }
 
 /// A single capitalised word the name model left as `<other>` right before a person's
@@ -195,17 +212,18 @@ fn given_name_rescue(
 /// Lower-case words that join a multi-word surname (`van der Berg`, `de la Cruz`), and
 /// capitalised prefixes that open one (`Al Sahab`, `Le Sommer`, `Mac Donald`).
 const SURNAME_PARTICLES: &[&str] = &[
-    "a", "ab", "abu", "al", "ap", "bar", "ben", "bin", "da", "dal", "dalla", "das", "de", "degli",
-    "dei", "del", "della", "dello", "den", "der", "des", "di", "do", "dos", "du", "el", "la",
-    "las", "le", "les", "lo", "los", "mac", "mc", "st", "saint", "san", "santa", "ter", "ten",
-    "van", "vande", "vanden", "vander", "von", "vom", "y", "zu", "zum", "zur",
+    "a", "ab", "abou", "abu", "al", "ap", "bar", "ben", "bin", "da", "dal", "dalla", "das", "de",
+    "degli", "dei", "del", "della", "dello", "den", "der", "des", "di", "do", "dos", "du", "el",
+    "la", "las", "le", "les", "lo", "los", "mac", "mc", "st", "saint", "san", "santa", "ter",
+    "ten", "van", "vande", "vanden", "vander", "von", "vom", "y", "zu", "zum", "zur",
 ];
 
 /// Header names printed forename first keep only their last word(s) as the surname, as the
 /// BibTeX `First von Last` rule reads them: when the name model labels `Helene Baek Juel` or
 /// `J. Jasmin Güven` with a two-word surname, the leading word is a middle name unless it is
-/// a particle (`van`, `de`, `Al`, `Le`…), is joined by a hyphen, or is itself a known surname
-/// (the last-name lexicon keeps double surnames such as `Rodriguez Montoya`). Names printed
+/// a particle (`van`, `de`, `Al`, `Le`…), is joined by a hyphen, or opens a double surname of
+/// two known surnames (the last-name lexicon holds both words of `Rodriguez Montoya`; a known
+/// surname before an unknown last word is a given name, `Mohamed Aziz Bhouri`). Names printed
 /// surname first (`Baek Juel, Helene`) and surnames the model gave alone are left as they are.
 pub fn middle_words_out_of_surnames(persons: &mut [Person], lex: &LexView<'_>) {
     for p in persons {
@@ -219,17 +237,27 @@ pub fn middle_words_out_of_surnames(persons: &mut [Person], lex: &LexView<'_>) {
         if words.len() < 2 {
             continue;
         }
+        let last_known = words
+            .last()
+            .is_some_and(|w| lex.has_word(Kind::LastName, w));
+        // Capitalised words before a lower-case particle are given names (`Joyce Kelly da
+        // Silva`: First `Joyce Kelly`, von `da`, Last `Silva`), known surnames or not.
+        let particle_at = words
+            .iter()
+            .position(|w| w.chars().all(char::is_lowercase) && SURNAME_PARTICLES.contains(w))
+            .unwrap_or(words.len());
         let mut moved = 0;
-        for w in &words[..words.len() - 1] {
+        for (k, w) in words[..words.len() - 1].iter().enumerate() {
             let mut chars = w.chars();
             let capitalised = chars.next().is_some_and(char::is_uppercase)
                 && chars.clone().any(char::is_lowercase)
                 && chars.all(char::is_alphabetic);
             let lower = w.to_lowercase();
-            if !capitalised
-                || SURNAME_PARTICLES.contains(&lower.as_str())
-                || lex.has_word(Kind::LastName, w)
-            {
+            if !capitalised || SURNAME_PARTICLES.contains(&lower.as_str()) {
+                break;
+            }
+            let before_particle = k < particle_at && particle_at < words.len();
+            if !before_particle && last_known && lex.has_word(Kind::LastName, w) {
                 break;
             }
             moved += 1;
@@ -240,6 +268,110 @@ pub fn middle_words_out_of_surnames(persons: &mut [Person], lex: &LexView<'_>) {
         set(&mut p.middlename, words[..moved].join(" "));
         p.surname = Some(words[moved..].join(" "));
     }
+}
+
+/// Tokens that separate two persons in an author line: punctuation, conjunctions, footnote
+/// marks and affiliation numbers.
+fn separates_persons(t: &str) -> bool {
+    matches!(
+        t.to_lowercase().as_str(),
+        "," | ";" | "&" | "and" | "und" | "et" | "y" | "·" | "•" | "|" | "/" | "*" | "†" | "‡"
+    ) || t.chars().any(|c| c.is_ascii_digit())
+}
+
+/// One person with a long given name (`Malik Sajjad Ahmed Nadeem`, `Med Raâfet Ben Khedher`)
+/// that the name model read as two (`Malik Sajjad` + `Ahmed Nadeem`): two persons whose name
+/// tokens touch (no comma, conjunction, mark, number or other token between them), on the
+/// same printed line (`breaks`: token indices where a new line starts), five words at most
+/// together and neither with a title, are one: its first word the forename, its last the
+/// surname, the words between its middle name. Authors are separated by something, or
+/// printed on lines of their own.
+pub fn join_touching_persons(
+    persons: &mut Vec<Person>,
+    ranges: &[std::ops::Range<usize>],
+    toks: &[Tok],
+    breaks: &[usize],
+) {
+    let n = persons.len();
+    if ranges.len() != n || n < 2 {
+        return;
+    }
+    let words = |r: std::ops::Range<usize>| {
+        toks.get(r)
+            .unwrap_or_default()
+            .iter()
+            .filter(|t| !t.text.trim().is_empty() && t.text != ".")
+            .count()
+    };
+    // touch[i]: persons i and i + 1 are printed as one run of name words.
+    let touch: Vec<bool> = (0..n - 1)
+        .map(|i| {
+            let (q, p) = (&persons[i], &persons[i + 1]);
+            let (a, b) = (&ranges[i], &ranges[i + 1]);
+            !a.is_empty()
+                && !b.is_empty()
+                && a.end == b.start
+                && q.markers.is_empty()
+                && q.title.is_none()
+                && p.title.is_none()
+                && q.surname.is_some()
+                && p.surname.is_some()
+                && !breaks.iter().any(|&k| a.start < k && k < b.end)
+                && !toks
+                    .get(a.start..b.end)
+                    .unwrap_or_default()
+                    .iter()
+                    .any(|t| separates_persons(t.text.trim()))
+        })
+        .collect();
+    let mut out: Vec<Person> = Vec::with_capacity(n);
+    let mut i = 0;
+    while i < n {
+        let pair = i + 1 < n
+            && touch[i]
+            && (i == 0 || !touch[i - 1])
+            && (i + 2 >= n || !touch[i + 1])
+            && words(ranges[i].start..ranges[i + 1].end) <= 5;
+        if !pair {
+            out.push(persons[i].clone());
+            i += 1;
+            continue;
+        }
+        let mut all: Vec<String> = Vec::new();
+        for x in &persons[i..i + 2] {
+            let parts = if x.surname_first {
+                [&x.surname, &x.forename, &x.middlename]
+            } else {
+                [&x.forename, &x.middlename, &x.surname]
+            };
+            all.extend(parts.into_iter().flatten().cloned());
+        }
+        let mut one = persons[i].clone();
+        one.surname_first = false;
+        one.surname = all.pop();
+        let mut given = all.into_iter();
+        one.forename = given.next();
+        one.middlename = Some(given.collect::<Vec<_>>().join(" ")).filter(|m| !m.is_empty());
+        one.suffix = one.suffix.take().or(persons[i + 1].suffix.clone());
+        one.markers = persons[i + 1].markers.clone();
+        out.push(one);
+        i += 2;
+    }
+    *persons = out;
+}
+
+/// The token indices where each printed line after the first starts, for the tokens
+/// [`toks`] makes of the lines joined by spaces (`None` when they do not add up).
+pub fn line_starts(lines: &[String], n_toks: usize) -> Option<Vec<usize>> {
+    let mut out = Vec::new();
+    let mut at = 0;
+    for (k, l) in lines.iter().enumerate() {
+        if k > 0 {
+            out.push(at);
+        }
+        at += toks(l, false).len();
+    }
+    (at == n_toks).then_some(out)
 }
 
 /// Feature rows (reference §3.6), shared by both name models, for training and tagging.
@@ -456,7 +588,7 @@ mod tests {
 
     #[test]
     fn leading_surname_words_of_forename_first_names_become_middle_names() {
-        let lex = last_names(&["rodriguez"]);
+        let lex = last_names(&["rodriguez", "montoya"]);
         let view = LexView::new(&lex);
         let mut p = people(
             "Helene Baek Juel, J. Jasmin Güven, Ivan Rodriguez Montoya, Julien Le Sommer, \
@@ -484,7 +616,8 @@ mod tests {
             vec![
                 (Some("Helene"), Some("Baek"), Some("Juel")),
                 (Some("J"), Some("Jasmin"), Some("Güven")),
-                // A known surname opens a double surname; particles open compound ones.
+                // A known surname before a known surname opens a double surname; particles
+                // open compound ones.
                 (Some("Ivan"), None, Some("Rodriguez Montoya")),
                 (Some("Julien"), None, Some("Le Sommer")),
                 (Some("Ana"), None, Some("de la Cruz")),
@@ -542,6 +675,118 @@ mod tests {
         let ps = decode(&toks2, &["I-<other>", "I-<forename>", "I-<surname>"]);
         assert_eq!(ps[0].forename.as_deref(), Some("Anh"));
         assert_eq!(ps[0].middlename, None);
+    }
+
+    /// Decode `line` with `labels` and join touching persons (one printed line).
+    fn joined(line: &str, labels: &[Label]) -> Vec<Person> {
+        let t = toks(line, false);
+        assert_eq!(t.len(), labels.len(), "{t:?}");
+        let (mut p, r) = decode_ranged(&t, labels);
+        join_touching_persons(&mut p, &r, &t, &[]);
+        p
+    }
+
+    fn parts(p: &Person) -> (Option<&str>, Option<&str>, Option<&str>) {
+        (
+            p.forename.as_deref(),
+            p.middlename.as_deref(),
+            p.surname.as_deref(),
+        )
+    }
+
+    #[test]
+    fn a_long_given_name_read_as_two_touching_persons_is_one() {
+        use Label::*;
+        let line = "Kofi Mensah Yaw Boateng";
+        assert_eq!(
+            people(line, false, &[Forename, Surname, Forename, Surname]).len(),
+            2
+        );
+        let p = joined(line, &[Forename, Surname, Forename, Surname]);
+        assert_eq!(
+            p.iter().map(parts).collect::<Vec<_>>(),
+            vec![(Some("Kofi"), Some("Mensah Yaw"), Some("Boateng"))]
+        );
+        // In a list: `Ama Kofi` + `Ben Owusu 1` between commas is one person, its marker kept.
+        let line = "Ama Kofi Ben Owusu 1 , Yaw Boateng 2";
+        let p = joined(
+            line,
+            &[
+                Forename, Surname, Forename, Surname, Marker, Other, Forename, Surname, Marker,
+            ],
+        );
+        assert_eq!(
+            p.iter().map(parts).collect::<Vec<_>>(),
+            vec![
+                (Some("Ama"), Some("Kofi Ben"), Some("Owusu")),
+                (Some("Yaw"), None, Some("Boateng"))
+            ]
+        );
+        assert_eq!(p[0].markers, vec!["1".to_string()]);
+        // A surname-first reading followed by a lone surname joins too.
+        let p = joined("Ama Kofi Owusu", &[Surname, Forename, Surname]);
+        assert_eq!(
+            p.iter().map(parts).collect::<Vec<_>>(),
+            vec![(Some("Ama"), Some("Kofi"), Some("Owusu"))]
+        );
+        // A comma, a conjunction or a marker separates two persons: left as read.
+        let p = joined(
+            "Kofi Mensah , Yaw Boateng",
+            &[Forename, Surname, Other, Forename, Surname],
+        );
+        assert_eq!(p.len(), 2);
+        let p = joined(
+            "Kofi Mensah and Yaw Boateng",
+            &[Forename, Surname, Other, Forename, Surname],
+        );
+        assert_eq!(p.len(), 2);
+        let p = joined(
+            "Kofi Mensah * Yaw Boateng",
+            &[Forename, Surname, Marker, Forename, Surname],
+        );
+        assert_eq!(p.len(), 2);
+        // Three touching persons, or more than five words: left as read.
+        let p = joined(
+            "Kofi Mensah Yaw Boateng Ama Owusu",
+            &[Forename, Surname, Forename, Surname, Forename, Surname],
+        );
+        assert_eq!(p.len(), 3);
+        // Two names on two printed lines: left as read.
+        let line = "Kofi Mensah Yaw Boateng";
+        let t = toks(line, false);
+        let (mut p, r) = decode_ranged(&t, &[Forename, Surname, Forename, Surname]);
+        join_touching_persons(&mut p, &r, &t, &[2]);
+        assert_eq!(p.len(), 2);
+    }
+
+    #[test]
+    fn a_known_surname_before_an_unknown_last_word_is_a_given_name() {
+        let lex = last_names(&["aziz", "rodriguez", "montoya"]);
+        let view = LexView::new(&lex);
+        use Label::*;
+        let mut p = people(
+            "Karim Aziz Haddou, Ivan Rodriguez Montoya, Rami Abou Nader, Ana Montoya da Silva",
+            false,
+            &[
+                Forename, Surname, Surname, Other, Forename, Surname, Surname, Other, Forename,
+                Surname, Surname, Other, Forename, Surname, Surname, Surname,
+            ],
+        );
+        middle_words_out_of_surnames(&mut p, &view);
+        let got: Vec<(Option<&str>, Option<&str>)> = p
+            .iter()
+            .map(|p| (p.middlename.as_deref(), p.surname.as_deref()))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                (Some("Aziz"), Some("Haddou")),
+                (None, Some("Rodriguez Montoya")),
+                (None, Some("Abou Nader")),
+                // Before a lower-case particle, even a known surname is a given name.
+                (Some("Montoya"), Some("da Silva")),
+            ]
+        );
     }
 
     fn toks_of(s: &str) -> Vec<Tok> {

@@ -179,14 +179,22 @@ impl DocStage {
         let mut sub = SubResults::default();
 
         // One name-header call per author segment, as GROBID does.
-        for seg in header_record::author_segments(fields) {
+        let lines = header_record::author_segment_lines(fields);
+        for (k, seg) in header_record::author_segments(fields)
+            .into_iter()
+            .enumerate()
+        {
             let toks = name::toks(&seg, false);
             let rows = name::rows(&toks, &view);
             let labels = self
                 .labeler
                 .label(ModelName::NameHeader, vec![rows])
                 .await?;
-            let mut persons = name::decode(&toks, &labels[0]);
+            let (mut persons, ranges) = name::decode_ranged(&toks, &labels[0]);
+            let starts = lines.get(k).and_then(|l| name::line_starts(l, toks.len()));
+            if let Some(starts) = starts {
+                name::join_touching_persons(&mut persons, &ranges, &toks, &starts);
+            }
             name::middle_words_out_of_surnames(&mut persons, &view);
             sub.persons.push(persons);
         }
