@@ -67,6 +67,8 @@ struct Open {
 struct SeqBuilder {
     seq: Labelled,
     newline: bool,
+    /// Whitespace (or a line break) since the last token; true at the sequence's start.
+    space: bool,
     last_span: Option<usize>,
     other_span: usize,
 }
@@ -95,6 +97,7 @@ impl SeqBuilder {
         SeqBuilder {
             seq: Labelled::default(),
             newline: false,
+            space: true,
             last_span: None,
             other_span: span,
         }
@@ -111,6 +114,7 @@ impl SeqBuilder {
         let norm = tokenizer::normalise(text);
         for t in tokenizer::tokenize(&norm) {
             if t == "\n" || t.chars().all(char::is_whitespace) {
+                self.space = true;
                 continue;
             }
             let pieces = if split_digits {
@@ -124,6 +128,7 @@ impl SeqBuilder {
                 self.seq.toks.push(Tok {
                     text: p.to_string(),
                     newline_before: std::mem::take(&mut self.newline),
+                    space_before: std::mem::take(&mut self.space),
                 });
                 self.seq.labels.push(if begin {
                     format!("I-{label}")
@@ -185,6 +190,7 @@ pub fn read_str(path: &Path, xml: &str, rules: &dyn Rules) -> Result<Vec<Labelle
                 if let Some(b) = cur.as_mut() {
                     if name == "lb" || name == "pb" {
                         b.newline = true;
+                        b.space = true;
                         if let Some(open) = stack.iter_mut().rev().find(|o| o.label.is_some()) {
                             open.text.push(' ');
                         }

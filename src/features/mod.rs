@@ -18,6 +18,10 @@ pub struct Tok {
     pub text: String,
     /// A newline (`\n` or `<lb/>`) came between this token and the previous one.
     pub newline_before: bool,
+    /// Whitespace (a space or a newline) came between this token and the previous one; the
+    /// first token counts as spaced. Pieces of one token split apart (the citation model's
+    /// letter/digit split) are glued.
+    pub space_before: bool,
 }
 
 impl Tok {
@@ -25,6 +29,7 @@ impl Tok {
         Tok {
             text: text.into(),
             newline_before: false,
+            space_before: true,
         }
     }
 }
@@ -36,12 +41,15 @@ pub fn toks_from_text(text: &str, split_digits: bool) -> Vec<Tok> {
     let norm = tokenizer::normalise(text);
     let mut out = Vec::new();
     let mut newline = false;
+    let mut space = true;
     for t in tokenizer::tokenize(&norm) {
         if t == "\n" {
             newline = true;
+            space = true;
             continue;
         }
         if t.chars().all(char::is_whitespace) {
+            space = true;
             continue;
         }
         if split_digits {
@@ -49,15 +57,19 @@ pub fn toks_from_text(text: &str, split_digits: bool) -> Vec<Tok> {
                 out.push(Tok {
                     text: piece.to_string(),
                     newline_before: newline,
+                    space_before: space,
                 });
                 newline = false;
+                space = false;
             }
         } else {
             out.push(Tok {
                 text: t.to_string(),
                 newline_before: newline,
+                space_before: space,
             });
             newline = false;
+            space = false;
         }
     }
     out

@@ -298,7 +298,104 @@ pub fn toks(prepared: &str) -> Vec<Tok> {
     f::toks_from_text(prepared, true)
 }
 
-/// Feature rows (reference §3.5) for training and tagging.
+/// Quire's structural facts about each token of a reference (columns 29-35 of [`rows`]),
+/// computed left to right over the whole reference: what GROBID's columns cannot say because
+/// they see the token and its immediate neighbours only.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Structure {
+    /// Whitespace came before the token (`12(3):45` is glued, `J. Phys.` is not).
+    pub spaced: bool,
+    /// Inside a pair of quotes (`“…”`, `"…"`, `‘…’`, `«…»`); the quotes themselves are not.
+    pub quoted: bool,
+    /// Inside round or square brackets; the brackets themselves are not.
+    pub bracketed: bool,
+    /// A year (four digits 1xxx or 2xxx) came earlier in the reference.
+    pub after_year: bool,
+    /// How many sentence-like breaks came before (capped at 9): `.` after a word of three or
+    /// more characters, a number or a closing bracket/quote (not after an initial), `?`, `!`,
+    /// `;`.
+    pub segment: usize,
+    /// An `In`/`in:` introducing a container (`… In: Proc. …`, `…, in Smith (ed.) …`) came
+    /// earlier.
+    pub after_in: bool,
+}
+
+fn is_year_token(s: &str) -> bool {
+    s.len() == 4 && f::is_all_digits(s) && matches!(s.as_bytes()[0], b'1' | b'2')
+}
+
+/// An `in` that opens a container: first word, or after `.`, `,`, `;` or `)`, and followed by
+/// `:` or a capitalised word.
+fn is_container_in(toks: &[Tok], i: usize) -> bool {
+    if !toks[i].text.eq_ignore_ascii_case("in") {
+        return false;
+    }
+    let before = i == 0 || matches!(toks[i - 1].text.as_str(), "." | "," | ";" | ")" | "]");
+    let after = toks
+        .get(i + 1)
+        .is_some_and(|t| t.text == ":" || t.text.chars().next().is_some_and(char::is_uppercase));
+    before && after
+}
+
+/// [`Structure`] of every token.
+pub fn structure(toks: &[Tok]) -> Vec<Structure> {
+    let mut out = Vec::with_capacity(toks.len());
+    let (mut double_open, mut single_open, mut guillemet_open) = (false, false, false);
+    let mut depth = 0usize;
+    let (mut after_year, mut after_in) = (false, false);
+    let mut segment = 0usize;
+    for (i, t) in toks.iter().enumerate() {
+        let s = t.text.as_str();
+        let quote_mark = matches!(s, "\"" | "“" | "”" | "‘" | "’" | "«" | "»" | "„");
+        let bracket = matches!(s, "(" | "[" | ")" | "]");
+        out.push(Structure {
+            spaced: i == 0 || t.space_before || t.newline_before,
+            quoted: !quote_mark && (double_open || single_open || guillemet_open),
+            bracketed: !bracket && depth > 0,
+            after_year,
+            segment: segment.min(9),
+            after_in,
+        });
+        match s {
+            "“" | "„" => double_open = true,
+            "”" => double_open = false,
+            "\"" => double_open = !double_open,
+            "‘" => single_open = true,
+            // A closing single quote is an apostrophe unless a quote is open.
+            "’" => single_open = false,
+            "«" => guillemet_open = true,
+            "»" => guillemet_open = false,
+            "(" | "[" => depth += 1,
+            ")" | "]" => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        if is_year_token(s) {
+            after_year = true;
+        }
+        if is_container_in(toks, i) {
+            after_in = true;
+        }
+        let breaks = match s {
+            "?" | "!" | ";" => true,
+            "." => {
+                i > 0 && {
+                    let p = toks[i - 1].text.as_str();
+                    p.chars().count() >= 3
+                        || f::is_all_digits(p)
+                        || matches!(p, ")" | "]" | "”" | "\"" | "’")
+                }
+            }
+            _ => false,
+        };
+        if breaks {
+            segment += 1;
+        }
+    }
+    out
+}
+
+/// Feature rows (reference §3.5) for training and tagging: GROBID's columns 0-28, then
+/// Quire's structural columns 29-35 ([`Structure`] and the word shape).
 pub fn rows(toks: &[Tok], lex: &LexView<'_>) -> Vec<Vec<String>> {
     let n = toks.len();
     let locations = lex.flags(Kind::Location, toks);
@@ -308,11 +405,12 @@ pub fn rows(toks: &[Tok], lex: &LexView<'_>) -> Vec<Vec<String>> {
     let confs = lex.flags(Kind::Conference, toks);
     let publishers = lex.flags(Kind::Publisher, toks);
     let ids = f::identifier_flags(toks);
+    let shape = structure(toks);
     toks.iter()
         .enumerate()
         .map(|(i, t)| {
             let s = t.text.as_str();
-            let mut row = Vec::with_capacity(29);
+            let mut row = Vec::with_capacity(COLUMNS);
             f::push_lexical(&mut row, s);
             row.push(
                 if i == 0 {
@@ -344,10 +442,21 @@ pub fn rows(toks: &[Tok], lex: &LexView<'_>) -> Vec<Vec<String>> {
             row.push(f::flag(ids[i]).to_string());
             row.push(f::punct_type(s).to_string());
             row.push(f::linear_scaling(i, n, 12).to_string());
+            let st = &shape[i];
+            row.push(if st.spaced { "SPACED" } else { "GLUED" }.to_string());
+            row.push(f::flag(st.quoted).to_string());
+            row.push(f::flag(st.bracketed).to_string());
+            row.push(f::flag(st.after_year).to_string());
+            row.push(st.segment.to_string());
+            row.push(f::flag(st.after_in).to_string());
+            row.push(f::word_shape(s));
             row
         })
         .collect()
 }
+
+/// Columns of a citation feature row.
+pub const COLUMNS: usize = 36;
 
 /// Corpus rules: each `<bibl>` is a sequence (reference §2.6 for the element mapping).
 pub struct CitationRules;
@@ -415,7 +524,7 @@ impl ModelSpec for Spec {
         ModelName::Citation
     }
     fn feature_version(&self) -> u32 {
-        1
+        2
     }
     fn template(&self) -> &'static str {
         static T: OnceLock<String> = OnceLock::new();
@@ -446,6 +555,13 @@ impl ModelSpec for Spec {
                 (26, &[-1, 0, 1][..]),
                 (27, &[-2, -1, 0, 1, 2][..]),
                 (28, &[-1, 0][..]),
+                (29, &[-1, 0, 1][..]),
+                (30, &[0][..]),
+                (31, &[0][..]),
+                (32, &[0][..]),
+                (33, &[-1, 0, 1][..]),
+                (34, &[0][..]),
+                (35, &[-1, 0, 1][..]),
             ]);
             text::template(
                 &w,
@@ -454,6 +570,9 @@ impl ModelSpec for Spec {
                     ((0, 0), (1, 0)),
                     ((0, 11), (1, 11)),
                     ((-1, 11), (0, 11)),
+                    ((0, 32), (0, 33)),
+                    ((0, 33), (0, 11)),
+                    ((0, 29), (0, 27)),
                 ],
             )
         })
@@ -552,7 +671,7 @@ mod tests {
         let t = toks(&p);
         let r = rows(&t, &LexView::new(&lex));
         assert_eq!(r.len(), t.len());
-        assert!(r.iter().all(|row| row.len() == 29));
+        assert!(r.iter().all(|row| row.len() == COLUMNS));
         assert_eq!(r[0][10], "LINESTART");
         let y = t.iter().position(|t| t.text == "2019").unwrap();
         assert_eq!(r[y][19], "1");
@@ -560,6 +679,65 @@ mod tests {
         assert_eq!(r[d][26], "1");
         assert_eq!(r[d][28], "11");
         assert_eq!(r[t.len() / 2][28], "6");
+    }
+
+    #[test]
+    fn structure_columns_follow_the_reference() {
+        let p = prepare(
+            "Smith, J. (2019). “Deep parsing”, in: Proc. of ACL (eds. Doe), pp. 12(3):45-67; 2nd ed.",
+        );
+        let t = toks(&p);
+        let st = structure(&t);
+        let at = |text: &str| t.iter().position(|x| x.text == text).unwrap();
+        // Spacing: `J` follows a space, `,` after `Smith` and the `3` inside `12(3)` do not.
+        assert!(st[at("J")].spaced);
+        assert!(!st[1].spaced);
+        assert!(!st[at("3")].spaced);
+        // Quotes: the words between them, not the marks.
+        assert!(st[at("Deep")].quoted && st[at("parsing")].quoted);
+        assert!(!st[at("“")].quoted && !st[at("”")].quoted && !st[at("in")].quoted);
+        // Brackets: `2019` and `3` are inside, the brackets and `Smith` are not.
+        assert!(st[at("2019")].bracketed && st[at("3")].bracketed);
+        assert!(!st[at("(")].bracketed && !st[0].bracketed && !st[at("pp")].bracketed);
+        // The year: false up to it, true after.
+        assert!(!st[at("2019")].after_year && st[at("Deep")].after_year);
+        // `in:` opens a container; nothing before it is after it.
+        assert!(!st[at("in")].after_in && st[at("Proc")].after_in && !st[at("Deep")].after_in);
+        // Segments: the `.` after the initial `J` is no break, the one after `)` is; `;`
+        // breaks too.
+        assert_eq!(st[at("2019")].segment, 0);
+        assert_eq!(st[at("Deep")].segment, 1);
+        let nd = t.iter().position(|x| x.text == "nd").unwrap();
+        assert!(st[nd].segment >= 3, "{}", st[nd].segment);
+        // Rows carry them in columns 29-35.
+        let lex = Lexicons::default();
+        let r = rows(&t, &LexView::new(&lex));
+        assert_eq!(r[at("3")][29], "GLUED");
+        assert_eq!(r[at("J")][29], "SPACED");
+        assert_eq!(r[at("Deep")][30], "1");
+        assert_eq!(r[at("2019")][31], "1");
+        assert_eq!(r[at("Deep")][32], "1");
+        assert_eq!(r[at("Deep")][33], "1");
+        assert_eq!(r[at("Proc")][34], "1");
+        assert_eq!(r[at("Smith")][35], "Xxxx");
+    }
+
+    #[test]
+    fn a_lone_in_or_a_word_inside_a_title_opens_no_container() {
+        let t = toks("Smith J. Advances in Parsing. Nature 1999");
+        let st = structure(&t);
+        assert!(st.iter().all(|s| !s.after_in));
+        let t = toks("Smith J. A title. In Jones (ed.) Book");
+        assert!(structure(&t).last().unwrap().after_in);
+    }
+
+    #[test]
+    fn corpus_and_runtime_tokens_agree_on_spacing() {
+        let xml = "<TEI><text><listBibl><bibl><author>Smith, J.</author> (<date>2019</date>). <title level=\"a\">A study</title>. <title level=\"j\">Nature</title> <biblScope unit=\"volume\">12</biblScope>(<biblScope unit=\"issue\">3</biblScope>):<biblScope unit=\"page\">45-67</biblScope>.</bibl></listBibl></text></TEI>";
+        let seqs = crate::corpus::read_str(Path::new("t.xml"), xml, &CitationRules).unwrap();
+        let runtime = toks(&prepare("Smith, J. (2019). A study. Nature 12(3):45-67."));
+        assert_eq!(seqs[0].toks, runtime);
+        assert!(runtime.iter().any(|t| !t.space_before));
     }
 
     #[test]
