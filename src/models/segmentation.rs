@@ -478,7 +478,52 @@ fn opens_with_front_matter_cue(text: &str) -> bool {
     .any(|c| l.starts_with(c))
 }
 
+/// A line that is only the heading of an article's opening section, numbered or not:
+/// `Introduction`, `1. INTRODUCTION`, `I. Background`, `1 Introduction and motivation` is not
+/// one (only the bare heading counts).
+fn introduction_heading(text: &str) -> bool {
+    let t = text.trim();
+    let first = t.split_whitespace().next().unwrap_or("");
+    let number = first.trim_end_matches('.');
+    let numbered = !number.is_empty()
+        && (number.chars().all(|c| c.is_ascii_digit()) || matches!(number, "I" | "1"));
+    let rest = if numbered { &t[first.len()..] } else { t };
+    matches!(letters_lower(rest).as_str(), "introduction" | "background")
+}
+
 impl Zones {
+    /// A header zone holding an introduction heading after its first line (the model ran
+    /// the header on into the body, often over a page break): from that heading on, the lines
+    /// are body. The abstract then ends where the article's text starts, and the section and
+    /// its text reach the body instead of being read as header leftovers.
+    pub fn end_header_at_introduction(&mut self, doc: &Document) {
+        let mut pieces: Vec<(Label, Vec<LineRef>)> = Vec::with_capacity(self.pieces.len() + 1);
+        for (label, mut lines) in std::mem::take(&mut self.pieces) {
+            let cut = (label == Label::Header)
+                .then(|| {
+                    (1..lines.len()).find(|&i| {
+                        doc.line(&lines[i])
+                            .is_some_and(|l| introduction_heading(&l.text()))
+                    })
+                })
+                .flatten();
+            let tail = cut.map(|at| lines.split_off(at));
+            pieces.push((label, lines));
+            if let Some(tail) = tail {
+                pieces.push((Label::Body, tail));
+            }
+        }
+        // A body piece cut off right before a body piece: one piece.
+        let mut merged: Vec<(Label, Vec<LineRef>)> = Vec::with_capacity(pieces.len());
+        for (label, lines) in pieces {
+            match merged.last_mut() {
+                Some((last, v)) if *last == label => v.extend(lines),
+                _ => merged.push((label, lines)),
+            }
+        }
+        self.pieces = merged;
+    }
+
     /// Lines the segmentation put in the page-furniture zone (`<page>`: page numbers, running
     /// heads and feet) that carry prose: four or more words, in the lower half of their page,
     /// their letters printed on no other page's furniture. GROBID writes nothing of the
@@ -1128,6 +1173,49 @@ Analysis of analysis A An Ana Anal BLOCKSTART PAGEIN NEWFONT SAMEFONTSIZE 0 1 IN
         assert_eq!((foot[0].page, foot[0].block), (0, 2));
         assert_eq!(z.lines(Label::Page).len(), 8);
         assert_eq!(z.lines(Label::Body).len(), 3);
+    }
+
+    #[test]
+    fn an_introduction_heading_inside_the_header_zone_starts_the_body() {
+        assert!(introduction_heading("1. INTRODUCTION"));
+        assert!(introduction_heading("Introduction"));
+        assert!(introduction_heading("I. Background"));
+        assert!(!introduction_heading("1 Introduction and motivation"));
+        assert!(!introduction_heading("1 Department of Physics"));
+        let p1 = Page {
+            number: 1,
+            width: 612.0,
+            height: 792.0,
+            blocks: vec![
+                block(&[&["A", "Title"]], 80.0, 18.0, "Times-Bold"),
+                block(&[&["Abstract"]], 150.0, 10.0, "Times-Bold"),
+                block(&[&["We", "study", "things."]], 170.0, 10.0, "Times"),
+                block(&[&["INTRODUCTION"]], 300.0, 10.0, "Times-Bold"),
+                block(&[&["Things", "matter."]], 320.0, 10.0, "Times"),
+                block(&[&["More", "text."]], 340.0, 10.0, "Times"),
+            ],
+            ..Default::default()
+        };
+        let doc = Document { pages: vec![p1] };
+        let (_, refs) = document_lines(&doc);
+        let labels: Vec<String> = [
+            "<header>", "<header>", "<header>", "<header>", "<header>", "<body>",
+        ]
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            if i == 0 || i == 5 {
+                format!("I-{s}")
+            } else {
+                s.to_string()
+            }
+        })
+        .collect();
+        let mut z = decode(&refs, &labels).unwrap();
+        z.end_header_at_introduction(&doc);
+        assert_eq!(z.lines(Label::Header).len(), 3, "{z:?}");
+        assert_eq!(z.lines(Label::Body).len(), 3, "{z:?}");
+        assert_eq!(z.pieces.len(), 2, "{z:?}");
     }
 
     #[test]

@@ -122,6 +122,7 @@ impl DocStage {
                     .label(ModelName::Segmentation, vec![rows])
                     .await?;
                 let mut zones = segmentation::decode(&refs, &labels[0])?;
+                zones.end_header_at_introduction(&self.doc);
                 zones.extend_header_over_abstract(&self.doc, 60);
                 zones.rescue_footnotes_from_page_zone(&self.doc);
                 zones
