@@ -546,7 +546,21 @@ pub fn find_dois(text: &str) -> Vec<String> {
             continue;
         }
         let mut e = j + 1;
-        while e < b.len() && !b[e].is_ascii_whitespace() && b[e] != b'"' && b[e] != b'<' {
+        while e < b.len() && !b[e].is_ascii_whitespace() && b[e] != b'"' {
+            // A `<` ends the DOI (markup after it) unless it opens a SICI's `<start::item>`
+            // (`…31:2<205::AID-JBM8>3.0.CO;2-R`): a `::` then a `>` within the same word.
+            if b[e] == b'<' {
+                let word: Vec<u8> = b[e..]
+                    .iter()
+                    .take_while(|c| !c.is_ascii_whitespace())
+                    .copied()
+                    .collect();
+                let close = word.iter().position(|&c| c == b'>');
+                let sici = close.is_some_and(|k| word[..k].windows(2).any(|w| w == b"::"));
+                if !sici {
+                    break;
+                }
+            }
             e += 1;
         }
         let doi = text[start..e].trim_end_matches(['.', ',', ';', ')', ']']);
@@ -1523,6 +1537,12 @@ mod tests {
             vec!["10.21105/jose.00013"]
         );
         assert!(find_dois("version 10.5 of x").is_empty());
+        // A SICI DOI keeps its `<…>`; markup after a DOI does not join it.
+        assert_eq!(
+            find_dois("doi: 10.1002/(SICI)1097-4636(199606)31:2<205::AID-JBM8>3.0.CO;2-R. Next"),
+            vec!["10.1002/(SICI)1097-4636(199606)31:2<205::AID-JBM8>3.0.CO;2-R"]
+        );
+        assert_eq!(find_dois("10.1000/abc.12<br/>x"), vec!["10.1000/abc.12"]);
         assert_eq!(
             find_arxiv("arXiv:2101.01234v2 [cs.LG]").as_deref(),
             Some("2101.01234v2")
