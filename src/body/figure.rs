@@ -139,11 +139,9 @@ pub fn split_span(doc: &Document, toks: &[ZoneToken], table: bool) -> Vec<Range<
         let cut = if table {
             next
         } else {
-            let block = |zt: &ZoneToken| (zt.line.page, zt.line.block);
-            let b = block(&toks[prev]);
             prev + toks[prev..next]
                 .iter()
-                .take_while(|zt| block(zt) == b)
+                .take_while(|zt| !super::breaks(&zt.line, &toks[prev].line))
                 .count()
         };
         if cut > cuts.last().copied().unwrap_or(0) {
@@ -198,13 +196,16 @@ pub fn build(doc: &Document, toks: &[ZoneToken], table: bool, id: String) -> Fig
                 fig.label = Some(lead.label);
                 let start = (pos + lead.tokens).min(toks.len());
                 let end = if table {
-                    let block = |zt: &ZoneToken| (zt.line.page, zt.line.block);
-                    // The lead's block, or the next one when the lead stands alone in its own.
+                    // The lead's block, or the next one when the lead ends its own.
                     let b = toks
                         .get(start)
-                        .filter(|zt| block(zt) != block(&toks[pos]))
-                        .map_or(block(&toks[pos]), block);
-                    start + toks[start..].iter().take_while(|zt| block(zt) == b).count()
+                        .filter(|zt| super::breaks(&zt.line, &toks[pos].line))
+                        .map_or(toks[pos].line, |zt| zt.line);
+                    start
+                        + toks[start..]
+                            .iter()
+                            .take_while(|zt| !super::breaks(&zt.line, &b))
+                            .count()
                 } else {
                     toks.len()
                 };

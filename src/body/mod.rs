@@ -270,14 +270,13 @@ impl<'a> Assembler<'a> {
         let Some(lead) = figure::caption_lead(&texts).filter(|l| l.tokens == texts.len()) else {
             return false;
         };
-        let block = |zt: &ZoneToken| (zt.line.page, zt.line.block);
         let Some(first) = tokens.get(range.end) else {
             return false;
         };
         let end = range.end
             + tokens[range.end..]
                 .iter()
-                .take_while(|zt| block(zt) == block(first))
+                .take_while(|zt| !breaks(&zt.line, &first.line))
                 .count();
         self.figure(range.start..end, lead.table);
         self.taken = end;

@@ -471,11 +471,43 @@ fn build_words(raw: &RawPage) -> Vec<Word> {
 /// gap wider than that by `TRACKED_SPACE` × size is a real word space. Runs with fewer single
 /// letters (acronym lists, "A B C" in prose) are left alone.
 fn join_letter_spaced(words: &mut Vec<Word>) {
+    let runs = letter_spaced_runs(words);
+    if runs.is_empty() {
+        return;
+    }
+    // Words move, none is copied: a word inside a run joins the previous one unless the gap
+    // between them is a word space.
+    let mut runs = runs.into_iter().peekable();
+    let mut out: Vec<Word> = Vec::with_capacity(words.len());
+    for (k, w) in std::mem::take(words).into_iter().enumerate() {
+        while runs.peek().is_some_and(|(r, _)| r.end <= k) {
+            runs.next();
+        }
+        let space = runs
+            .peek()
+            .filter(|(r, _)| r.start < k)
+            .map(|&(_, space)| space);
+        match (space, out.last_mut()) {
+            (Some(space), Some(last)) if w.u0 - last.u1 <= space => {
+                last.text.push_str(&w.text);
+                for g in w.glyphs {
+                    last.push(g);
+                }
+            }
+            _ => out.push(w),
+        }
+    }
+    *words = out;
+}
+
+/// The letter-spaced runs of a line (`join_letter_spaced`), each with the narrowest gap over
+/// which its words still join (its tracking plus `TRACKED_SPACE` × size).
+fn letter_spaced_runs(words: &[Word]) -> Vec<(std::ops::Range<usize>, f32)> {
     let capital_piece = |w: &Word| {
         let n = w.text.chars().count();
         (1..=TRACKED_MAX_PIECE).contains(&n) && w.text.chars().all(|c| c.is_uppercase())
     };
-    let mut out: Vec<Word> = Vec::with_capacity(words.len());
+    let mut runs = Vec::new();
     let mut i = 0;
     while i < words.len() {
         // The run starting at i: capital pieces of one style, size and baseline, close together.
@@ -502,30 +534,17 @@ fn join_letter_spaced(words: &mut Vec<Word>) {
             .filter(|w| w.text.chars().count() == 1)
             .count();
         if j <= i + 1 || singles < TRACKED_MIN_LETTERS {
-            out.push(words[i].clone());
             i += 1;
             continue;
         }
-        let size = words[i].size.max(0.1);
         let tracking = words[i..j]
             .windows(2)
             .map(|p| p[1].u0 - p[0].u1)
             .fold(f32::INFINITY, f32::min);
-        let mut cur = words[i].clone();
-        for w in &words[i + 1..j] {
-            if w.u0 - cur.u1 > tracking + TRACKED_SPACE * size {
-                out.push(std::mem::replace(&mut cur, w.clone()));
-            } else {
-                cur.text.push_str(&w.text);
-                for g in &w.glyphs {
-                    cur.push(*g);
-                }
-            }
-        }
-        out.push(cur);
+        runs.push((i..j, tracking + TRACKED_SPACE * words[i].size.max(0.1)));
         i = j;
     }
-    *words = out;
+    runs
 }
 
 /// Drop words drawn twice at (almost) the same place: fake bold and drop shadows.

@@ -491,6 +491,14 @@ fn introduction_heading(text: &str) -> bool {
     matches!(letters_lower(rest).as_str(), "introduction" | "background")
 }
 
+/// Appends lines of a zone to `pieces`, extending the last piece when it is of the same zone.
+fn push_piece(pieces: &mut Vec<(Label, Vec<LineRef>)>, label: Label, lines: Vec<LineRef>) {
+    match pieces.last_mut() {
+        Some((last, v)) if *last == label => v.extend(lines),
+        _ => pieces.push((label, lines)),
+    }
+}
+
 impl Zones {
     /// A header zone holding an introduction heading after its first line (the model ran
     /// the header on into the body, often over a page break): from that heading on, the lines
@@ -508,20 +516,13 @@ impl Zones {
                 })
                 .flatten();
             let tail = cut.map(|at| lines.split_off(at));
-            pieces.push((label, lines));
+            push_piece(&mut pieces, label, lines);
+            // A body piece cut off right before a body piece joins it.
             if let Some(tail) = tail {
-                pieces.push((Label::Body, tail));
+                push_piece(&mut pieces, Label::Body, tail);
             }
         }
-        // A body piece cut off right before a body piece: one piece.
-        let mut merged: Vec<(Label, Vec<LineRef>)> = Vec::with_capacity(pieces.len());
-        for (label, lines) in pieces {
-            match merged.last_mut() {
-                Some((last, v)) if *last == label => v.extend(lines),
-                _ => merged.push((label, lines)),
-            }
-        }
-        self.pieces = merged;
+        self.pieces = pieces;
     }
 
     /// Lines the segmentation put in the page-furniture zone (`<page>`: page numbers, running
@@ -566,10 +567,7 @@ impl Zones {
                 } else {
                     Label::Page
                 };
-                match pieces.last_mut() {
-                    Some((last, v)) if *last == l => v.push(r),
-                    _ => pieces.push((l, vec![r])),
-                }
+                push_piece(&mut pieces, l, vec![r]);
             }
         }
         self.pieces = pieces;
