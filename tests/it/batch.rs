@@ -116,3 +116,76 @@ fn batch_writes_answers_and_error_files_and_resumes() {
     assert!(!ok);
     assert!(stderr.contains("`consolidateCitations`"), "{stderr}");
 }
+
+/// Two shards of one listing (`--files-from` + `--shard I/N`, as the pods of an Indexed Job run
+/// it) do each PDF exactly once between them.
+#[test]
+fn shards_of_one_listing_share_the_pdfs() {
+    if !models_present(&NEEDED) {
+        return;
+    }
+    let Some(pdfium) = pdfium_lib() else {
+        return;
+    };
+    let dir = tempfile::tempdir().expect("temp");
+    let config = dir.path().join("config.toml");
+    std::fs::write(
+        &config,
+        format!(
+            "[models]\ndir = {:?}\npdfium_lib = {:?}\n",
+            repo_root().join("models").display().to_string(),
+            pdfium.display().to_string()
+        ),
+    )
+    .expect("config");
+    let input = dir.path().join("in");
+    let output = dir.path().join("out");
+    std::fs::create_dir_all(input.join("b")).expect("input");
+    for name in ["a1.pdf", "a2.pdf", "b/b1.pdf", "not-listed.pdf"] {
+        std::fs::write(input.join(name), article()).expect("pdf");
+    }
+    let listing = dir.path().join("listing.txt");
+    std::fs::write(&listing, "# shared listing\nb/b1.pdf\na2.pdf\na1.pdf\n").expect("listing");
+    let list = listing.to_str().expect("utf-8 path");
+    let (ok, stdout, stderr) = batch(
+        &config,
+        &input,
+        &output,
+        &[
+            "--endpoint",
+            "header",
+            "--files-from",
+            list,
+            "--shard",
+            "0/2",
+        ],
+    );
+    assert!(ok, "{stdout}\n{stderr}");
+    // Sorted listing: a1, a2, b/b1; shard 0 of 2 takes entries 0 and 2.
+    assert!(stdout.contains("2 done, 0 skipped, 0 failed"), "{stdout}");
+    assert!(output.join("a1.header.tei.xml").exists());
+    assert!(output.join("b/b1.header.tei.xml").exists());
+    assert!(!output.join("a2.header.tei.xml").exists());
+    let (ok, stdout, _) = batch(
+        &config,
+        &input,
+        &output,
+        &[
+            "--endpoint",
+            "header",
+            "--files-from",
+            list,
+            "--shard",
+            "1/2",
+        ],
+    );
+    assert!(
+        ok && stdout.contains("1 done, 0 skipped, 0 failed"),
+        "{stdout}"
+    );
+    assert!(output.join("a2.header.tei.xml").exists());
+    assert!(!output.join("not-listed.header.tei.xml").exists());
+    let (ok, _, stderr) = batch(&config, &input, &output, &["--shard", "2/2"]);
+    assert!(!ok);
+    assert!(stderr.contains("not below the shard count"), "{stderr}");
+}

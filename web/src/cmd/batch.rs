@@ -13,6 +13,12 @@ this process, the layout and rendering in the isolated `quire worker` processes,
 - A PDF that fails writes `NAME.<endpoint>.error.txt` (`[CODE] message`, the service's error
   body) and the run goes on; a later success removes it. The run ends with a summary (done,
   skipped, failed, seconds, PDFs per second) and exits non-zero when some PDF failed.
+- At scale: `--files-from LIST` reads the PDFs to do from a listing (one path per line,
+  relative to `--input`; blank lines and `#` comments ignored) instead of walking the tree,
+  and `--shard I/N` keeps only the listing's entries `k` with `k mod N == I` (`I` counts from
+  0, as a Kubernetes Indexed Job's `JOB_COMPLETION_INDEX`), so N processes given the same
+  listing share it without overlap or coordination. Outputs are per PDF, so shards never
+  write the same file.
 - Options are the endpoint parameters, checked by the same code as the HTTP ones;
   `--tei-coordinates` alone (or GROBID's `-teiCoordinates`) means every supported element.
 */
@@ -109,6 +115,72 @@ pub struct BatchArgs {
     /// Configuration file (models, libpdfium, limits), as for `quire serve`.
     #[arg(long, value_name = "PATH")]
     pub config: Option<PathBuf>,
+    /// Read the PDFs from this listing (one path per line, relative to `--input`) instead of
+    /// searching `--input`.
+    #[arg(long, value_name = "LIST")]
+    pub files_from: Option<PathBuf>,
+    /// Do only shard I of N (`I/N`, I from 0): the entries k of the sorted listing with
+    /// k mod N = I.
+    #[arg(long, value_name = "I/N", value_parser = parse_shard)]
+    pub shard: Option<Shard>,
+}
+
+/// One share of a listing: `index` of `count`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Shard {
+    pub index: usize,
+    pub count: usize,
+}
+
+impl Shard {
+    /// The entries of `listing` (already in its shared order) that belong to this shard.
+    pub fn select<T>(self, listing: Vec<T>) -> Vec<T> {
+        listing
+            .into_iter()
+            .enumerate()
+            .filter(|(k, _)| k % self.count == self.index)
+            .map(|(_, item)| item)
+            .collect()
+    }
+}
+
+/// `I/N` with `N >= 1` and `I < N`.
+pub fn parse_shard(text: &str) -> Result<Shard, String> {
+    let (i, n) = text
+        .split_once('/')
+        .ok_or_else(|| format!("`{text}` is not I/N (for instance 0/4)"))?;
+    let index: usize = i
+        .trim()
+        .parse()
+        .map_err(|_| format!("shard index `{i}` is not a whole number"))?;
+    let count: usize = n
+        .trim()
+        .parse()
+        .map_err(|_| format!("shard count `{n}` is not a whole number"))?;
+    if count == 0 {
+        return Err("the shard count must be at least 1".into());
+    }
+    if index >= count {
+        return Err(format!(
+            "shard index {index} is not below the shard count {count} (indexes count from 0)"
+        ));
+    }
+    Ok(Shard { index, count })
+}
+
+/// The PDFs named by a listing: one path per line relative to `input` (an absolute path is
+/// kept), blank lines and lines starting with `#` skipped, duplicates dropped, sorted so every
+/// shard sees the same order whatever order the listing was written in.
+pub fn read_listing(listing: &str, input: &Path) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = listing
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .map(|l| input.join(l))
+        .collect();
+    out.sort();
+    out.dedup();
+    out
 }
 
 /// What each PDF of the run needs: the parameters, checked once.
@@ -236,8 +308,18 @@ pub fn run(args: BatchArgs) -> anyhow::Result<()> {
     std::fs::create_dir_all(&args.output)
         .with_context(|| format!("cannot create --output {}", args.output.display()))?;
     let skip = args.output.canonicalize()?;
-    let pdfs = find_pdfs(&args.input, &skip)
-        .with_context(|| format!("cannot list {}", args.input.display()))?;
+    let mut pdfs = match &args.files_from {
+        Some(list) => {
+            let text = std::fs::read_to_string(list)
+                .with_context(|| format!("cannot read --files-from {}", list.display()))?;
+            read_listing(&text, &args.input)
+        }
+        None => find_pdfs(&args.input, &skip)
+            .with_context(|| format!("cannot list {}", args.input.display()))?,
+    };
+    if let Some(shard) = args.shard {
+        pdfs = shard.select(pdfs);
+    }
     let jobs = args
         .jobs
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
@@ -468,6 +550,45 @@ pub fn rewrite_grobid_flags(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn shards_split_a_listing_without_overlap_or_gaps() {
+        let listing: Vec<usize> = (0..103).collect();
+        let mut seen = Vec::new();
+        for index in 0..4 {
+            let part = Shard { index, count: 4 }.select(listing.clone());
+            assert!(part.len() == 25 || part.len() == 26, "{}", part.len());
+            seen.extend(part);
+        }
+        seen.sort();
+        assert_eq!(seen, listing);
+    }
+
+    #[test]
+    fn shard_arguments_are_checked() {
+        assert_eq!(parse_shard("2/5"), Ok(Shard { index: 2, count: 5 }));
+        assert!(parse_shard("5/5").unwrap_err().contains("not below"));
+        assert!(parse_shard("0/0").unwrap_err().contains("at least 1"));
+        assert!(parse_shard("3").unwrap_err().contains("I/N"));
+        assert!(parse_shard("a/2").unwrap_err().contains("index"));
+    }
+
+    #[test]
+    fn listings_are_relative_to_the_input_sorted_and_deduplicated() {
+        let input = Path::new("/data/in");
+        let got = read_listing(
+            "# pdfs\nb/2.pdf\n\n  a/1.pdf \nb/2.pdf\n/abs/3.pdf\n",
+            input,
+        );
+        assert_eq!(
+            got,
+            vec![
+                PathBuf::from("/abs/3.pdf"),
+                PathBuf::from("/data/in/a/1.pdf"),
+                PathBuf::from("/data/in/b/2.pdf"),
+            ]
+        );
+    }
 
     #[test]
     fn outputs_mirror_the_input_tree() {
