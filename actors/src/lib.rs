@@ -210,6 +210,19 @@ impl Models {
     }
 }
 
+/// A builder for an outgoing HTTP client (the online consolidation services, the `quire
+/// strings` command, tests). HTTPS goes through rustls with its `ring` provider, installed
+/// here as the process default before the first client is built (reqwest refuses to build a
+/// client without one); every client of the workspace is made through this function.
+pub fn http_client() -> reqwest::blocking::ClientBuilder {
+    static PROVIDER: std::sync::Once = std::sync::Once::new();
+    PROVIDER.call_once(|| {
+        // Fails only when another provider is already the default, which serves as well.
+        let _ = rustls::crypto::ring::default_provider().install_default();
+    });
+    reqwest::blocking::Client::builder()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -40,6 +40,7 @@ pub struct Metrics {
     pub model_sequences: IntCounterVec,
     pub model_abandoned: IntCounterVec,
     pub stage_seconds: HistogramVec,
+    pub consolidation_lookups: IntCounterVec,
     pub pdf_workers_started: IntGauge,
     pub pdf_workers_lost: IntGauge,
     pub pdf_workers_idle: IntGauge,
@@ -149,6 +150,12 @@ impl Metrics {
             &["stage"],
         )
         .unwrap_or_else(|e| unreachable("quire_stage_duration_seconds", e));
+        let consolidation_lookups = counter_vec(
+            "quire_consolidation_lookups_total",
+            "Lookups in an online consolidation service by outcome (found, not_found, cached, \
+             error, skipped while its circuit breaker is open)",
+            &["source", "outcome"],
+        );
 
         let pdf_workers_started = gauge(
             "quire_pdf_workers_started",
@@ -178,6 +185,7 @@ impl Metrics {
             Box::new(model_sequences.clone()),
             Box::new(model_abandoned.clone()),
             Box::new(stage_seconds.clone()),
+            Box::new(consolidation_lookups.clone()),
             Box::new(pdf_workers_started.clone()),
             Box::new(pdf_workers_lost.clone()),
             Box::new(pdf_workers_idle.clone()),
@@ -205,6 +213,7 @@ impl Metrics {
             model_sequences,
             model_abandoned,
             stage_seconds,
+            consolidation_lookups,
             pdf_workers_started,
             pdf_workers_lost,
             pdf_workers_idle,

@@ -12,7 +12,10 @@ Crossref REST work records ([`crossref`]); it needs no network.
   field and accepts the best above a threshold.
 - [`merge`]: what each consolidation value does to a citation or a header ([`Mode`]).
 
-[`Consolidator`] ties them together: the one object the service shares between requests.
+[`Consolidator`] ties them together: the one object the service shares between requests. It
+asks a [`Source`] for records (the embedded index here; the online services Crossref and
+biblio-glutton implement [`Source`] in the actor layer, which may speak HTTP) and applies the
+same matching to every source's answers.
 */
 
 pub mod crossref;
@@ -137,10 +140,33 @@ pub fn normalize_doi(s: &str) -> Option<String> {
     ok.then_some(d)
 }
 
-/// The consolidation database the service shares between requests: the embedded index when
-/// its folder holds one. Lookups are synchronous (run them off the async threads).
+/// Where records come from. Lookups are synchronous (run them off the async threads); an
+/// error is a failed lookup (the item stays as extracted), never a failed request.
+pub trait Source: Send + Sync {
+    /// The short name the TEI notes as the source (`embedded`, `crossref`, `glutton`).
+    fn name(&self) -> &str;
+    /// The record of a normalised DOI, when the source has it.
+    fn by_doi(&self, doi: &str) -> crate::Result<Option<Record>>;
+    /// Up to `limit` candidate records for `e`, to be re-scored by [`matching::best`].
+    fn search(&self, e: &Extracted, limit: usize) -> crate::Result<Vec<Record>>;
+}
+
+impl Source for BiblioIndex {
+    fn name(&self) -> &str {
+        EMBEDDED
+    }
+    fn by_doi(&self, doi: &str) -> crate::Result<Option<Record>> {
+        self.get_doi(doi)
+    }
+    fn search(&self, e: &Extracted, limit: usize) -> crate::Result<Vec<Record>> {
+        BiblioIndex::search(self, e, limit)
+    }
+}
+
+/// The consolidation database the service shares between requests: a [`Source`] and the
+/// matching rules every source shares.
 pub struct Consolidator {
-    index: BiblioIndex,
+    source: Box<dyn Source>,
 }
 
 /// What a consolidation did to one item.
@@ -164,15 +190,16 @@ impl Consolidator {
         if index.stats()?.records == 0 {
             return Ok(None);
         }
-        Ok(Some(Consolidator { index }))
+        Ok(Some(Consolidator::new(Box::new(index))))
     }
 
-    pub fn from_index(index: BiblioIndex) -> Consolidator {
-        Consolidator { index }
+    pub fn new(source: Box<dyn Source>) -> Consolidator {
+        Consolidator { source }
     }
 
-    pub fn index(&self) -> &BiblioIndex {
-        &self.index
+    /// The source's name, as the TEI notes it.
+    pub fn source_name(&self) -> &str {
+        self.source.name()
     }
 
     /// Finds the record of `e`: by its DOI when it has one (accepted only when the record
@@ -180,7 +207,7 @@ impl Consolidator {
     /// bibliographic search whose best re-scored candidate must pass the threshold.
     pub fn find(&self, e: &Extracted, doi_only: bool) -> crate::Result<Option<Outcome>> {
         if let Some(doi) = e.doi.as_deref().and_then(normalize_doi) {
-            if let Some(record) = self.index.get_doi(&doi)? {
+            if let Some(record) = self.source.by_doi(&doi)? {
                 if matching::doi_agrees(e, &record) {
                     return Ok(Some(Outcome {
                         record,
@@ -192,7 +219,7 @@ impl Consolidator {
         if doi_only || !e.searchable() {
             return Ok(None);
         }
-        let candidates = self.index.search(e, matching::CANDIDATES)?;
+        let candidates = self.source.search(e, matching::CANDIDATES)?;
         Ok(matching::best(e, candidates).map(|m| Outcome {
             record: m.record,
             kind: MatchKind::Biblio,

@@ -254,7 +254,7 @@ impl ServerBuilder {
                 );
             }
         };
-        let client = Client::builder()
+        let client = quire_actors::http_client()
             .timeout(Duration::from_secs(60))
             .build()
             .expect("http client");
@@ -403,7 +403,7 @@ impl Server {
     /// (`/api/health`'s `init` is no longer `loading`: `ready` or `failed`).
     fn wait_until_up(&self, started: bool) {
         let deadline = Instant::now() + Duration::from_secs(30);
-        let probe = Client::builder()
+        let probe = quire_actors::http_client()
             .timeout(Duration::from_secs(2))
             .build()
             .expect("probe client");

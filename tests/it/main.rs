@@ -6,6 +6,7 @@ mod admin;
 mod batch;
 mod common;
 mod consolidation;
+mod consolidation_online;
 mod corpus;
 mod errors;
 mod fulltext;

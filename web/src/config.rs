@@ -159,8 +159,8 @@ pub struct CorsConfig {
 #[derive(Debug, Clone, PartialEq, Deserialize, serde::Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct ConsolidationConfig {
-    /// `embedded` (the bibliographic index in `index_dir`), `crossref` or `glutton` (online
-    /// services; their clients are not part of this build, so consolidation is then off).
+    /// `embedded` (the bibliographic index in `index_dir`), `crossref` (Crossref's REST API
+    /// at `crossref_url`) or `glutton` (biblio-glutton at `glutton_url`).
     #[serde(default = "default_consolidation_service")]
     pub service: String,
     /// The embedded index's folder (`quire biblio import` fills it); relative paths in the
@@ -169,12 +169,21 @@ pub struct ConsolidationConfig {
     pub index_dir: PathBuf,
     #[serde(default = "default_glutton_url")]
     pub glutton_url: String,
+    #[serde(default = "default_crossref_url")]
+    pub crossref_url: String,
     #[serde(default)]
     pub crossref_mailto: String,
     #[serde(default)]
     pub crossref_token: String,
+    /// Seconds all lookups of one request may take together.
     #[serde(default = "default_consolidation_timeout_s")]
     pub timeout_s: u64,
+    /// Online services: seconds one lookup may take.
+    #[serde(default = "default_lookup_timeout_s")]
+    pub lookup_timeout_s: f64,
+    /// Online services: lookups in flight at once, across all requests.
+    #[serde(default = "default_max_in_flight")]
+    pub max_in_flight: usize,
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize, serde::Serialize)]
@@ -273,6 +282,15 @@ fn default_glutton_url() -> String {
 }
 fn default_consolidation_timeout_s() -> u64 {
     60
+}
+fn default_crossref_url() -> String {
+    "https://api.crossref.org".to_string()
+}
+fn default_lookup_timeout_s() -> f64 {
+    10.0
+}
+fn default_max_in_flight() -> usize {
+    8
 }
 fn default_log_level() -> String {
     "info".to_string()
@@ -382,18 +400,29 @@ impl Config {
     /// `consolidation.service` is `embedded` and `index_dir` holds records; otherwise none,
     /// with the reason the TEI will give (never an error: consolidation is an enrichment).
     pub fn consolidation(&self) -> quire_actors::Consolidation {
+        use quire_actors::consolidation::online::{OnlineConfig, Service};
         let c = &self.consolidation;
-        let service = c.service.to_ascii_lowercase();
-        if service != "embedded" {
-            return quire_actors::Consolidation::none(&format!(
-                "the {service} client is not part of this build"
-            ));
+        let timeout = std::time::Duration::from_secs(c.timeout_s.max(1));
+        let online = |service: Service, base_url: &str| {
+            quire_actors::Consolidation::online(
+                OnlineConfig {
+                    service,
+                    base_url: base_url.to_string(),
+                    mailto: c.crossref_mailto.clone(),
+                    token: c.crossref_token.clone(),
+                    lookup_timeout: std::time::Duration::from_secs_f64(c.lookup_timeout_s),
+                },
+                timeout,
+                c.max_in_flight,
+            )
+        };
+        match c.service.to_ascii_lowercase().as_str() {
+            "crossref" => return online(Service::Crossref, &c.crossref_url),
+            "glutton" => return online(Service::Glutton, &c.glutton_url),
+            _ => {}
         }
         match quire::consolidation::Consolidator::open(&c.index_dir) {
-            Ok(Some(index)) => quire_actors::Consolidation::embedded(
-                index,
-                std::time::Duration::from_secs(c.timeout_s.max(1)),
-            ),
+            Ok(Some(index)) => quire_actors::Consolidation::embedded(index, timeout),
             Ok(None) => quire_actors::Consolidation::none("no bibliographic index"),
             Err(e) => {
                 tracing::warn!("consolidation is off: {e}");
@@ -531,6 +560,24 @@ impl Config {
                     self.consolidation.service
                 ),
             ));
+        }
+        let c = &self.consolidation;
+        if !(c.lookup_timeout_s.is_finite() && c.lookup_timeout_s > 0.0) {
+            return Err(invalid(
+                "consolidation.lookup_timeout_s",
+                "must be a positive number of seconds",
+            ));
+        }
+        if c.max_in_flight == 0 {
+            return Err(invalid("consolidation.max_in_flight", "must be at least 1"));
+        }
+        for (key, url) in [
+            ("consolidation.crossref_url", &c.crossref_url),
+            ("consolidation.glutton_url", &c.glutton_url),
+        ] {
+            if !(url.starts_with("http://") || url.starts_with("https://")) {
+                return Err(invalid(key, format!("`{url}` is not an http(s) URL")));
+            }
         }
         if tracing_subscriber::EnvFilter::try_new(&self.logging.level).is_err() {
             return Err(invalid(
@@ -809,7 +856,16 @@ mod tests {
         assert!(err.to_string().contains("embedded"), "{err}");
         let mut online = Config::default();
         online.consolidation.service = "crossref".into();
-        assert!(!online.consolidation().is_available());
+        assert!(online.consolidation().is_available());
+        for bad in [
+            "lookup_timeout_s = 0",
+            "max_in_flight = 0",
+            "crossref_url = \"ftp://x\"",
+        ] {
+            let text = format!("[consolidation]\n{bad}\n");
+            let err = Config::from_toml(&text, "f", no_env()).unwrap_err();
+            assert!(err.to_string().contains("consolidation."), "{bad}: {err}");
+        }
     }
 
     #[test]

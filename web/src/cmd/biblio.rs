@@ -250,7 +250,7 @@ fn batch(index: &IndexArgs, file: &Path) -> anyhow::Result<()> {
     if !BiblioIndex::exists(&dir) {
         anyhow::bail!("no bibliographic index in {}", dir.display());
     }
-    let consolidator = Consolidator::from_index(BiblioIndex::open(&dir)?);
+    let consolidator = Consolidator::new(Box::new(BiblioIndex::open(&dir)?));
     let text =
         std::fs::read_to_string(file).with_context(|| format!("cannot read {}", file.display()))?;
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());

@@ -114,7 +114,7 @@ fn post_all(
     concurrency: usize,
     requests: usize,
 ) -> anyhow::Result<Pass> {
-    let client = reqwest::blocking::Client::builder()
+    let client = quire_actors::http_client()
         .timeout(Duration::from_secs(120))
         .build()?;
     let url = format!("{}{}", base.trim_end_matches('/'), model.endpoint());

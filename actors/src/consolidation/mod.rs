@@ -1,18 +1,24 @@
 /*!
 Consolidation as the cascades see it: a [`Consolidation`] handle in every [`crate::CascadeCtx`],
-shared by all requests. Lookups are synchronous index searches, so they run on the blocking
-thread pool, all of a request's items in one task, bounded by `timeout`: past it the items
-stay as extracted (a lookup never fails a request). When there is no index (the folder is
-absent or empty) or the configured service has no client in this build, every call is a
+shared by all requests, over one [`Consolidator`] whose source is the embedded index or an
+online service ([`online`]: Crossref, biblio-glutton). Lookups are synchronous, so they run on
+the blocking thread pool: the embedded index's all in one task (they take microseconds), an
+online service's one task per item, at most `max_in_flight` at once across all requests. A
+request's lookups are bounded by `timeout`: past it the items stay as extracted (a lookup never
+fails a request). When there is no index (the folder is absent or empty), every call is a
 no-op and [`Applied`] says so, so that the TEI can say what was done.
 */
+
+pub mod online;
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use quire::consolidation::{merge, Consolidator, Extracted, Mode, Record, EMBEDDED};
+use futures::StreamExt as _;
+use quire::consolidation::{merge, Consolidator, Extracted, Mode, Record};
 use quire::document::HeaderRecord;
 use quire::models::citation::Citation;
+use tokio::sync::Semaphore;
 
 use crate::CascadeCtx;
 
@@ -23,6 +29,9 @@ pub struct Consolidation {
     /// Why there is no backend (shown in the TEI and the logs).
     absent: String,
     timeout: Duration,
+    /// Online sources: lookups in flight at once, across requests (`None`: the embedded
+    /// index, all of a request's lookups in one task).
+    in_flight: Option<Arc<Semaphore>>,
 }
 
 impl Default for Consolidation {
@@ -50,7 +59,32 @@ impl Consolidation {
             backend: Some(Arc::new(consolidator)),
             absent: String::new(),
             timeout,
+            in_flight: None,
         }
+    }
+
+    /// An online service (Crossref, biblio-glutton) as the backend, with at most
+    /// `max_in_flight` lookups at once across all requests.
+    pub fn online(
+        cfg: online::OnlineConfig,
+        timeout: Duration,
+        max_in_flight: usize,
+    ) -> Consolidation {
+        Consolidation {
+            backend: Some(Arc::new(Consolidator::new(Box::new(
+                online::OnlineSource::new(cfg),
+            )))),
+            absent: String::new(),
+            timeout,
+            in_flight: Some(Arc::new(Semaphore::new(max_in_flight.max(1)))),
+        }
+    }
+
+    /// The source's name as the TEI notes it (`embedded`, `crossref`, `glutton`).
+    fn source(&self) -> String {
+        self.backend
+            .as_ref()
+            .map_or_else(String::new, |b| b.source_name().to_string())
     }
 
     /// No backend; `why` says so in every answer that asked for consolidation.
@@ -59,6 +93,7 @@ impl Consolidation {
             backend: None,
             absent: why.to_string(),
             timeout: Duration::from_secs(60),
+            in_flight: None,
         }
     }
 
@@ -73,18 +108,44 @@ impl Consolidation {
         let Some(backend) = self.backend.clone() else {
             return vec![None; n];
         };
-        let work = CascadeCtx::blocking("consolidation", move || {
-            Ok(items
-                .iter()
-                .map(|e| match backend.find(e, doi_only) {
-                    Ok(found) => found.map(|o| o.record),
-                    Err(err) => {
-                        tracing::warn!("consolidation lookup failed: {err}");
-                        None
-                    }
-                })
-                .collect::<Vec<_>>())
-        });
+        let find = move |backend: &Consolidator, e: &Extracted| match backend.find(e, doi_only) {
+            Ok(found) => found.map(|o| o.record),
+            Err(err) => {
+                tracing::warn!("consolidation lookup failed: {err}");
+                None
+            }
+        };
+        let work = async {
+            match &self.in_flight {
+                None => {
+                    CascadeCtx::blocking("consolidation", move || {
+                        Ok(items.iter().map(|e| find(&backend, e)).collect::<Vec<_>>())
+                    })
+                    .await
+                }
+                Some(slots) => {
+                    // One blocking task per item, each holding one of the shared slots; the
+                    // answers come back in the items' order.
+                    let lookups = items.into_iter().map(|e| {
+                        let backend = backend.clone();
+                        let slots = slots.clone();
+                        async move {
+                            let Ok(_slot) = slots.acquire_owned().await else {
+                                return None;
+                            };
+                            CascadeCtx::blocking("consolidation", move || Ok(find(&backend, &e)))
+                                .await
+                                .ok()
+                                .flatten()
+                        }
+                    });
+                    Ok(futures::stream::iter(lookups)
+                        .buffered(n.max(1))
+                        .collect::<Vec<_>>()
+                        .await)
+                }
+            }
+        };
         match tokio::time::timeout(self.timeout, work).await {
             Ok(Ok(found)) => found,
             Ok(Err(e)) => {
@@ -129,10 +190,11 @@ impl Consolidation {
             .map(|c| Extracted::from_citation(c))
             .collect();
         let found = self.find_all(items, false).await;
+        let source = self.source();
         let mut consolidated = 0;
         for (c, record) in targets.iter_mut().zip(&found) {
             if let Some(r) = record {
-                merge::citation(c, r, mode, EMBEDDED);
+                merge::citation(c, r, mode, &source);
                 consolidated += 1;
             }
         }
@@ -140,7 +202,7 @@ impl Consolidation {
             value,
             looked_up: targets.len(),
             consolidated,
-            note: Some(EMBEDDED.to_string()),
+            note: Some(source),
         }
     }
 
@@ -156,7 +218,7 @@ impl Consolidation {
         if h.is_empty() {
             return Applied {
                 value,
-                note: Some(EMBEDDED.to_string()),
+                note: Some(self.source()),
                 ..Applied::default()
             };
         }
@@ -172,7 +234,7 @@ impl Consolidation {
             value,
             looked_up: 1,
             consolidated,
-            note: Some(EMBEDDED.to_string()),
+            note: Some(self.source()),
         }
     }
 }
