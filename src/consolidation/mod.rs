@@ -22,6 +22,7 @@ pub mod crossref;
 pub mod index;
 pub mod matching;
 pub mod merge;
+pub mod tei;
 
 use std::path::Path;
 

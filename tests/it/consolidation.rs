@@ -350,3 +350,115 @@ fn process_header_applies_each_consolidation_value() {
     );
     assert!(by_doi.contains("consolidateHeader=3"), "{by_doi}");
 }
+
+/// consolidateTEI: a processCitationList answer written without consolidation is consolidated
+/// in place (the matched reference rewritten, the other left byte for byte), a header record
+/// without DOI gains the DOI of its record, and broken input gets its error.
+#[test]
+fn consolidate_tei_enriches_existing_tei_in_place() {
+    if !models_present(&MODELS) {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("temp dir");
+    build_index(dir.path());
+    let index = dir.path().join("index");
+    let s = Server::builder()
+        .repo_models()
+        .set(
+            "consolidation",
+            &format!("index_dir = {:?}", index.display().to_string()),
+        )
+        .start();
+    let r = s.post_form(
+        "/api/processCitationList",
+        &[
+            ("citations", WRONG_DOI),
+            ("citations", REF),
+            ("includeRawCitations", "1"),
+        ],
+    );
+    assert_eq!(r.status().as_u16(), 200);
+    let old = r.text().expect("body");
+    assert_eq!(old.matches("status=\"extracted\"").count(), 2, "{old}");
+
+    let r = s.post_form("/api/consolidateTEI", &[("input", old.as_str())]);
+    assert_eq!(r.status().as_u16(), 200);
+    let said = r
+        .headers()
+        .get("X-Quire-Consolidation")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default()
+        .to_string();
+    assert_eq!(said, "embedded; references: 1 of 2 consolidated", "{said}");
+    let new = r.text().expect("body");
+    assert!(
+        new.contains("<biblStruct status=\"consolidated\"  xml:id=\"b1\">"),
+        "{new}"
+    );
+    assert!(
+        new.contains("<idno type=\"DOI\">10.5555/deep.2019</idno>"),
+        "{new}"
+    );
+    assert!(new.contains("<publisher>Test Press</publisher>"), "{new}");
+    assert!(new.contains(REF), "the raw reference stays: {new}");
+    // The unmatched reference and the envelope are unchanged.
+    let b0 = |xml: &str| {
+        let start = xml
+            .find("<biblStruct status=\"extracted\"  xml:id=\"b0\">")
+            .expect("b0");
+        let end = start + xml[start..].find("</biblStruct>").expect("end");
+        xml[start..end].to_string()
+    };
+    assert_eq!(b0(&new), b0(&old));
+    assert_eq!(
+        new[..new.find("<biblStruct").expect("bibl")],
+        old[..old.find("<biblStruct").expect("bibl")]
+    );
+    // consolidateCitations=0: nothing changes.
+    let r = s.post_form(
+        "/api/consolidateTEI",
+        &[("input", old.as_str()), ("consolidateCitations", "0")],
+    );
+    assert_eq!(r.text().expect("body"), old);
+
+    // A header record without DOI gains the DOI of its record.
+    let header = "<TEI xmlns=\"http://www.tei-c.org/ns/1.0\">\n\t<teiHeader>\n\t\t<fileDesc>\n\t\t\t<sourceDesc>\n\t\t\t\t<biblStruct>\n\t\t\t\t\t<analytic>\n\t\t\t\t\t\t<author>\n\t\t\t\t\t\t\t<persName><forename type=\"first\">Li</forename><surname>Wang</surname></persName>\n\t\t\t\t\t\t\t<affiliation><orgName>Test University</orgName></affiliation>\n\t\t\t\t\t\t</author>\n\t\t\t\t\t\t<title level=\"a\" type=\"main\">Shortest paths with ant colonies</title>\n\t\t\t\t\t</analytic>\n\t\t\t\t\t<monogr>\n\t\t\t\t\t\t<imprint>\n\t\t\t\t\t\t\t<date type=\"published\" when=\"2005\" />\n\t\t\t\t\t\t</imprint>\n\t\t\t\t\t</monogr>\n\t\t\t\t</biblStruct>\n\t\t\t</sourceDesc>\n\t\t</fileDesc>\n\t</teiHeader>\n</TEI>\n";
+    let r = s.post_form("/api/consolidateTEI", &[("input", header)]);
+    assert_eq!(r.status().as_u16(), 200);
+    let said = r
+        .headers()
+        .get("X-Quire-Consolidation")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default()
+        .to_string();
+    assert!(said.ends_with("header DOI added: 10.5555/ants"), "{said}");
+    let out = r.text().expect("body");
+    assert_eq!(
+        out,
+        header.replace(
+            "\t\t\t\t\t</analytic>",
+            "\t\t\t\t\t\t<idno type=\"DOI\">10.5555/ants</idno>\n\t\t\t\t\t</analytic>"
+        )
+    );
+
+    // Broken or missing input.
+    let r = s.post_form(
+        "/api/consolidateTEI",
+        &[("input", "<TEI><biblStruct><title>x</biblStruct>")],
+    );
+    let status = r.status().as_u16();
+    let body = r.text().expect("body");
+    // A processing error, as the interface gives BAD_INPUT_DATA: 500 with its code.
+    assert_eq!(status, 500);
+    assert!(
+        body.starts_with("[BAD_INPUT_DATA]") && body.contains("not well-formed"),
+        "{body}"
+    );
+    let r = s.post_form("/api/consolidateTEI", &[("consolidateCitations", "1")]);
+    assert_eq!(r.status().as_u16(), 400);
+    let r = s.post_form(
+        "/api/consolidateTEI",
+        &[("input", old.as_str()), ("consolidateCitations", "3")],
+    );
+    assert_eq!(r.status().as_u16(), 400);
+}

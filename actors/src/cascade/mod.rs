@@ -4,6 +4,7 @@ holds the cascades of one endpoint family (raw strings, header, full text, …) 
 here as it lands.
 */
 
+pub mod consolidate;
 pub mod document;
 pub mod fulltext;
 pub mod header;

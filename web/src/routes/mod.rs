@@ -3,6 +3,7 @@ Every route of the main server. Each endpoint family has its own module with a
 `routes(cfg)` function, registered here with one `cfg.configure(...)` line.
 */
 
+pub mod consolidate;
 pub mod debug;
 pub mod fulltext;
 pub mod pdf;
@@ -17,4 +18,5 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.configure(text::routes);
     cfg.configure(pdf::routes);
     cfg.configure(fulltext::routes);
+    cfg.configure(consolidate::routes);
 }
