@@ -108,3 +108,28 @@ fn a_request_that_gets_a_slot_within_the_wait_succeeds() {
     );
     assert_eq!(first.join().ok().and_then(|r| r.ok()), Some(200));
 }
+
+/// A request whose processing outlasts `pool.request_timeout_s` is answered 500 `[TIMEOUT]`
+/// at the limit (the cascade is stopped and counted), its slot is freed, and the server goes
+/// on serving.
+#[test]
+fn processing_past_the_request_time_limit_answers_timeout() {
+    let s = Server::builder()
+        .test_routes()
+        .set("pool", "concurrency = 1")
+        .set("pool", "request_timeout_s = 1")
+        .start();
+    let res = s.post_form("/debug/sleep", &[("ms", "30000"), ("pipeline", "1")]);
+    assert_eq!(res.status(), 500);
+    let body = res.text().unwrap_or_default();
+    assert!(body.starts_with("[TIMEOUT] "), "{body}");
+    // The one slot is free again at once, and the stopped cascade is counted.
+    let h: serde_json::Value = s.get("/api/health").json().expect("json");
+    assert_eq!(h["pool"]["active"], 0, "{h}");
+    assert_eq!(
+        s.prometheus_value("quire_cascades_cancelled_total"),
+        Some(1.0)
+    );
+    let res = s.post_form("/debug/sleep", &[("ms", "1"), ("pipeline", "1")]);
+    assert_eq!(res.status(), 200);
+}

@@ -1,6 +1,8 @@
 /*!
 Test-only routes, off by default. With `debug.test_routes = true`:
 - `/debug/sleep?ms=N` holds a processing slot for N ms (to fill the pool and observe 503s);
+  with `pipeline=1` the sleep runs as a cascade on the coordinator, under the request's time
+  limit (`pool.request_timeout_s`: the TIMEOUT test);
 - `/debug/label` labels feature rows (`rows`: one token per line, tab-separated features, a
   blank line between sequences; or `text`: one sequence per line, turned into rows by the
   model's own feature extractor) with `model` through the pool, the coordinator and the model
@@ -53,9 +55,28 @@ fn model_param(params: &Params) -> Result<ModelName, ApiError> {
 async fn sleep(state: State, params: Params) -> Result<HttpResponse, ApiError> {
     enabled(state.config.debug.test_routes)?;
     let ms = params.int_range("ms", 100, 0, 60_000)?;
+    let in_pipeline = params.bool01("pipeline")?;
     let _slot = state.pool.acquire("debug/sleep").await?;
-    tokio::time::sleep(Duration::from_millis(ms as u64)).await;
+    let duration = Duration::from_millis(ms as u64);
+    if in_pipeline {
+        state.pipeline.run(Sleep(duration)).await?;
+    } else {
+        tokio::time::sleep(duration).await;
+    }
     Ok(HttpResponse::Ok().body(format!("slept {ms} ms")))
+}
+
+/// A cascade that only waits: the smallest work the coordinator's time limit can stop.
+struct Sleep(Duration);
+
+impl Cascade for Sleep {
+    type Output = ();
+    fn run(self, _ctx: CascadeCtx) -> BoxFuture<'static, Result<(), quire_actors::Error>> {
+        Box::pin(async move {
+            tokio::time::sleep(self.0).await;
+            Ok(())
+        })
+    }
 }
 
 /// Labels given rows with one model: the smallest cascade.
