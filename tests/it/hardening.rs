@@ -108,6 +108,24 @@ fn wait_for(limit: Duration, mut done: impl FnMut() -> bool) -> bool {
     done()
 }
 
+/// What `c` receives until `marker` shows up, the connection closes, or 15 s pass.
+fn read_until(c: &mut TcpStream, marker: &str) -> String {
+    c.set_read_timeout(Some(Duration::from_secs(15)))
+        .expect("read timeout");
+    let mut got = Vec::new();
+    let mut buf = [0u8; 1024];
+    while let Ok(n) = c.read(&mut buf) {
+        if n == 0 {
+            break;
+        }
+        got.extend_from_slice(&buf[..n]);
+        if got.windows(marker.len()).any(|w| w == marker.as_bytes()) {
+            break;
+        }
+    }
+    String::from_utf8_lossy(&got).into_owned()
+}
+
 #[test]
 fn fault1_an_idle_worker_killed_by_sigkill_does_not_fail_the_next_pdf() {
     let Some(s) = pdf_server(|b| b) else { return };
@@ -320,20 +338,7 @@ fn fault3_trickling_bodies_time_out_while_both_ports_answer() {
     assert_eq!(s.get("/api/isalive").status(), 200);
     assert_eq!(s.admin_get("/ping").status(), 200);
     for mut c in conns {
-        c.set_read_timeout(Some(Duration::from_secs(15)))
-            .expect("read timeout");
-        let mut got = Vec::new();
-        let mut buf = [0u8; 1024];
-        while let Ok(n) = c.read(&mut buf) {
-            if n == 0 {
-                break;
-            }
-            got.extend_from_slice(&buf[..n]);
-            if got.windows(17).any(|w| w == b"[REQUEST_TIMEOUT]") {
-                break;
-            }
-        }
-        let text = String::from_utf8_lossy(&got);
+        let text = read_until(&mut c, "[REQUEST_TIMEOUT]");
         assert!(text.starts_with("HTTP/1.1 408"), "{text:?}");
         assert!(text.contains("limits.body_timeout_s"), "{text}");
     }
@@ -390,4 +395,38 @@ fn fault7_prometheus_counters_are_counters_with_total_names() {
         "{info}"
     );
     assert!(info.ends_with(" 1"), "{info}");
+}
+
+#[test]
+fn openapi_document_is_served_and_lists_the_routes() {
+    let s = Server::start();
+    let res = s.get("/api/openapi.json");
+    assert_eq!(res.status(), 200);
+    let doc: serde_json::Value = res.json().expect("json");
+    assert_eq!(doc["openapi"], "3.0.3");
+    for path in [
+        "/api/processHeaderDocument",
+        "/api/processCitationList",
+        "/api/openapi.json",
+        "/api/isalive",
+    ] {
+        assert!(doc["paths"][path].is_object(), "{path}");
+    }
+}
+
+#[test]
+fn fault6_expect_continue_with_a_huge_length_gets_413_without_sending_the_body() {
+    // actix answers `100 Continue` before any application code runs (see the README); the 413
+    // must follow at once, without waiting for a body the client never sends.
+    let s = Server::builder().with_model("date").start();
+    let mut c = TcpStream::connect(("127.0.0.1", s.port)).expect("connect");
+    c.write_all(
+        b"POST /api/processHeaderDocument HTTP/1.1\r\nHost: 127.0.0.1\r\n\
+          Content-Type: multipart/form-data; boundary=xyz\r\n\
+          Content-Length: 209715200\r\nExpect: 100-continue\r\n\r\n",
+    )
+    .expect("head");
+    let text = read_until(&mut c, "[PAYLOAD_TOO_LARGE]");
+    assert!(text.contains("HTTP/1.1 413"), "{text:?}");
+    assert!(text.contains("limits.max_upload_mb"), "{text}");
 }
