@@ -101,6 +101,19 @@ const RAW_CITATIONS: Param = p(
     "keep the raw strings",
 );
 
+const RAW_AFFILIATIONS: Param = p(
+    "includeRawAffiliations",
+    Kind::Flag,
+    false,
+    "keep raw affiliation strings",
+);
+const RAW_COPYRIGHTS: Param = p(
+    "includeRawCopyrights",
+    Kind::Flag,
+    false,
+    "keep raw copyright strings",
+);
+
 const FULLTEXT_PARAMS: &[Param] = &[
     INPUT,
     CONS_HEADER,
@@ -112,18 +125,8 @@ const FULLTEXT_PARAMS: &[Param] = &[
         "accepted, no lookup is made",
     ),
     RAW_CITATIONS,
-    p(
-        "includeRawAffiliations",
-        Kind::Flag,
-        false,
-        "keep raw affiliation strings",
-    ),
-    p(
-        "includeRawCopyrights",
-        Kind::Flag,
-        false,
-        "keep raw copyright strings",
-    ),
+    RAW_AFFILIATIONS,
+    RAW_COPYRIGHTS,
     p(
         "teiCoordinates",
         Kind::Texts,
@@ -237,18 +240,8 @@ const OPS: &[Op] = &[
         &[
             INPUT,
             CONS_HEADER,
-            p(
-                "includeRawAffiliations",
-                Kind::Flag,
-                false,
-                "keep raw affiliation strings",
-            ),
-            p(
-                "includeRawCopyrights",
-                Kind::Flag,
-                false,
-                "keep raw copyright strings",
-            ),
+            RAW_AFFILIATIONS,
+            RAW_COPYRIGHTS,
             PDF_RANGE[0],
             PDF_RANGE[1],
         ],
