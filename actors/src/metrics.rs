@@ -41,8 +41,9 @@ pub struct Metrics {
     pub model_abandoned: IntCounterVec,
     pub stage_seconds: HistogramVec,
     pub consolidation_lookups: IntCounterVec,
-    pub pdf_workers_started: IntGauge,
-    pub pdf_workers_lost: IntGauge,
+    pub pdf_workers_started: IntCounter,
+    pub pdf_workers_lost: IntCounter,
+    pub pdf_workers_recycled: IntCounter,
     pub pdf_workers_idle: IntGauge,
     endpoints: Mutex<BTreeMap<String, EndpointStats>>,
     started: Instant,
@@ -57,6 +58,136 @@ pub fn metrics() -> &'static Metrics {
 
 fn counter_vec(name: &str, help: &str, labels: &[&str]) -> IntCounterVec {
     IntCounterVec::new(Opts::new(name, help), labels).unwrap_or_else(|e| unreachable(name, e))
+}
+
+fn counter(name: &str, help: &str) -> IntCounter {
+    IntCounter::new(name, help).unwrap_or_else(|e| unreachable(name, e))
+}
+
+/// Raises `counter` to `total` (a cumulative count kept elsewhere, e.g. by the worker pool).
+pub fn set_counter(counter: &IntCounter, total: u64) {
+    let now = counter.get();
+    if total > now {
+        counter.inc_by(total - now);
+    }
+}
+
+/// The standard `process_*` metrics of this process, read from `/proc/self` at each scrape.
+/// Unlike the prometheus crate's process collector, `process_cpu_seconds_total` keeps its
+/// fraction (clock-tick resolution) instead of whole seconds.
+struct ProcessMetrics {
+    cpu: prometheus::Counter,
+    resident: IntGauge,
+    virtual_bytes: IntGauge,
+    open_fds: IntGauge,
+    max_fds: IntGauge,
+    threads: IntGauge,
+    start_time: prometheus::Gauge,
+    descs: Vec<prometheus::core::Desc>,
+}
+
+impl ProcessMetrics {
+    fn new() -> ProcessMetrics {
+        let float_gauge = |name: &str, help: &str| {
+            prometheus::Gauge::new(name, help).unwrap_or_else(|e| unreachable(name, e))
+        };
+        let m = ProcessMetrics {
+            cpu: prometheus::Counter::new(
+                "process_cpu_seconds_total",
+                "Total user and system CPU time spent in seconds",
+            )
+            .unwrap_or_else(|e| unreachable("process_cpu_seconds_total", e)),
+            resident: gauge(
+                "process_resident_memory_bytes",
+                "Resident memory size in bytes",
+            ),
+            virtual_bytes: gauge(
+                "process_virtual_memory_bytes",
+                "Virtual memory size in bytes",
+            ),
+            open_fds: gauge("process_open_fds", "Number of open file descriptors"),
+            max_fds: gauge("process_max_fds", "Maximum number of open file descriptors"),
+            threads: gauge("process_threads", "Number of OS threads in the process"),
+            start_time: float_gauge(
+                "process_start_time_seconds",
+                "Start time of the process since unix epoch in seconds",
+            ),
+            descs: Vec::new(),
+        };
+        let descs = m
+            .parts()
+            .iter()
+            .flat_map(|c| c.desc().into_iter().cloned())
+            .collect();
+        ProcessMetrics { descs, ..m }
+    }
+
+    fn parts(&self) -> [&dyn prometheus::core::Collector; 7] {
+        [
+            &self.cpu,
+            &self.resident,
+            &self.virtual_bytes,
+            &self.open_fds,
+            &self.max_fds,
+            &self.threads,
+            &self.start_time,
+        ]
+    }
+
+    fn refresh(&self) {
+        // SAFETY: sysconf has no preconditions.
+        let (hz, page) = unsafe {
+            (
+                libc::sysconf(libc::_SC_CLK_TCK).max(1) as f64,
+                libc::sysconf(libc::_SC_PAGESIZE).max(1) as i64,
+            )
+        };
+        if let Ok(stat) = std::fs::read_to_string("/proc/self/stat") {
+            // Fields after the command name: index 0 is field 3 (state).
+            let rest = stat.rfind(')').map(|i| &stat[i + 1..]).unwrap_or("");
+            let f: Vec<&str> = rest.split_whitespace().collect();
+            let num = |i: usize| f.get(i).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0);
+            let cpu = (num(11) + num(12)) / hz;
+            let delta = cpu - self.cpu.get();
+            if delta > 0.0 {
+                self.cpu.inc_by(delta);
+            }
+            self.threads.set(num(17) as i64);
+            self.virtual_bytes.set(num(20) as i64);
+            self.resident.set(num(21) as i64 * page);
+            let boot = std::fs::read_to_string("/proc/stat")
+                .ok()
+                .and_then(|s| {
+                    s.lines()
+                        .find_map(|l| l.strip_prefix("btime "))
+                        .and_then(|v| v.trim().parse::<f64>().ok())
+                })
+                .unwrap_or(0.0);
+            self.start_time.set(boot + num(19) / hz);
+        }
+        if let Ok(dir) = std::fs::read_dir("/proc/self/fd") {
+            self.open_fds.set(dir.count() as i64);
+        }
+        let mut lim = libc::rlimit {
+            rlim_cur: 0,
+            rlim_max: 0,
+        };
+        // SAFETY: getrlimit writes into the struct it is given.
+        if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) } == 0 {
+            self.max_fds.set(lim.rlim_cur as i64);
+        }
+    }
+}
+
+impl prometheus::core::Collector for ProcessMetrics {
+    fn desc(&self) -> Vec<&prometheus::core::Desc> {
+        self.descs.iter().collect()
+    }
+
+    fn collect(&self) -> Vec<prometheus::proto::MetricFamily> {
+        self.refresh();
+        self.parts().iter().flat_map(|c| c.collect()).collect()
+    }
 }
 
 fn gauge(name: &str, help: &str) -> IntGauge {
@@ -157,14 +288,33 @@ impl Metrics {
             &["source", "outcome"],
         );
 
-        let pdf_workers_started = gauge(
-            "quire_pdf_workers_started",
+        let pdf_workers_started = counter(
+            "quire_pdf_workers_started_total",
             "PDF layout worker processes started since start-up",
         );
-        let pdf_workers_lost = gauge(
-            "quire_pdf_workers_lost",
-            "PDF layout workers that died, timed out or broke the protocol (each is replaced)",
+        let pdf_workers_lost = counter(
+            "quire_pdf_workers_lost_total",
+            "PDF layout workers that died, timed out, broke the protocol or failed their health \
+             check before a job (each is replaced)",
         );
+        let pdf_workers_recycled = counter(
+            "quire_pdf_workers_recycled_total",
+            "PDF layout workers ended on purpose after a job (memory held or jobs run)",
+        );
+        let build_info = IntGaugeVec::new(
+            Opts::new(
+                "quire_build_info",
+                "Always 1; the labels say which build of quire is running",
+            ),
+            &["version", "target"],
+        )
+        .unwrap_or_else(|e| unreachable("quire_build_info", e));
+        build_info
+            .with_label_values(&[
+                env!("CARGO_PKG_VERSION"),
+                &format!("{}-{}", std::env::consts::ARCH, std::env::consts::OS),
+            ])
+            .set(1);
         let pdf_workers_idle = gauge(
             "quire_pdf_workers_idle",
             "PDF layout workers waiting for a job",
@@ -188,8 +338,10 @@ impl Metrics {
             Box::new(consolidation_lookups.clone()),
             Box::new(pdf_workers_started.clone()),
             Box::new(pdf_workers_lost.clone()),
+            Box::new(pdf_workers_recycled.clone()),
             Box::new(pdf_workers_idle.clone()),
-            Box::new(prometheus::process_collector::ProcessCollector::for_self()),
+            Box::new(build_info),
+            Box::new(ProcessMetrics::new()),
         ];
         for c in collectors {
             if let Err(e) = registry.register(c) {
@@ -216,6 +368,7 @@ impl Metrics {
             consolidation_lookups,
             pdf_workers_started,
             pdf_workers_lost,
+            pdf_workers_recycled,
             pdf_workers_idle,
             endpoints: Mutex::new(BTreeMap::new()),
             started: Instant::now(),
@@ -357,6 +510,19 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("process_resident_memory_bytes"), "{text}");
+        assert!(
+            text.contains("# TYPE quire_pdf_workers_started_total counter"),
+            "{text}"
+        );
+        assert!(
+            text.contains("# TYPE quire_pdf_workers_lost_total counter"),
+            "{text}"
+        );
+        assert!(text.contains("quire_build_info{"), "{text}");
+        assert!(
+            text.contains("# TYPE process_cpu_seconds_total counter"),
+            "{text}"
+        );
         let json = m.endpoints_json();
         let e = &json["/test/metrics"];
         assert_eq!(e["count"], 2);
@@ -366,6 +532,28 @@ mod tests {
             e["throughput_1m_per_s"].as_f64().unwrap_or(0.0) > 0.0,
             "{e}"
         );
+    }
+
+    #[test]
+    fn process_cpu_seconds_keep_their_fraction() {
+        // Burn some CPU so the counter is not zero, then read it back as a float.
+        let mut x = 0u64;
+        let start = Instant::now();
+        while start.elapsed() < Duration::from_millis(300) {
+            x = std::hint::black_box(x.wrapping_mul(31).wrapping_add(7));
+        }
+        let p = ProcessMetrics::new();
+        p.refresh();
+        let cpu = p.cpu.get();
+        assert!(cpu > 0.0, "{cpu}");
+        // Clock ticks are 1/100 s here: a whole number of seconds would be a coincidence, and
+        // two reads 50 ms of CPU apart must differ.
+        let start = Instant::now();
+        while start.elapsed() < Duration::from_millis(100) {
+            x = std::hint::black_box(x.wrapping_mul(31).wrapping_add(7));
+        }
+        p.refresh();
+        assert!(p.cpu.get() > cpu, "{} then {cpu}", p.cpu.get());
     }
 
     #[test]

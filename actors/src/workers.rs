@@ -9,6 +9,22 @@ can stop; in a child it costs one job, not the service.
   a job that exceeds it kills the child and fails with `PDFTOOL_CONVERSION_FAILURE`.
 - A child that dies or answers garbage fails its job with `PDFTOOL_CONVERSION_FAILURE` and is
   replaced by a fresh one on the next job: the pool keeps serving.
+- An idle child is health-checked (it must be alive and answer a ping within
+  [`WorkerPolicy::health_timeout`]) before it gets a job; one that fails (killed by the OOM
+  killer, stopped, wedged) is replaced, and the job goes to a fresh worker. A job whose frame
+  could not even be written (the child died after the check) is retried once on a fresh worker.
+- Children die with the server (`PR_SET_PDEATHSIG` = `SIGKILL`, set between fork and exec, with
+  a check that the parent did not exit before that), cannot gain privileges
+  (`PR_SET_NO_NEW_PRIVS`), and have a CPU-time limit (`RLIMIT_CPU`): the soft limit is raised
+  before each job to the CPU time used so far plus the job deadline, so a job can never burn
+  more CPU than its deadline, even if the parent is gone. (`quire worker` itself adds a seccomp
+  filter: no sockets, no writes to files, no exec, no changing its limits.)
+- A child that holds more than [`WorkerPolicy::recycle_rss_mb`] of memory after a job, or has
+  run [`WorkerPolicy::max_jobs`] jobs, is ended instead of going back to the idle list.
+
+`PR_SET_PDEATHSIG` fires when the *thread* that started the child exits; workers are started
+from the async runtime's threads (the server's HTTP workers and system thread), which live as
+long as the server.
 
 The pool is a cheap cloneable handle; all state sits behind an `Arc`.
 */
@@ -65,19 +81,50 @@ impl WorkerPoolConfig {
     }
 }
 
+/// How the pool checks, limits and recycles its workers.
+#[derive(Debug, Clone, Copy)]
+pub struct WorkerPolicy {
+    /// How long an idle worker has to answer the ping before a job (capped by the job
+    /// deadline).
+    pub health_timeout: Duration,
+    /// An idle worker whose resident memory exceeds this (MiB) after a job is ended (0 = never).
+    pub recycle_rss_mb: u64,
+    /// A worker is ended after this many jobs (0 = never).
+    pub max_jobs: u32,
+}
+
+impl Default for WorkerPolicy {
+    fn default() -> Self {
+        WorkerPolicy {
+            health_timeout: Duration::from_secs(2),
+            recycle_rss_mb: 1024,
+            max_jobs: 500,
+        }
+    }
+}
+
 struct Worker {
     child: Child,
     stdin: ChildStdin,
     stdout: ChildStdout,
+    jobs: u32,
+}
+
+impl Worker {
+    fn pid(&self) -> u32 {
+        self.child.id().unwrap_or(0)
+    }
 }
 
 struct Inner {
     cfg: WorkerPoolConfig,
+    policy: WorkerPolicy,
     idle: Mutex<Vec<Worker>>,
     slots: Semaphore,
     busy_pids: Mutex<Vec<u32>>,
     spawned: AtomicU64,
     lost: AtomicU64,
+    recycled: AtomicU64,
     failing_spawns: AtomicUsize,
 }
 
@@ -92,29 +139,41 @@ pub struct WorkerPool {
 pub struct PoolStats {
     /// Worker processes started since the pool was created.
     pub spawned: u64,
-    /// Workers that died, were killed on timeout, or broke the protocol.
+    /// Workers that died, were killed on timeout, broke the protocol, or failed the health
+    /// check before a job.
     pub lost: u64,
+    /// Workers ended on purpose after a job (memory held, or jobs run).
+    pub recycled: u64,
     /// Workers started and waiting for a job.
     pub idle: usize,
 }
 
 enum JobFailure {
     Timeout,
+    /// The job frame could not be written: the worker never started it.
+    NotSent(String),
     Lost(String),
 }
 
 impl WorkerPool {
-    /// A pool; workers start lazily on the first jobs.
+    /// A pool with the default [`WorkerPolicy`]; workers start lazily on the first jobs.
     pub fn new(cfg: WorkerPoolConfig) -> Self {
+        Self::with_policy(cfg, WorkerPolicy::default())
+    }
+
+    /// A pool whose workers are checked, limited and recycled as `policy` says.
+    pub fn with_policy(cfg: WorkerPoolConfig, policy: WorkerPolicy) -> Self {
         let slots = Semaphore::new(cfg.workers.max(1));
         WorkerPool {
             inner: Arc::new(Inner {
                 cfg,
+                policy,
                 idle: Mutex::new(Vec::new()),
                 slots,
                 busy_pids: Mutex::new(Vec::new()),
                 spawned: AtomicU64::new(0),
                 lost: AtomicU64::new(0),
+                recycled: AtomicU64::new(0),
                 failing_spawns: AtomicUsize::new(0),
             }),
         }
@@ -140,6 +199,7 @@ impl WorkerPool {
         PoolStats {
             spawned: self.inner.spawned.load(Ordering::Relaxed),
             lost: self.inner.lost.load(Ordering::Relaxed),
+            recycled: self.inner.recycled.load(Ordering::Relaxed),
             idle: self.idle().len(),
         }
     }
@@ -175,10 +235,40 @@ impl WorkerPool {
             .stderr(Stdio::inherit())
             .kill_on_drop(true);
         let cap = cfg.memory_mb.saturating_mul(1024 * 1024);
-        if cap > 0 {
-            // SAFETY: only async-signal-safe calls (setrlimit) between fork and exec.
-            unsafe {
-                cmd.pre_exec(move || {
+        let cpu_s = job_cpu_seconds(cfg.timeout);
+        // SAFETY: getpid is always safe; the closure below makes only async-signal-safe calls
+        // (prctl, getppid, setrlimit) between fork and exec.
+        let parent = unsafe { libc::getpid() };
+        unsafe {
+            cmd.pre_exec(move || {
+                // Die with the server, even if it is killed with SIGKILL.
+                if libc::prctl(
+                    libc::PR_SET_PDEATHSIG,
+                    libc::SIGKILL as libc::c_ulong,
+                    0,
+                    0,
+                    0,
+                ) != 0
+                {
+                    return Err(std::io::Error::last_os_error());
+                }
+                // The server exited before the line above: nobody is left to notice.
+                if libc::getppid() != parent {
+                    return Err(std::io::Error::other("the server exited"));
+                }
+                // No setuid/file-capability gains for this process or anything it runs.
+                if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                // CPU time of the first job; raised before each later one (`limit_cpu`).
+                let cpu = libc::rlimit {
+                    rlim_cur: cpu_s as libc::rlim_t,
+                    rlim_max: libc::RLIM_INFINITY,
+                };
+                if libc::setrlimit(libc::RLIMIT_CPU, &cpu) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                if cap > 0 {
                     let lim = libc::rlimit {
                         rlim_cur: cap as libc::rlim_t,
                         rlim_max: cap as libc::rlim_t,
@@ -186,9 +276,9 @@ impl WorkerPool {
                     if libc::setrlimit(libc::RLIMIT_AS, &lim) != 0 {
                         return Err(std::io::Error::last_os_error());
                     }
-                    Ok(())
-                });
-            }
+                }
+                Ok(())
+            });
         }
         match cmd.spawn() {
             Ok(mut child) => {
@@ -200,6 +290,7 @@ impl WorkerPool {
                     child,
                     stdin,
                     stdout,
+                    jobs: 0,
                 })
             }
             Err(e) => {
@@ -218,7 +309,7 @@ impl WorkerPool {
         });
         match self.exchange_job(&job, "PDF layout").await? {
             Response::Layout(reply) => reply.map_err(Error::from),
-            Response::Render(_) => Err(protocol_mismatch()),
+            _ => Err(protocol_mismatch()),
         }
     }
 
@@ -240,12 +331,12 @@ impl WorkerPool {
         });
         match self.exchange_job(&job, "PDF rendering").await? {
             Response::Render(reply) => reply.map_err(Error::from),
-            Response::Layout(_) => Err(protocol_mismatch()),
+            _ => Err(protocol_mismatch()),
         }
     }
 
-    /// Run one request on a free worker (started if none is idle) under the job deadline; a
-    /// worker that times out, dies or breaks the protocol is killed and counted as lost.
+    /// Run one request on a healthy worker (started if none is idle) under the job deadline;
+    /// a worker that times out, dies or breaks the protocol is killed and counted as lost.
     async fn exchange_job(&self, job: &Request, stage: &str) -> Result<Response, Error> {
         let _permit = self
             .inner
@@ -253,48 +344,189 @@ impl WorkerPool {
             .acquire()
             .await
             .map_err(|_| Error::PdfConversion("the layout worker pool is closed".into()))?;
-        let worker = self.idle().pop();
-        let mut worker = match worker {
-            Some(w) => w,
-            None => self
-                .spawn()
-                .map_err(|e| Error::PdfConversion(format!("cannot start a layout worker: {e}")))?,
-        };
-        let pid = worker.child.id().unwrap_or(0);
-        // Removes the pid however this future ends (a caller may drop it mid-job: the worker,
-        // owned here, is then killed on drop and replaced by the next job).
-        let _busy = BusyGuard::new(&self.inner, pid);
         let timeout = self.inner.cfg.timeout;
-        let outcome = match tokio::time::timeout(timeout, exchange(&mut worker, job)).await {
-            Ok(Ok(reply)) => Ok(reply),
-            Ok(Err(e)) => Err(JobFailure::Lost(e)),
-            Err(_) => Err(JobFailure::Timeout),
-        };
-        drop(_busy);
+        let mut worker = self.healthy_worker().await?;
+        let reused = worker.jobs > 0;
+        let mut outcome = self.run_on(&mut worker, job).await;
+        if let (true, Err(JobFailure::NotSent(e))) = (reused, &outcome) {
+            // An idle worker died after its check, before it read the job: the job never
+            // started, so a fresh worker gets it.
+            tracing::warn!(
+                pid = worker.pid(),
+                "layout worker gone before its job ({e}); retrying on a fresh one"
+            );
+            self.retire(worker, true).await;
+            worker = self.spawn().map_err(cannot_start)?;
+            outcome = self.run_on(&mut worker, job).await;
+        }
         match outcome {
             Ok(reply) => {
-                self.idle().push(worker);
+                worker.jobs += 1;
+                match self.recycle_reason(&worker) {
+                    Some(why) => {
+                        tracing::info!(pid = worker.pid(), "layout worker recycled: {why}");
+                        self.retire(worker, false).await;
+                    }
+                    None => self.idle().push(worker),
+                }
                 Ok(reply)
             }
             Err(failure) => {
-                self.inner.lost.fetch_add(1, Ordering::Relaxed);
-                let _ = worker.child.start_kill();
-                let status = worker.child.wait().await.ok();
+                let status = self.retire(worker, true).await;
                 match failure {
                     JobFailure::Timeout => Err(Error::Timeout {
                         stage: stage.into(),
                         seconds: timeout.as_secs(),
                     }),
-                    JobFailure::Lost(e) => Err(Error::PdfConversion(format!(
-                        "the layout worker died ({}): {e}",
-                        status
-                            .map(describe_status)
-                            .unwrap_or_else(|| "unknown status".into())
-                    ))),
+                    JobFailure::NotSent(e) | JobFailure::Lost(e) => {
+                        Err(Error::PdfConversion(format!(
+                            "the layout worker died ({}): {e}",
+                            status
+                                .map(describe_status)
+                                .unwrap_or_else(|| "unknown status".into())
+                        )))
+                    }
                 }
             }
         }
     }
+
+    /// One job on `worker` under the deadline, its pid listed as busy meanwhile (removed however
+    /// this future ends: a caller may drop it mid-job, and the worker, owned by the caller, is
+    /// then killed on drop and replaced by the next job).
+    async fn run_on(&self, worker: &mut Worker, job: &Request) -> Result<Response, JobFailure> {
+        let _busy = BusyGuard::new(&self.inner, worker.pid());
+        if worker.jobs > 0 {
+            limit_cpu(worker.pid(), job_cpu_seconds(self.inner.cfg.timeout));
+        }
+        match tokio::time::timeout(self.inner.cfg.timeout, exchange(worker, job)).await {
+            Ok(result) => result,
+            Err(_) => Err(JobFailure::Timeout),
+        }
+    }
+
+    /// An idle worker that is alive and answers a ping in time, else a fresh one. Workers that
+    /// fail the check are killed and counted as lost.
+    async fn healthy_worker(&self) -> Result<Worker, Error> {
+        let limit = self.inner.policy.health_timeout.min(self.inner.cfg.timeout);
+        loop {
+            let next = self.idle().pop();
+            let Some(mut worker) = next else {
+                return self.spawn().map_err(cannot_start);
+            };
+            let problem = match worker.child.try_wait() {
+                Ok(Some(status)) => Some(format!("it exited ({})", describe_status(status))),
+                Err(e) => Some(format!("its status is unknown: {e}")),
+                Ok(None) => {
+                    match tokio::time::timeout(limit, exchange(&mut worker, &Request::Ping)).await {
+                        Ok(Ok(Response::Pong)) => None,
+                        Ok(Ok(_)) => Some("it answered the ping with something else".into()),
+                        Ok(Err(JobFailure::NotSent(e) | JobFailure::Lost(e))) => Some(e),
+                        Ok(Err(JobFailure::Timeout)) | Err(_) => {
+                            Some(format!("no answer to a ping within {limit:?}"))
+                        }
+                    }
+                }
+            };
+            match problem {
+                None => return Ok(worker),
+                Some(why) => {
+                    tracing::warn!(
+                        pid = worker.pid(),
+                        "idle layout worker failed its health check ({why}); replacing it"
+                    );
+                    self.retire(worker, true).await;
+                }
+            }
+        }
+    }
+
+    /// Why `worker` should not go back to the idle list, if it should not.
+    fn recycle_reason(&self, worker: &Worker) -> Option<String> {
+        let policy = &self.inner.policy;
+        if policy.max_jobs > 0 && worker.jobs >= policy.max_jobs {
+            return Some(format!("{} jobs run", worker.jobs));
+        }
+        if policy.recycle_rss_mb > 0 {
+            let rss = rss_mb(worker.pid())?;
+            if rss > policy.recycle_rss_mb {
+                return Some(format!(
+                    "{rss} MiB resident after its job (limit {} MiB)",
+                    policy.recycle_rss_mb
+                ));
+            }
+        }
+        None
+    }
+
+    /// Kill `worker` and reap it; `lost` counts it as lost, else as recycled.
+    async fn retire(&self, mut worker: Worker, lost: bool) -> Option<std::process::ExitStatus> {
+        let counter = if lost {
+            &self.inner.lost
+        } else {
+            &self.inner.recycled
+        };
+        counter.fetch_add(1, Ordering::Relaxed);
+        let _ = worker.child.start_kill();
+        worker.child.wait().await.ok()
+    }
+}
+
+fn cannot_start(e: std::io::Error) -> Error {
+    Error::PdfConversion(format!("cannot start a layout worker: {e}"))
+}
+
+/// The CPU seconds one job may use: its deadline, rounded up, plus one.
+fn job_cpu_seconds(timeout: Duration) -> u64 {
+    timeout.as_secs() + 2
+}
+
+/// Fields 14 and 15 (utime, stime) of `/proc/PID/stat`, in seconds, rounded up.
+fn cpu_used_s(pid: u32) -> Option<u64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name (field 2) may hold spaces: count fields after its closing parenthesis.
+    let rest = &stat[stat.rfind(')')? + 1..];
+    let mut fields = rest.split_whitespace().skip(11);
+    let utime: u64 = fields.next()?.parse().ok()?;
+    let stime: u64 = fields.next()?.parse().ok()?;
+    // SAFETY: sysconf has no preconditions.
+    let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1) as u64;
+    Some((utime + stime).div_ceil(hz))
+}
+
+/// Raise the soft `RLIMIT_CPU` of worker `pid` to the CPU time it used so far plus `budget`
+/// seconds (the hard limit stays unlimited; the worker's seccomp filter keeps it from changing
+/// its own limits).
+fn limit_cpu(pid: u32, budget: u64) {
+    let Some(used) = cpu_used_s(pid) else { return };
+    let lim = libc::rlimit {
+        rlim_cur: (used + budget) as libc::rlim_t,
+        rlim_max: libc::RLIM_INFINITY,
+    };
+    // SAFETY: plain syscall on a child of ours; a failure only leaves the older limit.
+    let rc = unsafe {
+        libc::prlimit(
+            pid as libc::pid_t,
+            libc::RLIMIT_CPU,
+            &lim,
+            std::ptr::null_mut(),
+        )
+    };
+    if rc != 0 {
+        tracing::warn!(
+            pid,
+            "cannot set the CPU limit of a layout worker: {}",
+            std::io::Error::last_os_error()
+        );
+    }
+}
+
+/// Resident memory of `pid` in MiB (`VmRSS` of `/proc/PID/status`).
+fn rss_mb(pid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb / 1024)
 }
 
 fn protocol_mismatch() -> Error {
@@ -337,36 +569,27 @@ fn describe_status(s: std::process::ExitStatus) -> String {
 }
 
 /// Send one request frame and read one response frame.
-async fn exchange(w: &mut Worker, job: &Request) -> Result<Response, String> {
-    let bytes = postcard::to_allocvec(job).map_err(|e| e.to_string())?;
-    let len = u32::try_from(bytes.len()).map_err(|_| "PDF too large".to_string())?;
+async fn exchange(w: &mut Worker, job: &Request) -> Result<Response, JobFailure> {
+    let bytes = postcard::to_allocvec(job).map_err(|e| JobFailure::NotSent(e.to_string()))?;
+    let len =
+        u32::try_from(bytes.len()).map_err(|_| JobFailure::NotSent("PDF too large".into()))?;
+    let not_sent = |e: std::io::Error| JobFailure::NotSent(format!("writing the job: {e}"));
     w.stdin
         .write_all(&len.to_le_bytes())
         .await
-        .map_err(|e| format!("writing the job: {e}"))?;
-    w.stdin
-        .write_all(&bytes)
-        .await
-        .map_err(|e| format!("writing the job: {e}"))?;
-    w.stdin
-        .flush()
-        .await
-        .map_err(|e| format!("writing the job: {e}"))?;
+        .map_err(not_sent)?;
+    w.stdin.write_all(&bytes).await.map_err(not_sent)?;
+    w.stdin.flush().await.map_err(not_sent)?;
+    let lost = |e: std::io::Error| JobFailure::Lost(format!("reading the reply: {e}"));
     let mut head = [0u8; 4];
-    w.stdout
-        .read_exact(&mut head)
-        .await
-        .map_err(|e| format!("reading the reply: {e}"))?;
+    w.stdout.read_exact(&mut head).await.map_err(lost)?;
     let n = u32::from_le_bytes(head) as usize;
     if n > quire::layout::worker::MAX_FRAME {
-        return Err(format!("reply frame of {n} bytes"));
+        return Err(JobFailure::Lost(format!("reply frame of {n} bytes")));
     }
     let mut buf = vec![0u8; n];
-    w.stdout
-        .read_exact(&mut buf)
-        .await
-        .map_err(|e| format!("reading the reply: {e}"))?;
-    postcard::from_bytes::<Response>(&buf).map_err(|e| format!("bad reply: {e}"))
+    w.stdout.read_exact(&mut buf).await.map_err(lost)?;
+    postcard::from_bytes::<Response>(&buf).map_err(|e| JobFailure::Lost(format!("bad reply: {e}")))
 }
 
 #[cfg(test)]

@@ -47,6 +47,9 @@ pub type RenderReply = Result<Vec<Vec<u8>>, WorkerError>;
 pub enum Request {
     Layout(Job),
     Render(RenderJob),
+    /// A health check: the worker answers [`Response::Pong`] at once (no fault-injection
+    /// hook delays it). The pool pings an idle worker before handing it a job.
+    Ping,
 }
 
 /// A frame the worker answers, of the request's kind.
@@ -54,6 +57,7 @@ pub enum Request {
 pub enum Response {
     Layout(Reply),
     Render(RenderReply),
+    Pong,
 }
 
 /// An engine error as it crosses the worker pipe: the variant and its fields, so the server
@@ -185,6 +189,7 @@ pub fn answer(request: &Request, pdfium_lib: Option<&std::path::Path>) -> Respon
     match request {
         Request::Layout(job) => Response::Layout(run_job(job, pdfium_lib)),
         Request::Render(job) => Response::Render(run_render(job, pdfium_lib)),
+        Request::Ping => Response::Pong,
     }
 }
 
@@ -225,7 +230,9 @@ pub fn serve(
     hooks: Hooks,
 ) -> io::Result<()> {
     while let Some(request) = read_frame::<Request>(input)? {
-        hooks.before_job();
+        if !matches!(request, Request::Ping) {
+            hooks.before_job();
+        }
         let response = answer(&request, pdfium_lib.as_deref());
         write_frame(output, &response)?;
     }

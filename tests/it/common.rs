@@ -107,6 +107,14 @@ pub fn all_between(xml: &str, open: &str, close: &str) -> Vec<String> {
     out
 }
 
+/// The binary under test: `CARGO_BIN_EXE_quire`, or `$QUIRE_IT_BINARY` (to run the tests against
+/// another build, e.g. to check that a test fails without its fix).
+pub fn quire_binary() -> PathBuf {
+    std::env::var_os("QUIRE_IT_BINARY")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_BIN_EXE_quire")))
+}
+
 /// The repository root (the web crate's parent).
 pub fn repo_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -194,7 +202,7 @@ impl ServerBuilder {
         std::fs::write(&config, self.config_text()).expect("write config");
         let log = self.dir.path().join("server.log");
         let log_file = std::fs::File::create(&log).expect("log file");
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_quire"));
+        let mut cmd = Command::new(quire_binary());
         cmd.arg("serve")
             .arg("--config")
             .arg(&config)
@@ -361,6 +369,17 @@ impl Server {
             .unwrap_or("")
             .to_string();
         (status, ctype, res.text().unwrap_or_default())
+    }
+
+    /// The server's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// Kills the server with SIGKILL (no clean-up of its own) and reaps it.
+    pub fn kill_hard(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
     }
 
     pub fn url(&self, path: &str) -> String {

@@ -11,6 +11,7 @@ mod corpus;
 mod errors;
 mod fulltext;
 mod fulltext_article;
+mod hardening;
 mod header;
 mod layout;
 mod pool;

@@ -63,7 +63,7 @@ fn a_pdf_is_laid_out_in_a_worker_process_and_a_broken_one_fails_alone() {
     );
     assert_eq!(h["status"], "ready");
     assert!(
-        s.prometheus_value("quire_pdf_workers_started")
+        s.prometheus_value("quire_pdf_workers_started_total ")
             .unwrap_or(0.0)
             >= 1.0
     );

@@ -58,8 +58,9 @@ impl AppState {
         if let Some(w) = &self.pdf_workers {
             let stats = w.stats();
             let m = metrics();
-            m.pdf_workers_started.set(stats.spawned as i64);
-            m.pdf_workers_lost.set(stats.lost as i64);
+            quire_actors::metrics::set_counter(&m.pdf_workers_started, stats.spawned);
+            quire_actors::metrics::set_counter(&m.pdf_workers_lost, stats.lost);
+            quire_actors::metrics::set_counter(&m.pdf_workers_recycled, stats.recycled);
             m.pdf_workers_idle.set(stats.idle as i64);
         }
     }
@@ -240,6 +241,16 @@ pub async fn not_found(req: actix_web::HttpRequest) -> Result<HttpResponse, ApiE
 
 /// The main application's shared state handle.
 pub type State = web::Data<AppState>;
+
+/// Returns the allocator's free memory to the system (glibc keeps freed pages in its arenas
+/// otherwise: one large request would leave the server hundreds of MB bigger for good).
+pub fn give_back_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: malloc_trim only releases free memory; it has no preconditions.
+    unsafe {
+        libc::malloc_trim(0);
+    }
+}
 
 #[cfg(test)]
 mod tests {

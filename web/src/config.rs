@@ -79,6 +79,15 @@ pub struct ServerConfig {
     /// HTTP worker threads of the main server (0 = one per CPU).
     #[serde(default)]
     pub workers: usize,
+    /// Open connections one HTTP worker thread accepts; more wait in the listen backlog.
+    #[serde(default = "default_max_connections")]
+    pub max_connections: usize,
+    /// Length of the listen backlog of both ports.
+    #[serde(default = "default_backlog")]
+    pub backlog: u32,
+    /// Seconds a client has to send the request head (line and headers); then 408.
+    #[serde(default = "default_header_timeout_s")]
+    pub header_timeout_s: u64,
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize, serde::Serialize)]
@@ -123,6 +132,22 @@ pub struct LimitsConfig {
     /// Largest accepted text field, KiB; larger gets 413 naming the field.
     #[serde(default = "default_max_field_kb")]
     pub max_field_kb: u64,
+    /// Seconds a client has to send the whole request body; then 408.
+    #[serde(default = "default_body_timeout_s")]
+    pub body_timeout_s: u64,
+    /// Strings one raw-string request may carry (processCitationList); more gets 413.
+    #[serde(default = "default_max_strings")]
+    pub max_strings: usize,
+    /// Tokens one raw string may hold; more gets 413 naming the field.
+    #[serde(default = "default_max_string_tokens")]
+    pub max_string_tokens: usize,
+    /// A layout worker holding more resident memory than this after a job (MiB) is ended and
+    /// replaced (0 = never).
+    #[serde(default = "default_pdf_worker_recycle_mb")]
+    pub pdf_worker_recycle_mb: u64,
+    /// A layout worker is ended and replaced after this many jobs (0 = never).
+    #[serde(default = "default_pdf_worker_max_jobs")]
+    pub pdf_worker_max_jobs: u32,
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize, serde::Serialize)]
@@ -252,6 +277,30 @@ fn default_max_upload_mb() -> u64 {
 }
 fn default_max_field_kb() -> u64 {
     1024
+}
+fn default_body_timeout_s() -> u64 {
+    60
+}
+fn default_max_strings() -> usize {
+    2000
+}
+fn default_max_string_tokens() -> usize {
+    2000
+}
+fn default_pdf_worker_recycle_mb() -> u64 {
+    1024
+}
+fn default_pdf_worker_max_jobs() -> u32 {
+    500
+}
+fn default_max_connections() -> usize {
+    1024
+}
+fn default_backlog() -> u32 {
+    1024
+}
+fn default_header_timeout_s() -> u64 {
+    10
 }
 fn default_models_dir() -> PathBuf {
     PathBuf::from("models")
@@ -488,6 +537,12 @@ impl Config {
             ("limits.tokens_max", l.tokens_max as u64),
             ("limits.max_upload_mb", l.max_upload_mb),
             ("limits.max_field_kb", l.max_field_kb),
+            ("limits.body_timeout_s", l.body_timeout_s),
+            ("limits.max_strings", l.max_strings as u64),
+            ("limits.max_string_tokens", l.max_string_tokens as u64),
+            ("server.max_connections", self.server.max_connections as u64),
+            ("server.backlog", self.server.backlog as u64),
+            ("server.header_timeout_s", self.server.header_timeout_s),
         ] {
             if value == 0 {
                 return Err(invalid(key, "must be at least 1"));

@@ -33,6 +33,8 @@ pub enum ApiError {
     #[error("{0}")]
     TooLarge(String),
     #[error("{0}")]
+    RequestTimeout(String),
+    #[error("{0}")]
     NotFound(String),
     #[error("{0}")]
     MethodNotAllowed(String),
@@ -65,6 +67,7 @@ impl ApiError {
             ApiError::BadRequest(_) => "BAD_REQUEST",
             ApiError::NoContent => "NO_CONTENT",
             ApiError::TooLarge(_) => "PAYLOAD_TOO_LARGE",
+            ApiError::RequestTimeout(_) => "REQUEST_TIMEOUT",
             ApiError::NotFound(_) => "NOT_FOUND",
             ApiError::MethodNotAllowed(_) => "METHOD_NOT_ALLOWED",
             ApiError::Conflict(_) => "CONFLICT",
@@ -114,6 +117,7 @@ impl ResponseError for ApiError {
             }
             ApiError::NoContent => StatusCode::NO_CONTENT,
             ApiError::TooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
+            ApiError::RequestTimeout(_) => StatusCode::REQUEST_TIMEOUT,
             ApiError::NotFound(_) => StatusCode::NOT_FOUND,
             ApiError::MethodNotAllowed(_) => StatusCode::METHOD_NOT_ALLOWED,
             ApiError::Conflict(_) => StatusCode::CONFLICT,

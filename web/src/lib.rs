@@ -3,7 +3,7 @@ Quire's HTTP service (GROBID's interface) as a library, so that the `quire` bina
 command line: `config` (the service configuration), `app` (shared state, request middleware,
 CORS), `params` (form and multipart parameters), `error` (`ApiError`, the only error
 response), `routes/` (one module per endpoint family), `admin` (the admin server), `cmd/` (the
-subcommands) and `logging`.
+subcommands), `logging` and `sandbox` (the layout workers' seccomp filter).
 */
 
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
@@ -16,3 +16,4 @@ pub mod error;
 pub mod logging;
 pub mod params;
 pub mod routes;
+pub mod sandbox;

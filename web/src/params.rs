@@ -21,14 +21,17 @@ use crate::error::ApiError;
 pub struct ParamLimits {
     pub max_body_bytes: usize,
     pub max_field_bytes: usize,
+    /// Time the client has to send the whole body (`limits.body_timeout_s`).
+    pub body_timeout: std::time::Duration,
+    /// Strings one raw-string request may carry (`limits.max_strings`).
+    pub max_strings: usize,
+    /// Tokens one raw string may hold (`limits.max_string_tokens`).
+    pub max_string_tokens: usize,
 }
 
 impl Default for ParamLimits {
     fn default() -> Self {
-        ParamLimits {
-            max_body_bytes: 100 * 1024 * 1024,
-            max_field_bytes: 1024 * 1024,
-        }
+        ParamLimits::from_config(&crate::config::Config::default())
     }
 }
 
@@ -37,6 +40,9 @@ impl ParamLimits {
         ParamLimits {
             max_body_bytes: (c.limits.max_upload_mb * 1024 * 1024) as usize,
             max_field_bytes: (c.limits.max_field_kb * 1024) as usize,
+            body_timeout: std::time::Duration::from_secs(c.limits.body_timeout_s),
+            max_strings: c.limits.max_strings,
+            max_string_tokens: c.limits.max_string_tokens,
         }
     }
 }
@@ -58,6 +64,7 @@ pub struct Field {
 #[derive(Debug, Clone, Default)]
 pub struct Params {
     fields: Vec<Field>,
+    limits: ParamLimits,
 }
 
 impl Params {
@@ -73,6 +80,7 @@ impl Params {
                     content_type: None,
                 })
                 .collect(),
+            limits: ParamLimits::default(),
         }
     }
 
@@ -105,6 +113,45 @@ impl Params {
         }
     }
 
+    /// A raw string to parse (`required_text`, within `limits.max_string_tokens`).
+    pub fn raw_string(&self, name: &str) -> Result<&str, ApiError> {
+        let text = self.required_text(name)?;
+        self.check_tokens(name, text)?;
+        Ok(text)
+    }
+
+    /// Every raw string of a repeated field, within `limits.max_strings` strings and
+    /// `limits.max_string_tokens` tokens each.
+    pub fn raw_strings(&self, name: &str) -> Result<Vec<&str>, ApiError> {
+        let texts = self.texts(name)?;
+        if texts.len() > self.limits.max_strings {
+            return Err(ApiError::TooLarge(format!(
+                "{} strings in `{name}`; the limit is {} (`limits.max_strings`)",
+                texts.len(),
+                self.limits.max_strings
+            )));
+        }
+        for text in &texts {
+            self.check_tokens(name, text)?;
+        }
+        Ok(texts)
+    }
+
+    fn check_tokens(&self, name: &str, text: &str) -> Result<(), ApiError> {
+        let limit = self.limits.max_string_tokens;
+        // Cheap bound first: a string has at most as many tokens as bytes.
+        if text.len() <= limit {
+            return Ok(());
+        }
+        let tokens = quire::tokenizer::tokenize(text).len();
+        if tokens > limit {
+            return Err(ApiError::TooLarge(format!(
+                "a string in `{name}` holds {tokens} tokens; the limit is {limit} (`limits.max_string_tokens`)"
+            )));
+        }
+        Ok(())
+    }
+
     /// Every value of a repeated field, in order.
     pub fn texts(&self, name: &str) -> Result<Vec<&str>, ApiError> {
         self.fields
@@ -121,11 +168,19 @@ impl Params {
         self.first(name)
     }
 
-    /// The bytes of `name`; missing or empty is a 400 naming it.
+    /// The bytes of `name`; missing or empty is a 400 naming it (an empty upload says so).
     pub fn required_file(&self, name: &str) -> Result<&Field, ApiError> {
-        self.first(name)
-            .filter(|f| !f.data.is_empty())
-            .ok_or_else(|| ApiError::missing(name))
+        match self.first(name) {
+            None => Err(ApiError::missing(name)),
+            Some(f) if f.data.is_empty() => Err(ApiError::invalid(
+                name,
+                match &f.filename {
+                    Some(file) => format!("the uploaded file `{file}` is empty (0 bytes)"),
+                    None => "the uploaded file is empty (0 bytes)".to_string(),
+                },
+            )),
+            Some(f) => Ok(f),
+        }
     }
 
     /// GROBID's booleans: true only for `1` or `true`; absent is false.
@@ -154,10 +209,30 @@ impl Params {
     }
 
     /// Reads the query string and the body of `req`.
-    pub async fn read(req: &HttpRequest, mut payload: Payload) -> Result<Params, ApiError> {
+    pub async fn read(req: &HttpRequest, payload: Payload) -> Result<Params, ApiError> {
         let limits = req.app_data::<ParamLimits>().copied().unwrap_or_default();
-        let mut params = Params::default();
+        let mut params = Params {
+            fields: Vec::new(),
+            limits,
+        };
         params.push_urlencoded(req.query_string().as_bytes(), &limits)?;
+        // A body that trickles in must not hold its connection (and memory) forever.
+        match tokio::time::timeout(limits.body_timeout, params.read_parts(req, payload)).await {
+            Ok(result) => result.map(|()| params),
+            Err(_) => Err(ApiError::RequestTimeout(format!(
+                "the request body did not arrive within {} s (`limits.body_timeout_s`)",
+                limits.body_timeout.as_secs()
+            ))),
+        }
+    }
+
+    async fn read_parts(
+        &mut self,
+        req: &HttpRequest,
+        mut payload: Payload,
+    ) -> Result<(), ApiError> {
+        let limits = self.limits;
+        let params = self;
 
         let declared = req
             .headers()
@@ -165,7 +240,11 @@ impl Params {
             .and_then(|v| v.to_str().ok())
             .and_then(|v| v.parse::<usize>().ok());
         if declared.is_some_and(|n| n > limits.max_body_bytes) {
-            drain(&mut payload).await;
+            // A client that waits for `100 Continue` has sent nothing yet: don't ask for the
+            // body just to throw it away (the connection closes after the 413).
+            if !req.head().expect() {
+                drain(&mut payload).await;
+            }
             return Err(body_too_large(&limits));
         }
         let content_type = req
@@ -188,7 +267,7 @@ impl Params {
                 )));
             }
         }
-        Ok(params)
+        Ok(())
     }
 
     fn push_urlencoded(&mut self, bytes: &[u8], limits: &ParamLimits) -> Result<(), ApiError> {
@@ -387,6 +466,7 @@ mod tests {
         let limits = ParamLimits {
             max_body_bytes: 100,
             max_field_bytes: 10,
+            ..ParamLimits::default()
         };
         let field = read(
             TestRequest::post()

@@ -12,7 +12,7 @@ use std::time::Duration;
 use actix_web::{middleware, web, App, HttpServer};
 use anyhow::Context as _;
 use quire_actors::trainer::TrainerRegistry;
-use quire_actors::workers::{WorkerPool, WorkerPoolConfig};
+use quire_actors::workers::{WorkerPolicy, WorkerPool, WorkerPoolConfig};
 use quire_actors::{CascadeCtx, Models, Pipeline, Pool};
 
 use crate::app::{self, AppState, Check, HealthHook};
@@ -86,9 +86,14 @@ async fn serve(config: Config) -> anyhow::Result<()> {
     );
     let pool = Pool::new(config.pool.concurrency, config.max_wait());
     // PDF layout runs in `quire worker` child processes, started on first use.
-    let workers = WorkerPool::new(
+    let workers = WorkerPool::with_policy(
         WorkerPoolConfig::from_engine(&engine, config.pool.pdf_workers)
             .context("cannot locate the quire executable for the PDF workers")?,
+        WorkerPolicy {
+            recycle_rss_mb: config.limits.pdf_worker_recycle_mb,
+            max_jobs: config.limits.pdf_worker_max_jobs,
+            ..WorkerPolicy::default()
+        },
     );
     let pipeline = Pipeline::start(
         CascadeCtx::new(models.clone(), engine.clone())
@@ -125,6 +130,10 @@ async fn serve(config: Config) -> anyhow::Result<()> {
             .configure(routes::configure)
             .default_service(web::to(app::not_found))
     })
+    .max_connections(config.server.max_connections)
+    .backlog(config.server.backlog)
+    .client_request_timeout(Duration::from_secs(config.server.header_timeout_s))
+    .client_disconnect_timeout(Duration::from_secs(2))
     .bind((host.as_str(), config.server.port))
     .with_context(|| {
         format!(
@@ -145,6 +154,10 @@ async fn serve(config: Config) -> anyhow::Result<()> {
             .default_service(web::to(app::not_found))
     })
     .workers(1)
+    .max_connections(config.server.max_connections)
+    .backlog(config.server.backlog)
+    .client_request_timeout(Duration::from_secs(config.server.header_timeout_s))
+    .client_disconnect_timeout(Duration::from_secs(2))
     .bind((host.as_str(), config.server.admin_port))
     .with_context(|| {
         format!(

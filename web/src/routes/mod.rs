@@ -6,6 +6,7 @@ Every route of the main server. Each endpoint family has its own module with a
 pub mod consolidate;
 pub mod debug;
 pub mod fulltext;
+pub mod openapi;
 pub mod pdf;
 pub mod service;
 pub mod text;
@@ -19,4 +20,5 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.configure(pdf::routes);
     cfg.configure(fulltext::routes);
     cfg.configure(consolidate::routes);
+    cfg.configure(openapi::routes);
 }

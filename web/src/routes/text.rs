@@ -59,6 +59,10 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
         );
 }
 
+/// Raw-string requests carrying more text than this give the allocator's free memory back to
+/// the system when they end (the tagging of 1 MB of citations takes hundreds of MB).
+const LARGE_REQUEST_BYTES: usize = 64 * 1024;
+
 const XML: &str = "application/xml; charset=UTF-8";
 const BIBTEX: &str = "application/x-bibtex; charset=UTF-8";
 
@@ -143,13 +147,13 @@ pub async fn tei_answer(
 }
 
 async fn process_date(state: State, params: Params) -> Result<HttpResponse, ApiError> {
-    let text = params.required_text("date")?;
+    let text = params.raw_string("date")?;
     let _slot = state.pool.acquire("processDate").await?;
     xml(tei_answer(&state.pipeline, StringModel::Date, text).await?)
 }
 
 async fn names(state: State, params: Params, citation: bool) -> Result<HttpResponse, ApiError> {
-    let text = params.required_text("names")?;
+    let text = params.raw_string("names")?;
     let (endpoint, model) = if citation {
         ("processCitationNames", StringModel::NameCitation)
     } else {
@@ -168,7 +172,7 @@ async fn process_citation_names(state: State, params: Params) -> Result<HttpResp
 }
 
 async fn process_affiliations(state: State, params: Params) -> Result<HttpResponse, ApiError> {
-    let text = params.required_text("affiliations")?;
+    let text = params.raw_string("affiliations")?;
     let _slot = state.pool.acquire("processAffiliations").await?;
     xml(tei_answer(&state.pipeline, StringModel::AffiliationAddress, text).await?)
 }
@@ -193,7 +197,7 @@ async fn process_citation(
     state: State,
     params: Params,
 ) -> Result<HttpResponse, ApiError> {
-    let text = params.required_text("citations")?.to_string();
+    let text = params.raw_string("citations")?.to_string();
     let (consolidate, include_raw) = citation_options(&params)?;
     let _slot = state.pool.acquire("processCitation").await?;
     let c = citation_of(&state.pipeline, text, consolidate).await?;
@@ -222,16 +226,20 @@ async fn process_citation_list(
         return Err(ApiError::missing("citations"));
     }
     let texts: Vec<String> = params
-        .texts("citations")?
+        .raw_strings("citations")?
         .into_iter()
         .map(str::to_string)
         .collect();
     let (consolidate, include_raw) = citation_options(&params)?;
     let _slot = state.pool.acquire("processCitationList").await?;
+    let bytes: usize = texts.iter().map(String::len).sum();
     let cits: Vec<Citation> = state
         .pipeline
         .run(CitationsCascade { texts, consolidate })
         .await?;
+    if bytes > LARGE_REQUEST_BYTES {
+        crate::app::give_back_memory();
+    }
     if cits.iter().all(Citation::is_empty) {
         return Err(ApiError::NoContent);
     }

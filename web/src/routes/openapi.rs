@@ -1,0 +1,654 @@
+/*!
+`GET /api/openapi.json`: an OpenAPI 3.0 description of every route of the main server, built
+from the table below (so it is one list to keep up to date; a test checks that every route
+path registered in `routes/` appears here). Error responses share one shape: `text/plain`
+`[CODE] message`, or `{"code", "message", "status"}` when `Accept` prefers JSON.
+*/
+
+use actix_web::{web, HttpResponse};
+use serde_json::{json, Map, Value};
+
+pub fn routes(cfg: &mut web::ServiceConfig) {
+    cfg.route("/api/openapi.json", web::get().to(openapi));
+}
+
+async fn openapi() -> HttpResponse {
+    HttpResponse::Ok()
+        .content_type("application/json")
+        .body(document().to_string())
+}
+
+/// How a parameter travels and what it holds.
+#[derive(Clone, Copy)]
+enum Kind {
+    /// A PDF file part (multipart only).
+    File,
+    Text,
+    /// A text field that may be repeated.
+    Texts,
+    Int(i64, i64),
+    /// GROBID's 0/1 booleans.
+    Flag,
+}
+
+#[derive(Clone, Copy)]
+struct Param {
+    name: &'static str,
+    kind: Kind,
+    required: bool,
+    doc: &'static str,
+}
+
+const fn p(name: &'static str, kind: Kind, required: bool, doc: &'static str) -> Param {
+    Param {
+        name,
+        kind,
+        required,
+        doc,
+    }
+}
+
+/// In the body (form or multipart) of a POST/PUT, in the query string of a GET.
+struct Op {
+    path: &'static str,
+    methods: &'static [&'static str],
+    summary: &'static str,
+    params: &'static [Param],
+    /// Media types of the 200 answer.
+    answers: &'static [&'static str],
+    /// Statuses besides 200 and the errors every route can give.
+    also: &'static [u16],
+    test_only: bool,
+}
+
+const XML: &str = "application/xml";
+const BIBTEX: &str = "application/x-bibtex";
+const JSON: &str = "application/json";
+const TEXT: &str = "text/plain";
+const HTML: &str = "text/html";
+
+const PDF_RANGE: [Param; 2] = [
+    p(
+        "start",
+        Kind::Int(-1, i64::MAX),
+        false,
+        "first page (from 1; -1 = first)",
+    ),
+    p(
+        "end",
+        Kind::Int(-1, i64::MAX),
+        false,
+        "last page (-1 = last)",
+    ),
+];
+const INPUT: Param = p("input", Kind::File, true, "the PDF");
+const CONS_HEADER: Param = p(
+    "consolidateHeader",
+    Kind::Int(0, 3),
+    false,
+    "look the header up in the consolidation index",
+);
+const CONS_CITATIONS: Param = p(
+    "consolidateCitations",
+    Kind::Int(0, 2),
+    false,
+    "look the references up in the consolidation index (2: add the DOI only)",
+);
+const RAW_CITATIONS: Param = p(
+    "includeRawCitations",
+    Kind::Flag,
+    false,
+    "keep the raw strings",
+);
+
+const RAW_AFFILIATIONS: Param = p(
+    "includeRawAffiliations",
+    Kind::Flag,
+    false,
+    "keep raw affiliation strings",
+);
+const RAW_COPYRIGHTS: Param = p(
+    "includeRawCopyrights",
+    Kind::Flag,
+    false,
+    "keep raw copyright strings",
+);
+
+const FULLTEXT_PARAMS: &[Param] = &[
+    INPUT,
+    CONS_HEADER,
+    CONS_CITATIONS,
+    p(
+        "consolidateFunders",
+        Kind::Int(0, 2),
+        false,
+        "accepted, no lookup is made",
+    ),
+    RAW_CITATIONS,
+    RAW_AFFILIATIONS,
+    RAW_COPYRIGHTS,
+    p(
+        "teiCoordinates",
+        Kind::Texts,
+        false,
+        "element names that get PDF coordinates",
+    ),
+    p(
+        "segmentSentences",
+        Kind::Flag,
+        false,
+        "wrap sentences in <s>",
+    ),
+    p("generateIDs", Kind::Flag, false, "give elements xml:id"),
+    PDF_RANGE[0],
+    PDF_RANGE[1],
+    p(
+        "flavor",
+        Kind::Text,
+        false,
+        "blank, article/light or article/light-ref",
+    ),
+    p(
+        "debugMode",
+        Kind::Text,
+        false,
+        "answer a dump of a stage instead of TEI",
+    ),
+    p("models", Kind::Text, false, "models the debug dump shows"),
+];
+
+const fn op(
+    path: &'static str,
+    methods: &'static [&'static str],
+    summary: &'static str,
+    params: &'static [Param],
+    answers: &'static [&'static str],
+    also: &'static [u16],
+) -> Op {
+    Op {
+        path,
+        methods,
+        summary,
+        params,
+        answers,
+        also,
+        test_only: false,
+    }
+}
+
+/// A route served only with `debug.test_routes` (404 otherwise).
+const fn test_op(
+    path: &'static str,
+    methods: &'static [&'static str],
+    summary: &'static str,
+    params: &'static [Param],
+    answers: &'static [&'static str],
+) -> Op {
+    Op {
+        test_only: true,
+        also: &[404],
+        ..op(path, methods, summary, params, answers, &[])
+    }
+}
+
+const OPS: &[Op] = &[
+    op(
+        "/api/version",
+        &["get"],
+        "Version and build revision",
+        &[],
+        &[JSON],
+        &[],
+    ),
+    op(
+        "/api/isalive",
+        &["get"],
+        "true once initialized with a usable model (503 false otherwise)",
+        &[],
+        &[TEXT],
+        &[503],
+    ),
+    op(
+        "/api/health",
+        &["get"],
+        "Readiness: pool, models and checks (503 when not ready)",
+        &[],
+        &[JSON],
+        &[503],
+    ),
+    op(
+        "/api/openapi.json",
+        &["get"],
+        "This document",
+        &[],
+        &[JSON],
+        &[],
+    ),
+    op("/", &["get"], "The browser console", &[], &[HTML], &[]),
+    op(
+        "/console/{file}",
+        &["get"],
+        "A file of the browser console",
+        &[],
+        &["*/*"],
+        &[404],
+    ),
+    op(
+        "/api/processHeaderDocument",
+        &["post", "put"],
+        "TEI header of a PDF (BibTeX with Accept: application/x-bibtex)",
+        &[
+            INPUT,
+            CONS_HEADER,
+            RAW_AFFILIATIONS,
+            RAW_COPYRIGHTS,
+            PDF_RANGE[0],
+            PDF_RANGE[1],
+        ],
+        &[XML, BIBTEX],
+        &[204],
+    ),
+    op(
+        "/api/processReferences",
+        &["post", "put"],
+        "The bibliography of a PDF as TEI listBibl (or BibTeX)",
+        &[INPUT, CONS_CITATIONS, RAW_CITATIONS],
+        &[XML, BIBTEX],
+        &[204],
+    ),
+    op(
+        "/api/processFulltextDocument",
+        &["post", "put"],
+        "The whole article as TEI",
+        FULLTEXT_PARAMS,
+        &[XML, TEXT],
+        &[204],
+    ),
+    op(
+        "/api/processFulltextAssetDocument",
+        &["post", "put"],
+        "A ZIP of the TEI and one PNG per figure bitmap",
+        FULLTEXT_PARAMS,
+        &["application/zip"],
+        &[204],
+    ),
+    op(
+        "/api/processDate",
+        &["post", "put"],
+        "A raw date as TEI <date>",
+        &[p("date", Kind::Text, true, "the date")],
+        &[XML],
+        &[204],
+    ),
+    op(
+        "/api/processHeaderNames",
+        &["post", "put"],
+        "Author names of a header as TEI <persName> list",
+        &[p("names", Kind::Text, true, "the names")],
+        &[XML],
+        &[204],
+    ),
+    op(
+        "/api/processCitationNames",
+        &["post", "put"],
+        "Author names of a citation as TEI <persName> list",
+        &[p("names", Kind::Text, true, "the names")],
+        &[XML],
+        &[204],
+    ),
+    op(
+        "/api/processAffiliations",
+        &["post", "put"],
+        "A raw affiliation as TEI <affiliation>",
+        &[p("affiliations", Kind::Text, true, "the affiliation")],
+        &[XML],
+        &[204],
+    ),
+    op(
+        "/api/processCitation",
+        &["post", "put"],
+        "A raw reference string as TEI <biblStruct> (or BibTeX)",
+        &[
+            p("citations", Kind::Text, true, "the reference string"),
+            CONS_CITATIONS,
+            RAW_CITATIONS,
+        ],
+        &[XML, BIBTEX],
+        &[204],
+    ),
+    op(
+        "/api/processCitationList",
+        &["post", "put"],
+        "Raw reference strings as TEI listBibl (or BibTeX)",
+        &[
+            p(
+                "citations",
+                Kind::Texts,
+                true,
+                "the reference strings (repeated)",
+            ),
+            CONS_CITATIONS,
+            RAW_CITATIONS,
+        ],
+        &[XML, BIBTEX],
+        &[204],
+    ),
+    op(
+        "/api/consolidateTEI",
+        &["post", "put"],
+        "Quire's own: existing TEI consolidated in place (references rewritten, the header \
+         record given its DOI); X-Quire-Consolidation says what was done",
+        &[
+            p(
+                "input",
+                Kind::Text,
+                true,
+                "the TEI document (file part or field)",
+            ),
+            p(
+                "consolidateCitations",
+                Kind::Int(0, 2),
+                false,
+                "1 (default): merge matched records into references; 2: add their DOI",
+            ),
+            p(
+                "consolidateHeader",
+                Kind::Int(0, 3),
+                false,
+                "1 (default) or 2: add the DOI found for the header's record",
+            ),
+        ],
+        &[XML],
+        &[],
+    ),
+    test_op(
+        "/debug/sleep",
+        &["get", "post"],
+        "Test only: hold a processing slot for `ms` milliseconds",
+        &[
+            p("ms", Kind::Int(0, 60_000), false, "milliseconds"),
+            p(
+                "pipeline",
+                Kind::Flag,
+                false,
+                "sleep as a cascade, under the request's time limit",
+            ),
+        ],
+        &[TEXT],
+    ),
+    test_op(
+        "/debug/label",
+        &["post"],
+        "Test only: label feature rows or text with a model",
+        &[
+            p("model", Kind::Text, true, "the model"),
+            p("rows", Kind::Text, false, "feature rows"),
+            p("text", Kind::Text, false, "one sequence per line"),
+        ],
+        &[TEXT],
+    ),
+    test_op(
+        "/debug/ping",
+        &["get"],
+        "Test only: a model actor answers",
+        &[p("model", Kind::Text, true, "the model")],
+        &[TEXT],
+    ),
+    test_op(
+        "/debug/layout",
+        &["post"],
+        "Test only: page, block and token counts of a PDF laid out in a worker",
+        &[INPUT, PDF_RANGE[0], PDF_RANGE[1]],
+        &[JSON],
+    ),
+    test_op(
+        "/debug/panic",
+        &["get", "post"],
+        "Test only: make a model actor panic",
+        &[p("model", Kind::Text, true, "the model")],
+        &[TEXT],
+    ),
+];
+
+fn schema(kind: Kind) -> Value {
+    match kind {
+        Kind::File => json!({"type": "string", "format": "binary"}),
+        Kind::Text => json!({"type": "string"}),
+        Kind::Texts => json!({"type": "array", "items": {"type": "string"}}),
+        Kind::Int(min, max) if max == i64::MAX => json!({"type": "integer", "minimum": min}),
+        Kind::Int(min, max) => json!({"type": "integer", "minimum": min, "maximum": max}),
+        Kind::Flag => json!({"type": "string", "enum": ["0", "1", "true", "false"]}),
+    }
+}
+
+/// The request body of a POST/PUT: multipart (always) and form-urlencoded (without files).
+fn request_body(params: &[Param]) -> Value {
+    let mut props = Map::new();
+    let mut required = Vec::new();
+    for param in params {
+        let mut s = schema(param.kind);
+        s["description"] = json!(param.doc);
+        props.insert(param.name.to_string(), s);
+        if param.required {
+            required.push(param.name);
+        }
+    }
+    let body = json!({"type": "object", "properties": props, "required": required});
+    let mut content = Map::new();
+    content.insert("multipart/form-data".into(), json!({"schema": body}));
+    if !params.iter().any(|p| matches!(p.kind, Kind::File)) {
+        content.insert(
+            "application/x-www-form-urlencoded".into(),
+            json!({"schema": body}),
+        );
+    }
+    json!({"required": !required.is_empty(), "content": content})
+}
+
+fn query_params(params: &[Param]) -> Value {
+    params
+        .iter()
+        .map(|param| {
+            json!({
+                "name": param.name,
+                "in": "query",
+                "required": param.required,
+                "description": param.doc,
+                "schema": schema(param.kind),
+            })
+        })
+        .collect()
+}
+
+fn status_text(status: u16) -> &'static str {
+    match status {
+        204 => "Nothing could be extracted",
+        400 => "Missing or invalid parameter (named), malformed body",
+        404 => "Not found (debug routes: disabled)",
+        405 => "Known path, other method",
+        408 => "The body did not arrive within limits.body_timeout_s",
+        413 => "Body, field, string count or string length over its limit (named)",
+        500 => "Processing error with the interface's code",
+        503 => "No processing slot (Retry-After), or not ready",
+        _ => "",
+    }
+}
+
+/// The statuses every route of this kind can answer with an error body.
+fn operation(op: &Op, method: &str) -> Value {
+    let content: Map<String, Value> = op
+        .answers
+        .iter()
+        .map(|m| (m.to_string(), json!({"schema": {}})))
+        .collect();
+    let mut responses = Map::new();
+    responses.insert(
+        "200".into(),
+        json!({"description": "Success", "content": content}),
+    );
+    let body = op.methods.iter().any(|m| *m != "get");
+    let mut errors: Vec<u16> = vec![405, 500];
+    if !op.params.is_empty() {
+        errors.extend([400, 408, 413]);
+    }
+    if op.path.starts_with("/api/process") {
+        errors.push(503);
+    }
+    for status in op.also.iter().chain(errors.iter()) {
+        let key = status.to_string();
+        if responses.contains_key(&key) {
+            continue;
+        }
+        let value = if *status == 204 {
+            json!({"description": status_text(204)})
+        } else {
+            json!({"$ref": format!("#/components/responses/E{status}")})
+        };
+        responses.insert(key, value);
+    }
+    let mut out = json!({
+        "summary": op.summary,
+        "operationId": format!("{method}{}", op.path.replace(['/', '{', '}', '.'], "_")),
+        "responses": responses,
+    });
+    if op.test_only {
+        out["description"] = json!("Served only with `debug.test_routes = true`; otherwise 404.");
+        out["tags"] = json!(["debug"]);
+    }
+    if !op.params.is_empty() {
+        if method == "get" || !body {
+            out["parameters"] = query_params(op.params);
+        } else {
+            out["requestBody"] = request_body(op.params);
+        }
+    }
+    if op.path.contains("{file}") {
+        out["parameters"] = json!([{
+            "name": "file", "in": "path", "required": true, "schema": {"type": "string"}
+        }]);
+    }
+    out
+}
+
+/// The whole document.
+pub fn document() -> Value {
+    let mut paths = Map::new();
+    for op in OPS {
+        let mut item = Map::new();
+        for method in op.methods {
+            item.insert(method.to_string(), operation(op, method));
+        }
+        paths.insert(op.path.to_string(), Value::Object(item));
+    }
+    let mut responses = Map::new();
+    for status in [400u16, 404, 405, 408, 413, 500, 503] {
+        responses.insert(
+            format!("E{status}"),
+            json!({
+                "description": status_text(status),
+                "content": {
+                    "text/plain": {"schema": {"type": "string", "pattern": "^\\[[A-Z_]+\\] "}},
+                    "application/json": {"schema": {"$ref": "#/components/schemas/Error"}},
+                },
+            }),
+        );
+    }
+    json!({
+        "openapi": "3.0.3",
+        "info": {
+            "title": "Quire",
+            "version": env!("CARGO_PKG_VERSION"),
+            "description": "GROBID-compatible service: scholarly PDFs and raw bibliographic strings to TEI XML. \
+                            Parameters go in the body, form-urlencoded or multipart; GET routes also answer HEAD. \
+                            The admin port (default 8071) serves /ping, /healthcheck, /metrics, \
+                            /metrics/prometheus and /heartbeat.",
+        },
+        "paths": paths,
+        "components": {
+            "schemas": {
+                "Error": {
+                    "type": "object",
+                    "required": ["code", "message", "status"],
+                    "properties": {
+                        "code": {"type": "string", "description": "the interface's code, e.g. BAD_INPUT_DATA, TIMEOUT"},
+                        "message": {"type": "string"},
+                        "status": {"type": "integer"},
+                    },
+                },
+            },
+            "responses": responses,
+        },
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every quoted route path (`"/api/…"`, `"/debug/…"`, `"/console…"`, `"/"`) in the route
+    /// modules' sources.
+    fn registered_paths() -> Vec<String> {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src/routes");
+        let mut out = Vec::new();
+        for entry in std::fs::read_dir(&dir).expect("routes dir").flatten() {
+            let path = entry.path();
+            if path.file_name().is_some_and(|n| n == "openapi.rs") {
+                continue;
+            }
+            let text = std::fs::read_to_string(&path).expect("source");
+            for piece in text.split('"').skip(1).step_by(2) {
+                let is_route = piece == "/"
+                    || ["/api/", "/debug/", "/console"]
+                        .iter()
+                        .any(|p| piece.starts_with(p));
+                if is_route && !piece.contains(' ') {
+                    out.push(piece.to_string());
+                }
+            }
+        }
+        out.sort();
+        out.dedup();
+        out
+    }
+
+    #[test]
+    fn every_registered_route_is_in_the_document() {
+        let doc = document();
+        let paths = registered_paths();
+        assert!(paths.len() >= 20, "{paths:?}");
+        for path in &paths {
+            assert!(
+                doc["paths"][path.as_str()].is_object(),
+                "{path} is served but not in /api/openapi.json"
+            );
+        }
+    }
+
+    #[test]
+    fn every_operation_has_responses_and_errors_refer_to_the_shared_shape() {
+        let doc = document();
+        let text = doc.to_string();
+        for (path, item) in doc["paths"].as_object().expect("paths") {
+            for (method, op) in item.as_object().expect("item") {
+                let responses = op["responses"].as_object().expect("responses");
+                assert!(responses.contains_key("200"), "{method} {path}");
+                assert!(responses.contains_key("500"), "{method} {path}");
+            }
+        }
+        for status in [400, 404, 405, 408, 413, 500, 503] {
+            let r = format!("#/components/responses/E{status}");
+            if text.contains(&r) {
+                assert!(doc["components"]["responses"][format!("E{status}")].is_object());
+            }
+        }
+        let date = &doc["paths"]["/api/processDate"]["post"]["requestBody"]["content"]
+            ["application/x-www-form-urlencoded"]["schema"];
+        assert_eq!(date["required"][0], "date", "{date}");
+        let header = &doc["paths"]["/api/processHeaderDocument"]["put"]["requestBody"]["content"];
+        assert_eq!(
+            header["multipart/form-data"]["schema"]["properties"]["input"]["format"],
+            "binary"
+        );
+        assert!(header.get("application/x-www-form-urlencoded").is_none());
+    }
+}
