@@ -47,6 +47,8 @@ fn index_error(dir: &Path, e: impl std::fmt::Display) -> crate::Error {
 struct Fields {
     doi: Field,
     title: Field,
+    /// The title's words, normalised and joined: the exact-title key of the fast path.
+    title_key: Field,
     authors: Field,
     first_author: Field,
     container: Field,
@@ -66,6 +68,7 @@ fn schema() -> (Schema, Fields) {
     let fields = Fields {
         doi: b.add_text_field("doi", STRING | STORED),
         title: b.add_text_field("title", text.clone()),
+        title_key: b.add_text_field("title_key", STRING),
         authors: b.add_text_field("authors", text.clone()),
         first_author: b.add_text_field("first_author", text.clone()),
         container: b.add_text_field("container", text),
@@ -94,6 +97,11 @@ pub fn words(text: &str) -> Vec<String> {
         out.push(stream.token().text.clone());
     }
     out
+}
+
+/// The exact-title key: the title's words as the text fields hold them, one space apart.
+fn title_key(title: &str) -> String {
+    words(title).join(" ")
 }
 
 /// An exact key (volume, page): lower case, no spaces.
@@ -230,6 +238,7 @@ impl BiblioIndex {
         doc.add_text(f.doi, &r.doi);
         if let Some(t) = &r.title {
             doc.add_text(f.title, t);
+            doc.add_text(f.title_key, title_key(t));
         }
         for a in &r.authors {
             doc.add_text(f.authors, &a.family);
@@ -401,12 +410,43 @@ impl BiblioIndex {
             .transpose()
     }
 
-    /// Up to `limit` candidate records for `e`, best first by the index's own ranking: the
-    /// rarest words of the title (common words left out), the first author's surname,
-    /// container words, year, volume and first page, each clause optional.
+    /// Up to `limit` candidate records for `e`. First the records whose title is exactly the
+    /// extracted one (normalised) by the same first author: when the matching rules accept one
+    /// of them, those are the candidates (two term lookups instead of a ranked search). Otherwise, best first by the
+    /// index's own ranking: the rarest words of the title (common words left out), the first
+    /// author's surname, container words, year, volume and first page, each clause optional.
     pub fn search(&self, e: &Extracted, limit: usize) -> crate::Result<Vec<Record>> {
         let f = self.fields;
         let searcher = self.reader.searcher();
+        // The surname's longest word: with the exact title, it keeps namesakes by other
+        // authors out of the fast path.
+        let surname = e.first_author.as_deref().and_then(|a| {
+            words(a)
+                .into_iter()
+                .filter(|w| w.len() > 1)
+                .max_by_key(|w| w.len())
+        });
+        if let (Some(t), Some(surname)) = (e.title.as_deref(), surname) {
+            let term = |field: Field, text: &str| -> Box<dyn Query> {
+                Box::new(TermQuery::new(
+                    Term::from_field_text(field, text),
+                    IndexRecordOption::Basic,
+                ))
+            };
+            let q = BooleanQuery::new(vec![
+                (Occur::Must, term(f.title_key, &title_key(t))),
+                (Occur::Must, term(f.first_author, &surname)),
+            ]);
+            let exact = searcher
+                .search(&q, &TopDocs::with_limit(limit))
+                .map_err(|e| index_error(&self.dir, e))?
+                .into_iter()
+                .map(|(_, a)| self.record_at(&searcher, a))
+                .collect::<crate::Result<Vec<Record>>>()?;
+            if super::matching::best(e, exact.clone()).is_some() {
+                return Ok(exact);
+            }
+        }
         let mut clauses: Vec<(Occur, Box<dyn Query>)> = Vec::new();
         let mut push = |field: Field, word: &str, boost: f32| {
             let q: Box<dyn Query> = Box::new(TermQuery::new(

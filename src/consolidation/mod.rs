@@ -272,6 +272,9 @@ mod tests {
             .add(&[
                 rec("10.5555/a", "Mitochondrial dynamics in neurons", "Chen"),
                 rec("10.5555/b", "Mitochondrial dynamics in yeast", "Okoro"),
+                // An exact-title namesake by another author: the exact-title candidates are
+                // scored like any others, so the author decides.
+                rec("10.5555/c", "Mitochondrial Dynamics in Neurons", "Okoro"),
             ])
             .expect("add");
         drop(index);
