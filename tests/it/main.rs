@@ -17,4 +17,5 @@ mod readme;
 mod references;
 mod service;
 mod text;
+mod training;
 mod workers;

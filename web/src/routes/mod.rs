@@ -8,6 +8,7 @@ pub mod fulltext;
 pub mod pdf;
 pub mod service;
 pub mod text;
+pub mod training;
 
 use actix_web::web;
 
@@ -17,4 +18,5 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.configure(text::routes);
     cfg.configure(pdf::routes);
     cfg.configure(fulltext::routes);
+    cfg.configure(training::routes);
 }
