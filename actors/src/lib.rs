@@ -204,6 +204,15 @@ impl Models {
         Ok((slot, version))
     }
 
+    /// Whether an actor serves exactly `model` with `flavor` (a flavour's actor starts only when
+    /// its files exist at start-up).
+    pub fn has_actor(&self, model: ModelName, flavor: Option<&str>) -> bool {
+        self.inner
+            .handles
+            .keys()
+            .any(|(m, f)| *m == model && *f == flavor)
+    }
+
     /// Every model's served version, keyed by its folder name.
     pub fn versions(&self) -> BTreeMap<String, u64> {
         self.inner

@@ -402,6 +402,12 @@ impl Runner {
                     match swapped {
                         Ok(version) => {
                             result["model_version"] = version.into();
+                            if version.is_none() {
+                                result["note"] = "this flavour's model had no files at start-up: \
+                                                  its new files are in place and serve after a \
+                                                  restart"
+                                    .into();
+                            }
                             Ok(result)
                         }
                         Err(e) => Err(format!(
@@ -540,7 +546,9 @@ impl Runner {
         }
     }
 
-    /// Installs the version in `staging` (see the module documentation); answers the version.
+    /// Installs the version in `staging` (see the module documentation); answers the version,
+    /// or `None` for a flavour whose actor does not run (no files at start-up): its files are
+    /// put in place, checked to load, and serve after a restart.
     fn swap(
         &self,
         models: &Models,
@@ -548,11 +556,19 @@ impl Runner {
         flavor: Option<&str>,
         key: &str,
         staging: &Path,
-    ) -> anyhow::Result<u64> {
+    ) -> anyhow::Result<Option<u64>> {
         let new_dir = staging.join(key);
-        let (slot, version) = models.install_from(name, flavor, &new_dir)?;
+        let served = name.dir(&self.models_dir, flavor);
+        let version = if models.has_actor(name, flavor) {
+            let (_, version) = models.install_from(name, flavor, &new_dir)?;
+            Some(version)
+        } else {
+            let spec = models::spec(name, flavor).context("no model definition")?;
+            quire::crf::Model::load(&new_dir, spec.feature_version())?;
+            None
+        };
         // Served now; make the files follow so that a restart serves the same version.
-        exchange(&new_dir, slot.dir())?;
+        exchange(&new_dir, &served)?;
         // The version it replaced is kept as `previous` (one only).
         let previous = self
             .models_dir
@@ -560,7 +576,9 @@ impl Runner {
             .join(key)
             .join("previous");
         let _ = std::fs::remove_dir_all(&previous);
-        let _ = std::fs::rename(&new_dir, &previous);
+        if new_dir.exists() {
+            let _ = std::fs::rename(&new_dir, &previous);
+        }
         let new_lexicon = staging.join("lexicon");
         if new_lexicon.is_dir() {
             exchange(&new_lexicon, &self.models_dir.join("lexicon"))?;

@@ -117,11 +117,16 @@ fn float_param(params: &Params, name: &str) -> Result<Option<f64>, ApiError> {
         .ok_or_else(|| ApiError::invalid(name, format!("`{raw}` is not a number")))
 }
 
-fn mailbox(e: actix::MailboxError) -> ApiError {
+/// A 500 `[GENERAL]` with `message`.
+fn internal(message: String) -> ApiError {
     ApiError::Processing {
         code: quire::ErrorCode::General,
-        message: format!("the trainer registry is not answering: {e}"),
+        message,
     }
+}
+
+fn mailbox(e: actix::MailboxError) -> ApiError {
+    internal(format!("the trainer registry is not answering: {e}"))
 }
 
 async fn model_training(
@@ -207,18 +212,13 @@ async fn model_training(
         t.dataset.clone()
     };
     if !dataset.is_dir() {
-        return Err(ApiError::Processing {
-            code: quire::ErrorCode::General,
-            message: format!(
-                "the training data folder {} does not exist (set `training.dataset` or QUIRE_DATASET)",
-                dataset.display()
-            ),
-        });
+        return Err(internal(format!(
+            "the training data folder {} does not exist (set `training.dataset` or QUIRE_DATASET)",
+            dataset.display()
+        )));
     }
-    let program = std::env::current_exe().map_err(|e| ApiError::Processing {
-        code: quire::ErrorCode::General,
-        message: format!("cannot locate the quire executable: {e}"),
-    })?;
+    let program = std::env::current_exe()
+        .map_err(|e| internal(format!("cannot locate the quire executable: {e}")))?;
     let runner = Runner {
         program,
         models_dir: state.config.models.dir.clone(),
@@ -299,10 +299,7 @@ async fn training_result(
         .await
         .map_err(mailbox)??;
     if let TrainingState::Failed { error } = &run {
-        return Err(ApiError::Processing {
-            code: quire::ErrorCode::General,
-            message: format!("training {token} failed: {error}"),
-        });
+        return Err(internal(format!("training {token} failed: {error}")));
     }
     Ok(HttpResponse::Ok().json(state_json(run)))
 }
@@ -348,14 +345,8 @@ async fn model_zip(
     }
     let zip = web::block(move || zip_folder(&dir))
         .await
-        .map_err(|e| ApiError::Processing {
-            code: quire::ErrorCode::General,
-            message: e.to_string(),
-        })?
-        .map_err(|e| ApiError::Processing {
-            code: quire::ErrorCode::General,
-            message: format!("cannot pack model `{key}`: {e}"),
-        })?;
+        .map_err(|e| internal(e.to_string()))?
+        .map_err(|e| internal(format!("cannot pack model `{key}`: {e}")))?;
     Ok(HttpResponse::Ok()
         .content_type("application/zip")
         .insert_header((
