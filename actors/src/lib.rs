@@ -171,6 +171,57 @@ impl Models {
         handle.ask(msg).await?
     }
 
+    /// Live swap: loads the model files in `dir` (a new version written beside the served
+    /// one) on the calling thread, and when they load, makes `model` (with `flavor`) serve them
+    /// from now on. Answers the slot (its served folder) and the new version. Requests being
+    /// tagged finish on the model they started with; a failed load changes nothing.
+    pub fn install_from(
+        &self,
+        model: ModelName,
+        flavor: Option<&str>,
+        dir: &std::path::Path,
+    ) -> Result<(Arc<model::ModelSlot>, u64)> {
+        let handle = self
+            .inner
+            .handles
+            .iter()
+            .find(|((m, f), _)| *m == model && *f == flavor)
+            .map(|(_, h)| h)
+            .ok_or_else(|| Error::ModelAbsent {
+                model: model.dir_name(flavor),
+                reason: "no model actor runs for this flavour (it starts at start-up when the                          flavour's files exist); restart the service to serve it"
+                    .to_string(),
+            })?;
+        let slot = handle.slot.clone();
+        let Some(feature_version) = slot.feature_version() else {
+            return Err(Error::ModelAbsent {
+                model: slot.key.clone(),
+                reason: "Quire has no definition of this model".to_string(),
+            });
+        };
+        let loaded = quire::crf::Model::load(dir, feature_version)?;
+        let version = slot.install(loaded);
+        Ok((slot, version))
+    }
+
+    /// Whether an actor serves exactly `model` with `flavor` (a flavour's actor starts only when
+    /// its files exist at start-up).
+    pub fn has_actor(&self, model: ModelName, flavor: Option<&str>) -> bool {
+        self.inner
+            .handles
+            .keys()
+            .any(|(m, f)| *m == model && *f == flavor)
+    }
+
+    /// Every model's served version, keyed by its folder name.
+    pub fn versions(&self) -> BTreeMap<String, u64> {
+        self.inner
+            .handles
+            .values()
+            .map(|h| (h.slot.key.clone(), h.slot.version()))
+            .collect()
+    }
+
     /// Every model's state, keyed by its folder name, for `/api/health`.
     pub fn states(&self) -> Vec<(String, ModelState)> {
         self.inner

@@ -35,6 +35,8 @@ pub struct Metrics {
     pub model_rejected: IntCounterVec,
     pub model_panics: IntCounterVec,
     pub model_restarts: IntCounterVec,
+    /// Which version of each model serves (1 at start-up, +1 per live swap after training).
+    pub model_version: IntGaugeVec,
     pub panics: IntCounter,
     pub cascades_cancelled: IntCounter,
     pub model_sequences: IntCounterVec,
@@ -258,6 +260,14 @@ impl Metrics {
             "Model actors rebuilt after a panic",
             &["model"],
         );
+        let model_version = IntGaugeVec::new(
+            Opts::new(
+                "quire_model_version",
+                "Version of each served model: 1 at start-up, one more per live swap after training",
+            ),
+            &["model"],
+        )
+        .unwrap_or_else(|e| unreachable("quire_model_version", e));
         let panics = IntCounter::new("quire_panics_total", "Panics anywhere in the process")
             .unwrap_or_else(|e| unreachable("quire_panics_total", e));
 
@@ -330,6 +340,7 @@ impl Metrics {
             Box::new(model_rejected.clone()),
             Box::new(model_panics.clone()),
             Box::new(model_restarts.clone()),
+            Box::new(model_version.clone()),
             Box::new(panics.clone()),
             Box::new(cascades_cancelled.clone()),
             Box::new(model_sequences.clone()),
@@ -360,6 +371,7 @@ impl Metrics {
             model_rejected,
             model_panics,
             model_restarts,
+            model_version,
             panics,
             cascades_cancelled,
             model_sequences,

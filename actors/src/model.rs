@@ -17,7 +17,7 @@ only exposes it through the debug route enabled by `debug.allow_panic_route` in 
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -82,6 +82,8 @@ pub struct ModelSlot {
     load_lock: Mutex<()>,
     in_flight: AtomicUsize,
     starts: AtomicUsize,
+    /// 1 for the files found at start-up, +1 at each live swap ([`ModelSlot::install`]).
+    version: AtomicU64,
     threads: usize,
     queue_bound: usize,
 }
@@ -114,6 +116,7 @@ impl ModelSlot {
             load_lock: Mutex::new(()),
             in_flight: AtomicUsize::new(0),
             starts: AtomicUsize::new(0),
+            version: AtomicU64::new(1),
             threads: settings.threads.max(1),
             queue_bound: settings.queue_bound.max(1),
         }
@@ -125,6 +128,38 @@ impl ModelSlot {
 
     pub fn state(&self) -> ModelState {
         self.lock().0.clone()
+    }
+
+    /// Which version of the model serves: 1 for the files found at start-up, one more after
+    /// each live swap.
+    pub fn version(&self) -> u64 {
+        self.version.load(Ordering::SeqCst)
+    }
+
+    /// The folder the model's files are served from (`<models>/<key>`).
+    pub fn dir(&self) -> &std::path::Path {
+        &self.dir
+    }
+
+    /// The feature version a model for this slot must have been trained with.
+    pub fn feature_version(&self) -> Option<u32> {
+        self.feature_version
+    }
+
+    /// Live swap: from now on every message is tagged with `model`. Messages already being
+    /// tagged hold their own reference to the previous model and finish with it. Answers the
+    /// new version.
+    pub fn install(&self, model: crf::Model) -> u64 {
+        let model = Arc::new(model);
+        let _loading = self.load_lock.lock().unwrap_or_else(|p| p.into_inner());
+        *self.lock() = (ModelState::Ready, Some(model));
+        let version = self.version.fetch_add(1, Ordering::SeqCst) + 1;
+        metrics()
+            .model_version
+            .with_label_values(&[&self.key])
+            .set(version as i64);
+        tracing::info!(model = %self.key, version, "model swapped");
+        version
     }
 
     /// Messages queued or running right now.
@@ -427,6 +462,10 @@ impl ModelHandle {
             .model_restarts
             .with_label_values(&[&slot.key])
             .inc_by(0);
+        metrics()
+            .model_version
+            .with_label_values(&[&slot.key])
+            .set(slot.version() as i64);
         metrics()
             .model_panics
             .with_label_values(&[&slot.key])

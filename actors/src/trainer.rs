@@ -15,22 +15,48 @@ use quire::models::ModelName;
 use crate::model::panic_message;
 use crate::Error;
 
-/// The job: receives a sink for progress lines, returns the evaluation (or a reason).
+/// The job: receives a sink for progress reports, returns the result (or a reason).
 pub type TrainingJob = Box<dyn FnOnce(ProgressSink) -> Result<serde_json::Value, String> + Send>;
+
+/// Stops a running job (e.g. kills its training process); called at most once.
+pub type Canceller = Box<dyn FnOnce() + Send>;
 
 /// Where a training run stands, as `/api/trainingResult` reports it.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
 #[serde(tag = "status", rename_all = "snake_case")]
 pub enum TrainingState {
-    Ongoing { progress: String },
+    Ongoing { progress: serde_json::Value },
     Done { result: serde_json::Value },
     Failed { error: String },
+    Cancelled,
+}
+
+impl TrainingState {
+    pub fn is_ongoing(&self) -> bool {
+        matches!(self, TrainingState::Ongoing { .. })
+    }
 }
 
 struct Run {
     model: ModelName,
     flavor: Option<String>,
+    kind: String,
+    started_unix_s: u64,
     state: TrainingState,
+    cancel: Option<Canceller>,
+}
+
+/// One line of `GET /api/training`.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct TrainingSummary {
+    pub token: String,
+    pub model: String,
+    pub flavor: Option<String>,
+    #[serde(rename = "type")]
+    pub kind: String,
+    pub started_unix_s: u64,
+    #[serde(flatten)]
+    pub state: TrainingState,
 }
 
 /// The registry actor.
@@ -51,7 +77,7 @@ impl TrainerRegistry {
     }
 }
 
-/// Sends progress lines from the training thread back to the registry.
+/// Sends progress reports from the training thread back to the registry.
 #[derive(Clone)]
 pub struct ProgressSink {
     token: String,
@@ -59,10 +85,10 @@ pub struct ProgressSink {
 }
 
 impl ProgressSink {
-    pub fn report(&self, line: impl Into<String>) {
+    pub fn report(&self, progress: impl Into<serde_json::Value>) {
         self.registry.do_send(Progress {
             token: self.token.clone(),
-            line: line.into(),
+            progress: progress.into(),
         });
     }
 
@@ -75,7 +101,11 @@ impl ProgressSink {
 pub struct StartTraining {
     pub model: ModelName,
     pub flavor: Option<String>,
+    /// The training type (`full`, `holdout`, `split`, `nfold`), for listings.
+    pub kind: String,
     pub job: TrainingJob,
+    /// How [`CancelTraining`] stops the job; without one a cancelled run is only marked.
+    pub cancel: Option<Canceller>,
 }
 
 impl Message for StartTraining {
@@ -91,11 +121,29 @@ impl Message for TrainingStatus {
     type Result = Result<TrainingState, Error>;
 }
 
+/// Every training since start-up, oldest first.
+pub struct ListTrainings;
+
+impl Message for ListTrainings {
+    type Result = Vec<TrainingSummary>;
+}
+
+/// Cancel an ongoing training: its canceller runs and its state becomes `Cancelled` (the model
+/// stays busy for a new training until the job has returned). Answers the state after the
+/// call; a finished training is left as it is.
+pub struct CancelTraining {
+    pub token: String,
+}
+
+impl Message for CancelTraining {
+    type Result = Result<TrainingState, Error>;
+}
+
 #[derive(Message)]
 #[rtype(result = "()")]
 struct Progress {
     token: String,
-    line: String,
+    progress: serde_json::Value,
 }
 
 #[derive(Message)]
@@ -105,8 +153,19 @@ struct Finished {
     outcome: Result<serde_json::Value, String>,
 }
 
+/// GROBID's token alphabet: no i, l, o, I, L, O, 0, 1.
+const TOKEN_ALPHABET: &[u8] = b"abcdefghjkmnpqrstuvwxyzABCDEFGHJKMNPQRSTUVWXYZ23456789";
+
+/// A token as GROBID makes them: 10 characters of [`TOKEN_ALPHABET`].
 fn new_token() -> String {
-    format!("{:016x}", rand::random::<u64>())
+    (0..10)
+        .map(|_| TOKEN_ALPHABET[rand::random_range(0..TOKEN_ALPHABET.len())] as char)
+        .collect()
+}
+
+/// Whether `token` could be one of ours (checked before any lookup).
+pub fn token_is_well_formed(token: &str) -> bool {
+    token.len() == 10 && token.bytes().all(|b| TOKEN_ALPHABET.contains(&b))
 }
 
 impl Handler<StartTraining> for TrainerRegistry {
@@ -119,9 +178,7 @@ impl Handler<StartTraining> for TrainerRegistry {
                 .runs
                 .iter()
                 .find(|(_, r)| {
-                    r.model == msg.model
-                        && r.flavor == msg.flavor
-                        && matches!(r.state, TrainingState::Ongoing { .. })
+                    r.model == msg.model && r.flavor == msg.flavor && r.state.is_ongoing()
                 })
                 .map(|(t, _)| t.clone())
                 .unwrap_or_default();
@@ -158,16 +215,23 @@ impl Handler<StartTraining> for TrainerRegistry {
                 "could not start a training thread: {e}"
             ))));
         }
-        tracing::info!(model = %msg.model, token = %token, "training started");
+        tracing::info!(model = %msg.model, token = %token, kind = %msg.kind, "training started");
         self.active.insert(key);
+        let started_unix_s = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_secs())
+            .unwrap_or_default();
         self.runs.insert(
             token.clone(),
             Run {
                 model: msg.model,
                 flavor: msg.flavor,
+                kind: msg.kind,
+                started_unix_s,
                 state: TrainingState::Ongoing {
-                    progress: "started".to_string(),
+                    progress: serde_json::json!({"phase": "starting"}),
                 },
+                cancel: msg.cancel,
             },
         );
         Ok(token)
@@ -185,13 +249,52 @@ impl Handler<TrainingStatus> for TrainerRegistry {
     }
 }
 
+impl Handler<ListTrainings> for TrainerRegistry {
+    type Result = actix::MessageResult<ListTrainings>;
+
+    fn handle(&mut self, _msg: ListTrainings, _ctx: &mut Self::Context) -> Self::Result {
+        let mut list: Vec<TrainingSummary> = self
+            .runs
+            .iter()
+            .map(|(token, r)| TrainingSummary {
+                token: token.clone(),
+                model: r.model.dir_name(r.flavor.as_deref()),
+                flavor: r.flavor.clone(),
+                kind: r.kind.clone(),
+                started_unix_s: r.started_unix_s,
+                state: r.state.clone(),
+            })
+            .collect();
+        list.sort_by(|a, b| (a.started_unix_s, &a.token).cmp(&(b.started_unix_s, &b.token)));
+        actix::MessageResult(list)
+    }
+}
+
+impl Handler<CancelTraining> for TrainerRegistry {
+    type Result = Result<TrainingState, Error>;
+
+    fn handle(&mut self, msg: CancelTraining, _ctx: &mut Self::Context) -> Self::Result {
+        let Some(run) = self.runs.get_mut(&msg.token) else {
+            return Err(Error::UnknownToken { token: msg.token });
+        };
+        if run.state.is_ongoing() {
+            if let Some(cancel) = run.cancel.take() {
+                cancel();
+            }
+            run.state = TrainingState::Cancelled;
+            tracing::info!(model = %run.model, token = %msg.token, "training cancelled");
+        }
+        Ok(run.state.clone())
+    }
+}
+
 impl Handler<Progress> for TrainerRegistry {
     type Result = ();
 
     fn handle(&mut self, msg: Progress, _ctx: &mut Self::Context) {
         if let Some(run) = self.runs.get_mut(&msg.token) {
             if let TrainingState::Ongoing { progress } = &mut run.state {
-                *progress = msg.line;
+                *progress = msg.progress;
             }
         }
     }
@@ -202,10 +305,14 @@ impl Handler<Finished> for TrainerRegistry {
 
     fn handle(&mut self, msg: Finished, _ctx: &mut Self::Context) {
         if let Some(run) = self.runs.get_mut(&msg.token) {
-            run.state = match msg.outcome {
-                Ok(result) => TrainingState::Done { result },
-                Err(error) => TrainingState::Failed { error },
-            };
+            // A cancelled run stays cancelled whatever its job answered on the way out.
+            if run.state.is_ongoing() {
+                run.state = match msg.outcome {
+                    Ok(result) => TrainingState::Done { result },
+                    Err(error) => TrainingState::Failed { error },
+                };
+            }
+            run.cancel = None;
             self.active.remove(&(run.model, run.flavor.clone()));
             tracing::info!(model = %run.model, token = %msg.token, "training finished");
         }
@@ -253,19 +360,23 @@ mod tests {
             .send(StartTraining {
                 model: ModelName::Date,
                 flavor: None,
+                kind: "split".into(),
                 job,
+                cancel: None,
             })
             .await
             .expect("alive")
             .expect("first training starts");
-        assert_eq!(token.len(), 16);
+        assert!(token_is_well_formed(&token), "{token}");
 
         // Same model: refused with the running token. Another model or flavour: accepted.
         let again = reg
             .send(StartTraining {
                 model: ModelName::Date,
                 flavor: None,
+                kind: "split".into(),
                 job: Box::new(|_| Ok(serde_json::Value::Null)),
+                cancel: None,
             })
             .await
             .expect("alive");
@@ -277,7 +388,9 @@ mod tests {
             .send(StartTraining {
                 model: ModelName::Date,
                 flavor: Some("article/light".into()),
+                kind: "split".into(),
                 job: Box::new(|_| Ok(serde_json::Value::Null)),
+                cancel: None,
             })
             .await
             .expect("alive");
@@ -307,7 +420,9 @@ mod tests {
             .send(StartTraining {
                 model: ModelName::Date,
                 flavor: None,
+                kind: "full".into(),
                 job,
+                cancel: None,
             })
             .await
             .expect("alive")

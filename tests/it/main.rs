@@ -19,4 +19,5 @@ mod readme;
 mod references;
 mod service;
 mod text;
+mod training;
 mod workers;

@@ -64,9 +64,10 @@ async fn metrics_json(state: State) -> HttpResponse {
             let restarts = m.model_restarts.with_label_values(&[&key]).get();
             let panics = m.model_panics.with_label_values(&[&key]).get();
             let in_flight = m.model_in_flight.with_label_values(&[&key]).get();
+            let version = m.model_version.with_label_values(&[&key]).get();
             (
                 key,
-                serde_json::json!({"state": s, "in_flight": in_flight, "restarts": restarts, "panics": panics}),
+                serde_json::json!({"state": s, "version": version, "in_flight": in_flight, "restarts": restarts, "panics": panics}),
             )
         })
         .collect();

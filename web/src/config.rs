@@ -64,6 +64,8 @@ pub struct Config {
     pub logging: LoggingConfig,
     #[serde(default)]
     pub debug: DebugConfig,
+    #[serde(default)]
+    pub training: TrainingConfig,
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize, serde::Serialize)]
@@ -233,6 +235,42 @@ pub struct DebugConfig {
     pub allow_panic_route: bool,
 }
 
+/// The training endpoints (`/api/modelTraining`, `/api/trainingResult`, `/api/training`,
+/// `/api/model`). They change what the service serves, so they are off by default.
+#[derive(Debug, Clone, PartialEq, Deserialize, serde::Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct TrainingConfig {
+    /// Off: the training endpoints answer 404.
+    #[serde(default)]
+    pub enabled: bool,
+    /// When set, training requests must send `Authorization: Bearer <token>` (else 401).
+    #[serde(default)]
+    pub token: String,
+    /// Folder holding `<model>/corpus` and `<model>/evaluation`; empty: `$QUIRE_DATASET`,
+    /// else the unpacked corpora (as `quire train`).
+    #[serde(default)]
+    pub dataset: PathBuf,
+    /// Threads of one training process.
+    #[serde(default = "default_training_threads")]
+    pub threads: usize,
+    /// Scheduling niceness of training processes (0-19; higher yields more to serving).
+    #[serde(default = "default_training_nice")]
+    pub nice: i32,
+    /// Address-space cap of one training process, MiB (0: none).
+    #[serde(default = "default_training_memory_mb")]
+    pub memory_mb: u64,
+}
+
+fn default_training_threads() -> usize {
+    1
+}
+fn default_training_nice() -> i32 {
+    10
+}
+fn default_training_memory_mb() -> u64 {
+    16384
+}
+
 fn default_host() -> String {
     "0.0.0.0".to_string()
 }
@@ -362,18 +400,20 @@ default_from_empty_table!(
     ModelsConfig,
     CorsConfig,
     ConsolidationConfig,
-    LoggingConfig
+    LoggingConfig,
+    TrainingConfig
 );
 
 /// Path keys (section, key) that a config file may give relative to its own folder.
-const FILE_RELATIVE_PATHS: [(&str, &str); 3] = [
+const FILE_RELATIVE_PATHS: [(&str, &str); 4] = [
     ("models", "dir"),
     ("models", "pdfium_lib"),
     ("consolidation", "index_dir"),
+    ("training", "dataset"),
 ];
 
 /// Sections that `QUIRE_<SECTION>_<KEY>` variables may address.
-const SECTIONS: [&str; 8] = [
+const SECTIONS: [&str; 9] = [
     "server",
     "pool",
     "limits",
@@ -382,6 +422,7 @@ const SECTIONS: [&str; 8] = [
     "consolidation",
     "logging",
     "debug",
+    "training",
 ];
 
 impl Config {
@@ -486,6 +527,9 @@ impl Config {
         self.models.dir = std::path::absolute(&self.models.dir)?;
         if !self.consolidation.index_dir.as_os_str().is_empty() {
             self.consolidation.index_dir = std::path::absolute(&self.consolidation.index_dir)?;
+        }
+        if !self.training.dataset.as_os_str().is_empty() {
+            self.training.dataset = std::path::absolute(&self.training.dataset)?;
         }
         if let Some(p) = self.models.pdfium_lib.as_mut() {
             if !p.as_os_str().is_empty() {
@@ -633,6 +677,19 @@ impl Config {
             if !(url.starts_with("http://") || url.starts_with("https://")) {
                 return Err(invalid(key, format!("`{url}` is not an http(s) URL")));
             }
+        }
+        let t = &self.training;
+        if t.threads == 0 || t.threads > 256 {
+            return Err(invalid("training.threads", "must be between 1 and 256"));
+        }
+        if !(0..=19).contains(&t.nice) {
+            return Err(invalid("training.nice", "must be between 0 and 19"));
+        }
+        if t.token.chars().any(|c| c.is_whitespace() || c.is_control()) {
+            return Err(invalid(
+                "training.token",
+                "must not contain spaces or control characters",
+            ));
         }
         if tracing_subscriber::EnvFilter::try_new(&self.logging.level).is_err() {
             return Err(invalid(

@@ -40,6 +40,8 @@ pub enum ApiError {
     MethodNotAllowed(String),
     #[error("{0}")]
     Conflict(String),
+    #[error("{0}")]
+    Unauthorized(String),
     #[error("{message}")]
     Busy { message: String, retry_after_s: u64 },
     #[error("{message}")]
@@ -71,6 +73,7 @@ impl ApiError {
             ApiError::NotFound(_) => "NOT_FOUND",
             ApiError::MethodNotAllowed(_) => "METHOD_NOT_ALLOWED",
             ApiError::Conflict(_) => "CONFLICT",
+            ApiError::Unauthorized(_) => "UNAUTHORIZED",
             ApiError::Busy { .. } => "SERVICE_UNAVAILABLE",
             ApiError::Processing { code, .. } => code.as_str(),
         }
@@ -94,6 +97,9 @@ impl ApiError {
         let mut builder = HttpResponse::build(self.status_code());
         if let ApiError::Busy { retry_after_s, .. } = self {
             builder.insert_header((header::RETRY_AFTER, retry_after_s.to_string()));
+        }
+        if let ApiError::Unauthorized(_) = self {
+            builder.insert_header((header::WWW_AUTHENTICATE, "Bearer"));
         }
         builder
     }
@@ -121,6 +127,7 @@ impl ResponseError for ApiError {
             ApiError::NotFound(_) => StatusCode::NOT_FOUND,
             ApiError::MethodNotAllowed(_) => StatusCode::METHOD_NOT_ALLOWED,
             ApiError::Conflict(_) => StatusCode::CONFLICT,
+            ApiError::Unauthorized(_) => StatusCode::UNAUTHORIZED,
             ApiError::Busy { .. } => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::Processing { .. } => StatusCode::INTERNAL_SERVER_ERROR,
         }

@@ -1,7 +1,7 @@
 /*!
 Quire's HTTP service (GROBID's interface) as a library, so that the `quire` binary stays a thin
 command line: `config` (the service configuration), `app` (shared state, request middleware,
-CORS), `params` (form and multipart parameters), `error` (`ApiError`, the only error
+CORS), `training` (training runs in child processes, live model swap), `params` (form and multipart parameters), `error` (`ApiError`, the only error
 response), `routes/` (one module per endpoint family), `admin` (the admin server), `cmd/` (the
 subcommands), `logging` and `sandbox` (the layout workers' seccomp filter).
 */
@@ -17,3 +17,4 @@ pub mod logging;
 pub mod params;
 pub mod routes;
 pub mod sandbox;
+pub mod training;

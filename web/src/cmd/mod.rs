@@ -10,6 +10,7 @@ pub mod layout;
 pub mod serve;
 pub mod strings;
 pub mod train;
+pub mod train_job;
 pub mod worker;
 
 #[derive(Debug, clap::Subcommand)]
@@ -32,6 +33,9 @@ pub enum Command {
     Corpus(corpus::CorpusArgs),
     /// The embedded bibliographic index of consolidation: import, stats, lookup.
     Biblio(biblio::BiblioArgs),
+    /// One training run of the HTTP training API (started by the service).
+    #[command(hide = true)]
+    TrainJob(train_job::TrainJobArgs),
 }
 
 pub fn run(command: Command) -> anyhow::Result<()> {
@@ -45,5 +49,6 @@ pub fn run(command: Command) -> anyhow::Result<()> {
         Command::Tag(args) => train::tag(args),
         Command::Corpus(args) => corpus::run(args),
         Command::Biblio(args) => biblio::run(args),
+        Command::TrainJob(args) => train_job::run(args),
     }
 }

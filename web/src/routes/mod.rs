@@ -10,6 +10,7 @@ pub mod openapi;
 pub mod pdf;
 pub mod service;
 pub mod text;
+pub mod training;
 
 use actix_web::web;
 
@@ -21,4 +22,5 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.configure(fulltext::routes);
     cfg.configure(consolidate::routes);
     cfg.configure(openapi::routes);
+    cfg.configure(training::routes);
 }

@@ -334,6 +334,63 @@ const OPS: &[Op] = &[
         &[204],
     ),
     op(
+        "/api/modelTraining",
+        &["post"],
+        "Start a training (training.enabled; Bearer token when training.token is set)",
+        &[
+            p("model", Kind::Text, true, "the model name, e.g. citation"),
+            p("architecture", Kind::Text, false, "CRF (the only one available)"),
+            p("type", Kind::Text, false, "full, holdout, split or nfold"),
+            p("ratio", Kind::Text, false, "training share for split (0-1)"),
+            p("n", Kind::Int(2, 100), false, "folds for nfold"),
+            p("incremental", Kind::Flag, false, "refused: no warm start"),
+        ],
+        &[JSON],
+        &[401, 404, 409],
+    ),
+    op(
+        "/api/trainingResult",
+        &["post"],
+        "Progress of a training, then its evaluation and GROBID's report",
+        &[p("token", Kind::Text, true, "the token modelTraining gave")],
+        &[JSON],
+        &[401, 404],
+    ),
+    op(
+        "/api/training",
+        &["get"],
+        "Every training run since start-up",
+        &[],
+        &[JSON],
+        &[401, 404],
+    ),
+    op(
+        "/api/training/{token}",
+        &["delete"],
+        "Cancel a training (its process is killed)",
+        &[],
+        &[JSON],
+        &[401, 404],
+    ),
+    op(
+        "/api/model",
+        &["get", "post"],
+        "The served model folder as a ZIP",
+        &[
+            p("model", Kind::Text, true, "the model name"),
+            p("architecture", Kind::Text, false, "CRF"),
+        ],
+        &["application/zip"],
+        &[401, 404],
+    ),
+    test_op(
+        "/debug/releaseTraining",
+        &["get", "post"],
+        "Test only: let a training started with hold=1 go on",
+        &[p("token", Kind::Text, true, "the held run's token")],
+        &[TEXT],
+    ),
+    op(
         "/api/consolidateTEI",
         &["post", "put"],
         "Quire's own: existing TEI consolidated in place (references rewritten, the header \
@@ -464,9 +521,11 @@ fn status_text(status: u16) -> &'static str {
     match status {
         204 => "Nothing could be extracted",
         400 => "Missing or invalid parameter (named), malformed body",
+        401 => "Training endpoints: missing or wrong bearer token (training.token)",
         404 => "Not found (debug routes: disabled)",
         405 => "Known path, other method",
         408 => "The body did not arrive within limits.body_timeout_s",
+        409 => "A training of that model and flavour is running",
         413 => "Body, field, string count or string length over its limit (named)",
         500 => "Processing error with the interface's code",
         503 => "No processing slot (Retry-After), or not ready",
@@ -522,10 +581,15 @@ fn operation(op: &Op, method: &str) -> Value {
             out["requestBody"] = request_body(op.params);
         }
     }
-    if op.path.contains("{file}") {
-        out["parameters"] = json!([{
-            "name": "file", "in": "path", "required": true, "schema": {"type": "string"}
-        }]);
+    // Path parameters (`{file}`, `{token}`).
+    let in_path: Vec<Value> = op
+        .path
+        .split('/')
+        .filter_map(|seg| seg.strip_prefix('{')?.strip_suffix('}'))
+        .map(|name| json!({"name": name, "in": "path", "required": true, "schema": {"type": "string"}}))
+        .collect();
+    if !in_path.is_empty() {
+        out["parameters"] = Value::Array(in_path);
     }
     out
 }
@@ -541,7 +605,7 @@ pub fn document() -> Value {
         paths.insert(op.path.to_string(), Value::Object(item));
     }
     let mut responses = Map::new();
-    for status in [400u16, 404, 405, 408, 413, 500, 503] {
+    for status in [400u16, 401, 404, 405, 408, 409, 413, 500, 503] {
         responses.insert(
             format!("E{status}"),
             json!({

@@ -102,11 +102,17 @@ pub fn health_report(state: &AppState) -> (bool, serde_json::Value) {
     }
     let checks_ok = checks.iter().all(|(_, c)| c.ok || !c.required);
     let ready = init == InitState::Ready && checks_ok;
+    let versions = state.models.versions();
     let models: serde_json::Map<String, serde_json::Value> = state
         .models
         .states()
         .into_iter()
-        .map(|(k, s)| (k, serde_json::to_value(s).unwrap_or_default()))
+        .map(|(k, s)| {
+            let mut v = serde_json::to_value(s).unwrap_or_default();
+            // 1 for the files found at start-up, one more per live swap after training.
+            v["version"] = versions.get(&k).copied().unwrap_or_default().into();
+            (k, v)
+        })
         .collect();
     let checks: serde_json::Map<String, serde_json::Value> = checks
         .into_iter()
