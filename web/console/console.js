@@ -27,8 +27,11 @@ fetch("/api/version").then((r) => r.json()).then((v) => fetch("/api/isalive").th
   $("status").textContent = `version ${v.version} (${v.revision}) · ${r.ok ? "alive" : "starting"}`;
 })).catch(() => { $("status").textContent = "service unreachable"; });
 
-fetch("/console/info").then((r) => r.json()).then((info) => {
-  $("admin-link").href = `${location.protocol}//${location.hostname}:${info.adminPort}/metrics`;
+// What the server says of itself: the admin port (metrics link) and the patent endpoints it
+// routes (the Patent tab enables those).
+const info = fetch("/console/info").then((r) => r.json());
+info.then((i) => {
+  $("admin-link").href = `${location.protocol}//${location.hostname}:${i.adminPort}/metrics`;
 }).catch(() => { $("admin-link").hidden = true; });
 
 // ---------------------------------------------------------------------------------------
@@ -225,7 +228,7 @@ $("tei-form").addEventListener("submit", async (ev) => {
   appendParams(body);
   const bibtex = !$("p-bibtex").closest("label").hidden && $("p-bibtex").checked;
   const accept = bibtex ? "application/x-bibtex" : "application/xml";
-  const shown = Array.from(body.keys ? body.entries() : []).filter(([k]) => k !== "input").map(([k, v]) => `${k}=${v}`);
+  const shown = Array.from(body.entries()).filter(([k]) => k !== "input").map(([k, v]) => `${k}=${v}`);
   $("tei-call").textContent = `POST /api/${ep}${shown.length ? " · " + shown.join(" ") : ""}`;
   $("tei-status").textContent = "working…";
   $("tei-status").className = "status";
@@ -340,7 +343,7 @@ function field(label, value) {
 function describeReference(id, bib, entity) {
   const get = (sel) => Array.from(bib.querySelectorAll(sel));
   const text = (sel) => { const e = bib.querySelector(sel); return e ? esc(e.textContent.trim()) : ""; };
-  const authors = get("analytic author persName, monogr author persName").map((p) => esc(p.textContent.trim().replace(/\s+/g, " "))).join("; ");
+  const authors = get("analytic author persName, monogr author persName").map((p) => esc(Array.from(p.children).map((c) => c.textContent.trim()).join(" ") || p.textContent.trim())).join("; ");
   const date = bib.querySelector("date[when]");
   const idnos = get("idno").map((i) => `${esc(i.getAttribute("type") || "")} ${esc(i.textContent.trim())}`).join(", ");
   const pages = bib.querySelector("biblScope[unit=page]");
@@ -508,13 +511,19 @@ function syncPatentForm() {
 $("patent-endpoint").addEventListener("change", syncPatentForm);
 syncPatentForm();
 
-// A route that is not served answers 404; a served one answers its own error (400: no input).
-fetch("/api/processCitationPatentTXT", { method: "POST", body: new URLSearchParams() }).then((r) => {
-  if (r.status === 404) {
-    $("patent-state").textContent = "This server does not serve the patent endpoints (processCitationPatentTXT, processCitationPatentST36, processCitationPatentPDF, citationPatentAnnotations): they answer 404 here. The tab enables itself on a server that has them.";
+info.then((i) => {
+  const served = new Set(i.patent || []);
+  document.querySelectorAll("#patent-endpoint option").forEach((o) => { o.disabled = !served.has(o.value); });
+  const first = Array.from($("patent-endpoint").options).find((o) => !o.disabled);
+  if (!first) {
+    $("patent-state").textContent = "This server does not serve the patent endpoints (processCitationPatentTXT, processCitationPatentST36, processCitationPatentPDF, citationPatentAnnotations). The tab enables itself on a server that has them.";
     return;
   }
-  $("patent-state").textContent = "Patent citations: TEI from a patent's text, ST.36 XML or PDF; citationPatentAnnotations gives the JSON boxes.";
+  $("patent-endpoint").value = first.value;
+  syncPatentForm();
+  const missing = Array.from($("patent-endpoint").options).filter((o) => o.disabled).map((o) => o.value);
+  $("patent-state").textContent = "Patent citations: TEI from a patent's text, ST.36 XML or PDF; citationPatentAnnotations gives the JSON boxes."
+    + (missing.length ? ` Not served here: ${missing.join(", ")}.` : "");
   $("patent-form").hidden = false;
 }).catch(() => { $("patent-state").textContent = "service unreachable"; });
 

@@ -15,7 +15,8 @@ record it produces; nothing of the PDF is re-read in the server.
   (`width,height` per page, `;`-separated, as `referenceAnnotations` reports them) and
   `scale` (pixels per PDF unit, 0.25-4, default 1.5). Answers `{"pages": [data URL, …]}`, each
   page rendered to PNG by pdfium in one worker job, so the console needs no PDF library in the
-  browser. `/console/info` (GET): `{"adminPort": N}`, for the console's link to the metrics.
+  browser. `/console/info` (GET): `{"adminPort": N, "patent": [names]}`, for the console's link to the
+  metrics and its Patent tab (the patent endpoints this server routes).
 */
 
 use actix_web::http::header;
@@ -50,15 +51,30 @@ pub fn set_admin_port(port: u16) {
     ADMIN_PORT.store(port, std::sync::atomic::Ordering::Relaxed);
 }
 
-/// `/console/info`: what the console needs to know of the server (`{"adminPort": N}`).
-async fn console_info(state: State) -> HttpResponse {
+/// The patent endpoints the console's Patent tab calls.
+const PATENT_PATHS: [&str; 4] = [
+    "/api/processCitationPatentTXT",
+    "/api/processCitationPatentST36",
+    "/api/processCitationPatentPDF",
+    "/api/citationPatentAnnotations",
+];
+
+/// `/console/info`: what the console needs to know of the server: `{"adminPort": N,
+/// "patent": [the patent endpoints this server routes]}` (so the Patent tab enables itself
+/// without probing with a request that would fail in the browser's log).
+async fn console_info(state: State, req: actix_web::HttpRequest) -> HttpResponse {
+    let routed: Vec<&str> = PATENT_PATHS
+        .into_iter()
+        .filter(|p| req.resource_map().has_resource(p))
+        .map(|p| p.trim_start_matches("/api/"))
+        .collect();
     let bound = ADMIN_PORT.load(std::sync::atomic::Ordering::Relaxed);
     let port = if bound == 0 {
         state.config.server.admin_port
     } else {
         bound
     };
-    HttpResponse::Ok().json(serde_json::json!({ "adminPort": port }))
+    HttpResponse::Ok().json(serde_json::json!({ "adminPort": port, "patent": routed }))
 }
 
 /// The article of `pdf`, all pages, citations consolidated as asked.
