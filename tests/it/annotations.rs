@@ -229,8 +229,11 @@ fn annotate(s: &Server, pdf: Vec<u8>, fields: &[(&str, &str)]) -> (u16, String, 
     (status, ctype, res.bytes().expect("body").to_vec())
 }
 
-/// Every link annotation of `doc`, per page number: (Rect, URI or destination page number).
-fn links(doc: &Document) -> BTreeMap<u32, Vec<([f32; 4], Result<String, u32>)>> {
+/// A link annotation read back: its Rect, and its URI (`Ok`) or destination page (`Err`).
+type ReadLink = ([f32; 4], Result<String, u32>);
+
+/// Every link annotation of `doc`, per page number.
+fn links(doc: &Document) -> BTreeMap<u32, Vec<ReadLink>> {
     let pages = doc.get_pages();
     let number_of = |id| pages.iter().find(|(_, p)| **p == id).map(|(n, _)| *n);
     let mut out = BTreeMap::new();
