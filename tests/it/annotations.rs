@@ -4,12 +4,9 @@
 //! annotated PDF read back by pdfium (same pages, same text) and by lopdf (the new links and
 //! where they lead), the original bytes kept as the file's first revision, and the errors.
 
-use std::collections::BTreeMap;
-use std::time::Duration;
-
 use lopdf::{Document, Object};
-use reqwest::blocking::multipart::{Form, Part};
 use serde_json::Value;
+use std::collections::BTreeMap;
 
 use crate::common::{all_between, Server};
 use crate::fulltext::{worker_pool, NEEDED};
@@ -201,32 +198,7 @@ fn figures_and_tables_come_with_include_figures_tables() {
 
 /// POSTs `pdf` to annotatePDF; (status, content type, body bytes).
 fn annotate(s: &Server, pdf: Vec<u8>, fields: &[(&str, &str)]) -> (u16, String, Vec<u8>) {
-    let mut form = Form::new().part(
-        "input",
-        Part::bytes(pdf)
-            .file_name("doc.pdf")
-            .mime_str("application/pdf")
-            .expect("mime"),
-    );
-    for (k, v) in fields {
-        form = form.text(k.to_string(), v.to_string());
-    }
-    let res = reqwest::blocking::Client::builder()
-        .timeout(Duration::from_secs(300))
-        .build()
-        .expect("client")
-        .post(s.url(ANNOTATE))
-        .multipart(form)
-        .send()
-        .expect("POST");
-    let status = res.status().as_u16();
-    let ctype = res
-        .headers()
-        .get("content-type")
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or("")
-        .to_string();
-    (status, ctype, res.bytes().expect("body").to_vec())
+    s.post_pdf_bytes(ANNOTATE, pdf, fields, None)
 }
 
 /// A link annotation read back: its Rect, and its URI (`Ok`) or destination page (`Err`).
