@@ -14,6 +14,7 @@ Every model is a CRF over feature rows (`features`, `crf`); training and tagging
 feature extractor per model so the two can never drift apart.
 */
 
+pub mod annotations;
 pub mod bibtex;
 pub mod body;
 pub mod config;

@@ -37,7 +37,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use quire::layout::render::Region;
-use quire::layout::worker::{Job, RenderJob, Request, Response};
+use quire::layout::worker::{AnnotateJob, Job, RenderJob, Request, Response};
 use quire::layout::{Document, Limits, PageRange};
 use quire::Error;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -331,6 +331,20 @@ impl WorkerPool {
         });
         match self.exchange_job(&job, "PDF rendering").await? {
             Response::Render(reply) => reply.map_err(Error::from),
+            _ => Err(protocol_mismatch()),
+        }
+    }
+
+    /// `pdf` with `links` added as link annotations, rewritten in a worker process
+    /// ([`quire::annotations::pdf::annotate_pdf`]).
+    pub async fn annotate(
+        &self,
+        pdf: Vec<u8>,
+        links: Vec<quire::annotations::Link>,
+    ) -> Result<Vec<u8>, Error> {
+        let job = Request::Annotate(AnnotateJob { pdf, links });
+        match self.exchange_job(&job, "PDF annotation").await? {
+            Response::Annotate(reply) => reply.map_err(Error::from),
             _ => Err(protocol_mismatch()),
         }
     }

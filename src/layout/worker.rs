@@ -3,7 +3,8 @@ The layout worker protocol: the `quire worker` process reads jobs on stdin and a
 stdout, one at a time, with one pdfium per process (rust-stack.md §1.7).
 
 A frame is a little-endian `u32` byte length followed by that many bytes of postcard. The
-parent writes a [`Request`] frame (a layout [`Job`], or a [`RenderJob`]: page regions to PNG);
+parent writes a [`Request`] frame (a layout [`Job`], a [`RenderJob`]: page regions to PNG, or an
+[`AnnotateJob`]: links to add to the PDF);
 the worker answers a [`Response`] of the same kind: `Ok(Document)` / `Ok(pngs)` or the error. A worker that dies (pdfium crash, memory cap, kill on
 timeout) simply closes stdout; the pool in `quire-actors` turns that into the right code.
 */
@@ -42,6 +43,17 @@ pub struct RenderJob {
 /// What the worker answers to a render job: one PNG per region, in order.
 pub type RenderReply = Result<Vec<Vec<u8>>, WorkerError>;
 
+/// One annotation job: `pdf` with `links` added as link annotations
+/// ([`crate::annotations::pdf`]).
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct AnnotateJob {
+    pub pdf: Vec<u8>,
+    pub links: Vec<crate::annotations::Link>,
+}
+
+/// What the worker answers to an annotation job: the rewritten PDF.
+pub type AnnotateReply = Result<Vec<u8>, WorkerError>;
+
 /// A frame the parent sends.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub enum Request {
@@ -50,6 +62,7 @@ pub enum Request {
     /// A health check: the worker answers [`Response::Pong`] at once (no fault-injection
     /// hook delays it). The pool pings an idle worker before handing it a job.
     Ping,
+    Annotate(AnnotateJob),
 }
 
 /// A frame the worker answers, of the request's kind.
@@ -58,6 +71,7 @@ pub enum Response {
     Layout(Reply),
     Render(RenderReply),
     Pong,
+    Annotate(AnnotateReply),
 }
 
 /// An engine error as it crosses the worker pipe: the variant and its fields, so the server
@@ -184,12 +198,20 @@ pub fn run_render(job: &RenderJob, pdfium_lib: Option<&std::path::Path>) -> Rend
     })
 }
 
+/// Run one annotation job in this process (a panic becomes `PDFTOOL_CONVERSION_FAILURE`).
+pub fn run_annotate(job: &AnnotateJob) -> AnnotateReply {
+    guarded("annotating", || {
+        crate::annotations::pdf::annotate_pdf(&job.pdf, &job.links)
+    })
+}
+
 /// Answer one request in this process.
 pub fn answer(request: &Request, pdfium_lib: Option<&std::path::Path>) -> Response {
     match request {
         Request::Layout(job) => Response::Layout(run_job(job, pdfium_lib)),
         Request::Render(job) => Response::Render(run_render(job, pdfium_lib)),
         Request::Ping => Response::Pong,
+        Request::Annotate(job) => Response::Annotate(run_annotate(job)),
     }
 }
 

@@ -82,7 +82,7 @@ fn texts(a: &Article) -> impl Iterator<Item = &str> {
 }
 
 /// Each kind of back matter with its `div/@type`, in GROBID's order.
-fn back_sections(b: &Back) -> impl Iterator<Item = (&'static str, &[Div])> {
+pub(crate) fn back_sections(b: &Back) -> impl Iterator<Item = (&'static str, &[Div])> {
     [
         ("acknowledgement", b.acknowledgement.as_slice()),
         ("funding", b.funding.as_slice()),
@@ -182,7 +182,10 @@ fn same_line(a: &BBox, b: &BBox) -> bool {
 }
 
 /// The tokens of `rt` that overlap `range`.
-fn tokens_in<'t>(rt: &'t RichText, range: &Range<usize>) -> impl Iterator<Item = &'t TokenBox> {
+pub(crate) fn tokens_in<'t>(
+    rt: &'t RichText,
+    range: &Range<usize>,
+) -> impl Iterator<Item = &'t TokenBox> {
     let range = range.clone();
     rt.tokens
         .iter()
@@ -242,13 +245,13 @@ fn borrow(attrs: &Attrs) -> Vec<(&str, &str)> {
 }
 
 /// A callout as written: its range in the text, its type and the ids it points at.
-type Written<'a> = (Range<usize>, CalloutKind, Vec<&'a str>);
+pub(crate) type Written<'a> = (Range<usize>, CalloutKind, Vec<&'a str>);
 
 /// The callouts of `rt` that fit its text: clamped to it, widened to character boundaries,
 /// sorted, those overlapping an earlier one dropped. An empty callout (a number a range such
 /// as `[2-5]` implies without printing it) adds its target to the nearest written callout of
 /// its type before it (else after it), so `2-5` points at all four references.
-fn callouts(rt: &RichText) -> Vec<Written<'_>> {
+pub(crate) fn callouts(rt: &RichText) -> Vec<Written<'_>> {
     let text = &rt.text;
     let floor = |mut i: usize| {
         i = i.min(text.len());

@@ -346,6 +346,18 @@ impl Server {
         fields: &[(&str, &str)],
         accept: Option<&str>,
     ) -> (u16, String, String) {
+        let (status, ctype, body) = self.post_pdf_bytes(path, pdf, fields, accept);
+        (status, ctype, String::from_utf8_lossy(&body).into_owned())
+    }
+
+    /// [`Server::post_pdf`] answering the body as bytes (a PDF, a ZIP).
+    pub fn post_pdf_bytes(
+        &self,
+        path: &str,
+        pdf: Vec<u8>,
+        fields: &[(&str, &str)],
+        accept: Option<&str>,
+    ) -> (u16, String, Vec<u8>) {
         let mut form = Form::new().part(
             "input",
             Part::bytes(pdf)
@@ -368,7 +380,11 @@ impl Server {
             .and_then(|v| v.to_str().ok())
             .unwrap_or("")
             .to_string();
-        (status, ctype, res.text().unwrap_or_default())
+        (
+            status,
+            ctype,
+            res.bytes().map(|b| b.to_vec()).unwrap_or_default(),
+        )
     }
 
     /// The server's process id.

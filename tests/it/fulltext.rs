@@ -403,7 +403,7 @@ fn the_asset_endpoint_answers_a_zip_holding_the_tei() {
 }
 
 /// A worker pool running this build's `quire worker` over the vendored libpdfium, or `None`.
-fn worker_pool() -> Option<WorkerPool> {
+pub(crate) fn worker_pool() -> Option<WorkerPool> {
     let pdfium = pdfium_lib()?;
     Some(WorkerPool::new(WorkerPoolConfig {
         program: PathBuf::from(env!("CARGO_BIN_EXE_quire")),

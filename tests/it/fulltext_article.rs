@@ -18,6 +18,11 @@ const REFS: [&str; 3] = [
 /// equation on the left, `3 Results`, a ruled table and a footnote on the right. Page 3: the
 /// references.
 pub(crate) fn rich_article() -> Vec<u8> {
+    rich_article_with(&REFS)
+}
+
+/// [`rich_article`] with `refs` printed as its references (one line each).
+pub(crate) fn rich_article_with(refs: &[&str]) -> Vec<u8> {
     let left = 56.0;
     let right = 316.0;
     let method = [
@@ -110,7 +115,7 @@ pub(crate) fn rich_article() -> Vec<u8> {
         )
         .text(72.0, 660.0, "Helvetica-Bold", 12.0, "References");
     let mut y = 640.0;
-    for r in REFS {
+    for r in refs {
         b = b.text(72.0, y, "Times-Roman", 9.0, r);
         y -= 16.0;
     }

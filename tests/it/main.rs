@@ -3,6 +3,7 @@
 
 mod actors;
 mod admin;
+mod annotations;
 mod batch;
 mod common;
 mod consolidation;

@@ -170,6 +170,7 @@ async fn serve(config: Config) -> anyhow::Result<()> {
     // integration tests read (`listening api=HOST:PORT admin=HOST:PORT`).
     let api_addr = bound_addr(&api.addrs(), "server.port")?;
     let admin_addr = bound_addr(&admin.addrs(), "server.admin_port")?;
+    crate::routes::annotations::set_admin_port(admin_addr.port());
     {
         use std::io::Write as _;
         let mut out = std::io::stdout().lock();

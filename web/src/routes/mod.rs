@@ -3,6 +3,7 @@ Every route of the main server. Each endpoint family has its own module with a
 `routes(cfg)` function, registered here with one `cfg.configure(...)` line.
 */
 
+pub mod annotations;
 pub mod consolidate;
 pub mod debug;
 pub mod fulltext;
@@ -15,6 +16,8 @@ pub mod training;
 use actix_web::web;
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
+    // First: its `/console/pages` and `/console/info` come before the console's files.
+    cfg.configure(annotations::routes);
     cfg.configure(service::routes);
     cfg.configure(debug::routes);
     cfg.configure(text::routes);
