@@ -12,6 +12,7 @@ mod fulltext;
 mod fulltext_article;
 mod header;
 mod layout;
+mod patents;
 mod pool;
 mod readme;
 mod references;

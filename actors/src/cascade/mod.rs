@@ -7,5 +7,6 @@ here as it lands.
 pub mod document;
 pub mod fulltext;
 pub mod header;
+pub mod patent;
 pub mod references;
 pub mod strings;

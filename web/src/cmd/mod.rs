@@ -7,6 +7,7 @@ pub mod batch;
 pub mod biblio;
 pub mod corpus;
 pub mod layout;
+pub mod patent;
 pub mod serve;
 pub mod strings;
 pub mod train;
@@ -32,6 +33,8 @@ pub enum Command {
     Corpus(corpus::CorpusArgs),
     /// The embedded bibliographic index of consolidation: import, stats, lookup.
     Biblio(biblio::BiblioArgs),
+    /// Parse patent citations (stdin lines or arguments) into numbers, as JSON.
+    PatentNumber(patent::PatentNumberArgs),
 }
 
 pub fn run(command: Command) -> anyhow::Result<()> {
@@ -45,5 +48,6 @@ pub fn run(command: Command) -> anyhow::Result<()> {
         Command::Tag(args) => train::tag(args),
         Command::Corpus(args) => corpus::run(args),
         Command::Biblio(args) => biblio::run(args),
+        Command::PatentNumber(args) => patent::run(args),
     }
 }

@@ -5,6 +5,7 @@ Every route of the main server. Each endpoint family has its own module with a
 
 pub mod debug;
 pub mod fulltext;
+pub mod patent;
 pub mod pdf;
 pub mod service;
 pub mod text;
@@ -17,4 +18,5 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.configure(text::routes);
     cfg.configure(pdf::routes);
     cfg.configure(fulltext::routes);
+    cfg.configure(patent::routes);
 }
