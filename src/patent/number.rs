@@ -107,14 +107,14 @@ fn office_re() -> &'static Regex {
     re(
         &R,
         r"(?x)
-        (?P<us>\bU\.\s?S\.(?:\s?A\.)?|\bUSP\b|\bUSSN\b|\bUS(?:A)?\b|(?i:\bunited\s+states\b|\bamerican\b)|US(?=\d|-))
+        (?P<us>\bU\.\s?S\.(?:\s?A\.)?|\bUSP\b|\bUSSN\b|\bUS(?:A)?\b|(?i:\bunited\s+states\b|\bamerican\b))
         |(?P<pct>\bPCT\b)
-        |(?P<ep>\bEPO?\b|(?i:\beuropean\b)|EP(?=\d|-))
-        |(?P<wo>\bWO\b|(?i:\bworld\b|\binternational\b)|WO(?=\d|-))
-        |(?P<jp>\bJP\b|(?i:\bjapan(?:ese)?\b)|JP(?=\d|-))
-        |(?P<de>\bDE\b|(?i:\bgerman(?:y)?\b)|DE(?=\d|-))
-        |(?P<gb>\b(?:GB|UK)\b|(?i:\bbritish\b|\bgreat\s+britain\b|\bunited\s+kingdom\b|\benglish\b)|(?:GB|UK)(?=\d|-))
-        |(?P<fr>\bFR\b|(?i:\bfrench\b|\bfrance\b)|FR(?=\d|-))
+        |(?P<ep>\bEPO?\b|(?i:\beuropean\b))
+        |(?P<wo>\bWO\b|(?i:\bworld\b|\binternational\b))
+        |(?P<jp>\bJP\b|(?i:\bjapan(?:ese)?\b))
+        |(?P<de>\bDE\b|(?i:\bgerman(?:y)?\b))
+        |(?P<gb>\b(?:GB|UK)\b|(?i:\bbritish\b|\bgreat\s+britain\b|\bunited\s+kingdom\b|\benglish\b))
+        |(?P<fr>\bFR\b|(?i:\bfrench\b|\bfrance\b))
         |(?P<be>(?i:\bbelgi(?:an|um)\b))
         |(?P<ch>(?i:\bswiss\b|\bswitzerland\b))
         |(?P<cn>(?i:\bchinese\b|\bchina\b))
@@ -128,7 +128,7 @@ fn office_re() -> &'static Regex {
         |(?P<dk>(?i:\bdanish\b|\bdenmark\b))
         |(?P<it>(?i:\bital(?:y|ian)\b))
         |(?P<es>(?i:\bspa(?:in|nish)\b))
-        |(?P<code>\b(?:AU|DK|BE|AT|CN|KR|EA|CH|RU|CA|NL|DD|SE|FI|MX|OA|AP|AR|BR|BG|CL|GR|HU|IS|IN|IE|IL|IT|LU|NO|NZ|PL|ES|TW|TR|SU|CZ|SK|PT|ZA|SG|HK|AP)(?:\b|(?=\d|-)))",
+        |(?P<code>\b(?:AU|DK|BE|AT|CN|KR|EA|CH|RU|CA|NL|DD|SE|FI|MX|OA|AP|AR|BR|BG|CL|GR|HU|IS|IN|IE|IL|IT|LU|NO|NZ|PL|ES|TW|TR|SU|CZ|SK|PT|ZA|SG|HK|AP)\b)",
     )
 }
 
@@ -275,6 +275,10 @@ pub fn parse(text: &str) -> Vec<PatentNumber> {
     let several = runs.len() > 1;
 
     for (range, pct) in runs {
+        if range.start < prev_end {
+            // Digits of a kind code already read (`B1`).
+            continue;
+        }
         let prefix = &text[prev_end..range.start];
         let run = &text[range.clone()];
         if let Some((off, ep, st)) = pct {

@@ -21,6 +21,8 @@ fn server() -> Option<Server> {
 type Pointers = (Vec<(String, String)>, Vec<(String, usize, usize)>);
 
 fn pointers(xml: &str) -> Pointers {
+    // Apostrophes in attribute values are written as `&apos;`.
+    let xml = xml.replace("&apos;", "'");
     let mut paras = Vec::new();
     for chunk in xml.split("<p id=\"_").skip(1) {
         let (id, rest) = chunk.split_once("\">").expect("p id");
@@ -29,7 +31,7 @@ fn pointers(xml: &str) -> Pointers {
         paras.push((id.to_string(), text.into_owned()));
     }
     let mut ptrs = Vec::new();
-    for t in all_between(xml, "#string-range('", ")\"") {
+    for t in all_between(&xml, "#string-range('", ")\"") {
         let (id, nums) = t.split_once("',").expect("id");
         let (s, l) = nums.split_once(',').expect("start, length");
         ptrs.push((id.to_string(), s.parse().unwrap(), l.parse().unwrap()));
