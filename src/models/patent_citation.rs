@@ -235,11 +235,11 @@ pub fn lines(text: &str) -> Vec<Range<usize>> {
 /// mostly citation-free text; all of it would make training slow without teaching more).
 pub const UNMARKED_KEEP_ONE_IN: usize = 3;
 
+/// A corpus file and its description paragraphs.
+pub type PatentFile = (std::path::PathBuf, Vec<Paragraph>);
+
 /// Read `<dataset>/patent/citation/{corpus,evaluation}` into marked paragraphs, per file.
-pub fn read_paragraphs(
-    dataset: &Path,
-    part: Part,
-) -> Result<(Vec<(std::path::PathBuf, Vec<Paragraph>)>, ReadStats)> {
+pub fn read_paragraphs(dataset: &Path, part: Part) -> Result<(Vec<PatentFile>, ReadStats)> {
     let dir = dataset.join("patent/citation").join(match part {
         Part::Corpus => "corpus",
         Part::Evaluation => "evaluation",
@@ -290,7 +290,7 @@ pub fn read_sequences(dataset: &Path, part: Part) -> Result<(Vec<Sequence>, Read
         for p in ps {
             if p.marks.is_empty() && part == Part::Corpus {
                 unmarked += 1;
-                if unmarked % UNMARKED_KEEP_ONE_IN != 0 {
+                if !unmarked.is_multiple_of(UNMARKED_KEEP_ONE_IN) {
                     continue;
                 }
             }

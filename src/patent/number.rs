@@ -254,7 +254,9 @@ pub fn parse(text: &str) -> Vec<PatentNumber> {
     let mut prev_end = 0;
     let mut first = true;
 
-    let mut runs: Vec<(Range<usize>, Option<(&'static str, String, Status)>)> = Vec::new();
+    // Number runs; a PCT application carries its office, epodoc number and status.
+    type Pct = (&'static str, String, Status);
+    let mut runs: Vec<(Range<usize>, Option<Pct>)> = Vec::new();
     for c in pct_re().captures_iter(text) {
         let (Some(m), Some(cc), Some(y), Some(s)) = (c.get(0), c.get(1), c.get(2), c.get(3)) else {
             continue;

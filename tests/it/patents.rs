@@ -133,8 +133,7 @@ fn txt_finds_the_printed_numbers_and_pointers_slice_them_back() {
 #[test]
 fn st36_paragraphs_are_segments_of_their_own() {
     let Some(s) = server() else { return };
-    let doc = format!(
-        r#"<?xml version="1.0" encoding="UTF-8"?>
+    let doc = r#"<?xml version="1.0" encoding="UTF-8"?>
 <ep-patent-document id="EP1000000B1" lang="en" country="EP" doc-number="1000000" kind="B1">
 <abstract><p id="pa01" num="0001">An abstract citing EP 0 999 999 A1 is not read.</p></abstract>
 <description id="desc" lang="en">
@@ -143,9 +142,8 @@ fn st36_paragraphs_are_segments_of_their_own() {
 <p id="p0002" num="0002">Such valves are known from <b>EP-A-0 123 456</b> and from US 6,123,456 B1.</p>
 </description>
 <claims><claim><claim-text>A valve.</claim-text></claim></claims>
-</ep-patent-document>"#
-    );
-    let (status, xml) = post_st36(&s, &doc);
+</ep-patent-document>"#;
+    let (status, xml) = post_st36(&s, doc);
     assert_eq!(status, 200, "{xml}");
     let (paras, _) = pointers(&xml);
     let ids: Vec<&str> = paras.iter().map(|(i, _)| i.as_str()).collect();

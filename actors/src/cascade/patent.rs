@@ -45,8 +45,11 @@ pub struct PatentOutput {
     pub consolidation: Applied,
 }
 
+/// A segment and the byte ranges of it the model labels.
+pub type Units = (Segment, Vec<std::ops::Range<usize>>);
+
 /// Segments and, per segment, the byte ranges the model labels.
-fn segments_of(input: &PatentInput) -> Result<Vec<(Segment, Vec<std::ops::Range<usize>>)>, Error> {
+fn segments_of(input: &PatentInput) -> Result<Vec<Units>, Error> {
     Ok(match input {
         PatentInput::Text(t) => {
             let units = pc::lines(t);
@@ -81,7 +84,7 @@ fn segments_of(input: &PatentInput) -> Result<Vec<(Segment, Vec<std::ops::Range<
 /// Label the segments' units and fill in their citations.
 pub async fn find_citations(
     ctx: &CascadeCtx,
-    mut segs: Vec<(Segment, Vec<std::ops::Range<usize>>)>,
+    mut segs: Vec<Units>,
     consolidate: i64,
 ) -> Result<(Vec<Segment>, Applied), Error> {
     let lex = quire::lexicon::shared(&ctx.engine.models_dir)?;
