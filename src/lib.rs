@@ -28,6 +28,7 @@ pub mod features;
 pub mod layout;
 pub mod lexicon;
 pub mod models;
+pub mod patent;
 pub mod sentence;
 pub mod strings_eval;
 pub mod tei;

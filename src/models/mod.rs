@@ -61,6 +61,7 @@ pub mod header;
 pub mod header_record;
 pub mod lexical;
 pub mod name;
+pub mod patent_citation;
 pub mod reference_segmenter;
 pub mod segmentation;
 pub mod table;
@@ -303,6 +304,7 @@ pub fn spec(name: ModelName, flavor: Option<&str>) -> Option<&'static dyn ModelS
         (ModelName::Table, None) => Some(&table::SPEC),
         (ModelName::ReferenceSegmenter, None) => Some(&reference_segmenter::SPEC),
         (ModelName::FundingAcknowledgement, None) => Some(&funding::SPEC),
+        (ModelName::PatentCitation, None) => Some(&patent_citation::SPEC),
         _ => None,
     }
 }

@@ -9,6 +9,7 @@ header/article document ([`header`]) embeds the same elements.
 
 pub mod body;
 pub mod header;
+pub mod patent;
 pub mod writer;
 
 use crate::models::affiliation::Affiliation;

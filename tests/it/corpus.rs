@@ -97,6 +97,10 @@ fn corpus_command_prints_counts_drops_and_labels() {
         .unwrap();
     assert!(!out.status.success());
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("no corpus reader"), "{stderr}");
+    // The patent model has a reader now; a dataset without its corpus is a clear failure.
+    assert!(
+        stderr.contains("no part of the `patent-citation` corpus could be read"),
+        "{stderr}"
+    );
     std::fs::remove_dir_all(&ds).unwrap();
 }

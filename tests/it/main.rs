@@ -15,6 +15,7 @@ mod fulltext_article;
 mod hardening;
 mod header;
 mod layout;
+mod patents;
 mod pool;
 mod readme;
 mod references;

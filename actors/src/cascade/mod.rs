@@ -8,5 +8,6 @@ pub mod consolidate;
 pub mod document;
 pub mod fulltext;
 pub mod header;
+pub mod patent;
 pub mod references;
 pub mod strings;

@@ -7,6 +7,7 @@ pub mod batch;
 pub mod biblio;
 pub mod corpus;
 pub mod layout;
+pub mod patent;
 pub mod serve;
 pub mod strings;
 pub mod train;
@@ -36,6 +37,8 @@ pub enum Command {
     /// One training run of the HTTP training API (started by the service).
     #[command(hide = true)]
     TrainJob(train_job::TrainJobArgs),
+    /// Parse patent citations (stdin lines or arguments) into numbers, as JSON.
+    PatentNumber(patent::PatentNumberArgs),
 }
 
 pub fn run(command: Command) -> anyhow::Result<()> {
@@ -50,5 +53,6 @@ pub fn run(command: Command) -> anyhow::Result<()> {
         Command::Corpus(args) => corpus::run(args),
         Command::Biblio(args) => biblio::run(args),
         Command::TrainJob(args) => train_job::run(args),
+        Command::PatentNumber(args) => patent::run(args),
     }
 }

@@ -8,6 +8,7 @@ pub mod consolidate;
 pub mod debug;
 pub mod fulltext;
 pub mod openapi;
+pub mod patent;
 pub mod pdf;
 pub mod service;
 pub mod text;
@@ -26,4 +27,5 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.configure(consolidate::routes);
     cfg.configure(openapi::routes);
     cfg.configure(training::routes);
+    cfg.configure(patent::routes);
 }

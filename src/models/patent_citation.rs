@@ -1,0 +1,468 @@
+//! Patent-citation model: labels the tokens of a patent's description as patent citations
+//! (`<refPatent>`), non-patent citations (`<refNPL>`) or other text — reference
+//! grobid-models.md §1.6, §2.12, §3.11.
+//!
+//! A text-only model whose unit is one description paragraph. The corpus is EP and WO patent
+//! documents whose description paragraphs mark citations inline (`<ref type="patent|npl">`),
+//! read with the ST.36 reader ([`crate::patent::st36`]); the same reader serves
+//! `processCitationPatentST36`, so training and service see paragraphs the same way.
+//!
+//! Tokens ([`tokens`]) keep the byte range they were cut from in the paragraph, so a labelled
+//! span points back at the exact characters of the input. Features ([`rows`], 28 columns, the
+//! one function for training and tagging, §3.11): the token, its lower-case form, prefixes and
+//! suffixes 1–4, capitalisation and digits (affiliation spellings), single character, proper
+//! name, common word, first name (always 0, as GROBID has it), city (a single-token lookup in
+//! the location lexicon), year, month, http, journal, conference and publisher gazetteer
+//! matches, patent country code, kind code, punctuation type, token length, and the relative
+//! position over the paragraph's tokens, whitespace included.
+
+use std::ops::Range;
+use std::path::Path;
+use std::sync::OnceLock;
+
+use crate::crf::{Sequence, TrainParams};
+use crate::features::{self as f, Tok};
+use crate::lexicon::{Kind, LexView};
+use crate::models::text;
+use crate::models::{ModelName, ModelSpec, Part, ReadStats};
+use crate::patent::st36::{self, MarkKind, Paragraph};
+use crate::tokenizer;
+use crate::{Error, Result};
+
+model_labels!(
+    "patent-citation",
+    /// GROBID's patent-citation labels.
+    {
+        RefPatent => "<refPatent>",
+        RefNpl => "<refNPL>",
+        Other => "<other>",
+    }
+);
+
+/// One feature token of a paragraph: its normalised text, its byte range in the paragraph,
+/// and its index among all tokens of the paragraph, whitespace included (`position` of §3.11).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PTok {
+    pub tok: Tok,
+    pub range: Range<usize>,
+    pub position: usize,
+}
+
+/// A paragraph's feature tokens and the size of its token list with whitespace (`total`).
+#[derive(Debug, Clone, Default)]
+pub struct Tokens {
+    pub toks: Vec<PTok>,
+    pub total: usize,
+}
+
+/// Cut `text` as GROBID's tokenizer does (reference §6.3: every delimiter a token of its own,
+/// characters normalised first), keeping each token's byte range in `text`; whitespace tokens
+/// count in positions but are not returned.
+pub fn tokens(text: &str) -> Tokens {
+    let mut out = Tokens::default();
+    let mut cur = String::new();
+    let mut start = 0;
+    let flush = |cur: &mut String, start: usize, end: usize, out: &mut Tokens| {
+        if !cur.is_empty() {
+            out.toks.push(PTok {
+                tok: Tok::new(std::mem::take(cur)),
+                range: start..end,
+                position: out.total,
+            });
+            out.total += 1;
+        }
+    };
+    for (i, c) in text.char_indices() {
+        let n = tokenizer::normalise_char(c);
+        if tokenizer::is_delimiter(n) || n.is_whitespace() {
+            flush(&mut cur, start, i, &mut out);
+            if n.is_whitespace() {
+                out.total += 1;
+            } else {
+                out.toks.push(PTok {
+                    tok: Tok::new(n.to_string()),
+                    range: i..i + c.len_utf8(),
+                    position: out.total,
+                });
+                out.total += 1;
+            }
+            start = i + c.len_utf8();
+        } else {
+            if cur.is_empty() {
+                start = i;
+            }
+            cur.push(n);
+        }
+    }
+    flush(&mut cur, start, text.len(), &mut out);
+    out
+}
+
+/// The fixed list of patent country codes GROBID's feature knows (case-sensitive).
+const COUNTRY_CODES: &[&str] = &[
+    "US", "EP", "WO", "DE", "AU", "GB", "DK", "BE", "AT", "CN", "KR", "EA", "CH", "JP", "FR", "UK",
+    "RU", "CA", "NL", "DD", "SE", "FI", "MX", "OA", "AP", "AR", "BR", "BG", "CL", "GR", "HU", "IS",
+    "IN", "IE", "IL", "IT", "LU", "NO", "NZ", "PL", "ES", "TW", "TR",
+];
+
+/// Columns of a patent-citation feature row.
+pub const COLUMNS: usize = 28;
+
+/// THE feature function (reference §3.11): 28 columns per token.
+pub fn rows(t: &Tokens, lex: &LexView<'_>) -> Vec<Vec<String>> {
+    let toks: Vec<Tok> = t.toks.iter().map(|p| p.tok.clone()).collect();
+    let urls = f::url_flags(&toks);
+    let journals = lex.flags(Kind::Journal, &toks);
+    let confs = lex.flags(Kind::Conference, &toks);
+    let publishers = lex.flags(Kind::Publisher, &toks);
+    t.toks
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let s = p.tok.text.as_str();
+            let mut row = Vec::with_capacity(COLUMNS);
+            f::push_lexical(&mut row, s);
+            row.push(f::capitalisation_affiliation(s).to_string());
+            row.push(f::digit_affiliation(s).to_string());
+            row.push(f::single_char(s).to_string());
+            let proper = lex.has_word(Kind::FirstName, s) || lex.has_word(Kind::LastName, s);
+            row.push(f::flag(proper).to_string());
+            row.push(f::flag(lex.has_word(Kind::CommonWord, s)).to_string());
+            row.push("0".to_string());
+            row.push(f::flag(lex.has_word(Kind::Location, s)).to_string());
+            row.push(f::flag(f::is_year(s)).to_string());
+            row.push(f::flag(f::is_month(s)).to_string());
+            row.push(f::flag(urls[i] || s.contains("http")).to_string());
+            row.push(f::flag(journals[i]).to_string());
+            row.push(f::flag(confs[i]).to_string());
+            row.push(f::flag(publishers[i]).to_string());
+            row.push(f::flag(COUNTRY_CODES.contains(&s)).to_string());
+            row.push(f::flag(matches!(s, "A" | "B" | "C" | "U" | "P")).to_string());
+            row.push(f::punct_type(s).to_string());
+            row.push(s.chars().count().to_string());
+            row.push(f::linear_scaling(p.position, t.total, 12).to_string());
+            row
+        })
+        .collect()
+}
+
+/// Labels of a marked paragraph's tokens: a mark's label on every token that starts inside
+/// it, `I-` on the first token of each run (GROBID's training form).
+pub fn gold_labels(t: &Tokens, p: &Paragraph) -> Vec<String> {
+    let mut out = Vec::with_capacity(t.toks.len());
+    let mut last: Option<Option<usize>> = None;
+    for tok in &t.toks {
+        let m = p
+            .marks
+            .iter()
+            .position(|m| m.range.contains(&tok.range.start));
+        let label = match m.map(|i| p.marks[i].kind) {
+            Some(MarkKind::Patent) => Label::RefPatent,
+            Some(MarkKind::Npl) => Label::RefNpl,
+            None => Label::Other,
+        };
+        if last == Some(m) {
+            out.push(label.as_str().to_string());
+        } else {
+            out.push(format!("I-{}", label.as_str()));
+        }
+        last = Some(m);
+    }
+    out
+}
+
+/// One citation found in a paragraph: its kind and the byte range of its text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Found {
+    pub kind: MarkKind,
+    pub range: Range<usize>,
+}
+
+/// Labels → citations: each run of `<refPatent>` or `<refNPL>` tokens is one citation, from
+/// its first token's first byte to its last token's last byte, without the punctuation that
+/// can only surround it (`(`, `,`, `;`, `:`).
+pub fn decode(text: &str, t: &Tokens, labels: &[String]) -> Result<Vec<Found>> {
+    let spans = super::label_spans("patent-citation", labels, Label::parse)?;
+    let mut out = Vec::new();
+    for s in spans {
+        let kind = match s.label {
+            Label::RefPatent => MarkKind::Patent,
+            Label::RefNpl => MarkKind::Npl,
+            Label::Other => continue,
+        };
+        let (Some(first), Some(last)) = (
+            t.toks.get(s.tokens.start),
+            s.tokens.end.checked_sub(1).and_then(|i| t.toks.get(i)),
+        ) else {
+            continue;
+        };
+        let mut r = first.range.start..last.range.end;
+        let slice = &text[r.clone()];
+        let trimmed_end = slice.trim_end_matches([',', ';', ':', '(']).len();
+        r.end = r.start + trimmed_end;
+        let lead = text[r.clone()].len()
+            - text[r.clone()]
+                .trim_start_matches([',', ';', ':', ')'])
+                .len();
+        r.start += lead;
+        if !text[r.clone()].trim().is_empty() {
+            out.push(Found { kind, range: r });
+        }
+    }
+    Ok(out)
+}
+
+/// Split a plain text into the units the model labels: its lines (without the line break),
+/// blank lines left out, as byte ranges.
+pub fn lines(text: &str) -> Vec<Range<usize>> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    for (i, c) in text.char_indices() {
+        if c == '\n' || c == '\r' {
+            if !text[start..i].trim().is_empty() {
+                out.push(start..i);
+            }
+            start = i + 1;
+        }
+    }
+    if !text[start..].trim().is_empty() {
+        out.push(start..text.len());
+    }
+    out
+}
+
+/// Paragraphs without a citation mark kept for training: one in this many (the corpus is
+/// mostly citation-free text; all of it would make training slow without teaching more).
+pub const UNMARKED_KEEP_ONE_IN: usize = 3;
+
+/// A corpus file and its description paragraphs.
+pub type PatentFile = (std::path::PathBuf, Vec<Paragraph>);
+
+/// Read `<dataset>/patent/citation/{corpus,evaluation}` into marked paragraphs, per file.
+pub fn read_paragraphs(dataset: &Path, part: Part) -> Result<(Vec<PatentFile>, ReadStats)> {
+    let dir = dataset.join("patent/citation").join(match part {
+        Part::Corpus => "corpus",
+        Part::Evaluation => "evaluation",
+    });
+    let entries = std::fs::read_dir(&dir).map_err(|e| Error::io(&dir, e))?;
+    let mut paths: Vec<_> = entries
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "xml"))
+        .collect();
+    paths.sort();
+    let mut stats = ReadStats::default();
+    let mut out = Vec::new();
+    for path in paths {
+        let xml = match std::fs::read_to_string(&path) {
+            Ok(x) => x,
+            Err(e) => {
+                stats.files_dropped.push((path, e.to_string()));
+                continue;
+            }
+        };
+        match st36::read_description(&xml) {
+            Ok(ps) => {
+                stats.files_read += 1;
+                out.push((path, ps));
+            }
+            Err(e) => stats.files_dropped.push((path, e.to_string())),
+        }
+    }
+    if out.is_empty() {
+        return Err(Error::Corpus {
+            path: dir,
+            reason: "no readable patent document in this folder (is the dataset unpacked?)".into(),
+        });
+    }
+    Ok((out, stats))
+}
+
+/// Training sequences of a part: every paragraph with a mark and one in
+/// [`UNMARKED_KEEP_ONE_IN`] of the others (in reading order); the evaluation part keeps all.
+pub fn read_sequences(dataset: &Path, part: Part) -> Result<(Vec<Sequence>, ReadStats)> {
+    let (files, mut stats) = read_paragraphs(dataset, part)?;
+    let built = crate::lexicon::built_for(dataset);
+    let view = LexView::new(&built.lexicons);
+    let mut out = Vec::new();
+    let mut unmarked = 0usize;
+    for (_, ps) in &files {
+        for p in ps {
+            if p.marks.is_empty() && part == Part::Corpus {
+                unmarked += 1;
+                if !unmarked.is_multiple_of(UNMARKED_KEEP_ONE_IN) {
+                    continue;
+                }
+            }
+            let t = tokens(&p.text);
+            if t.toks.is_empty() {
+                continue;
+            }
+            stats.tokens += t.toks.len();
+            out.push(Sequence {
+                rows: rows(&t, &view),
+                labels: gold_labels(&t, p),
+            });
+        }
+    }
+    stats.sequences = out.len();
+    Ok((out, stats))
+}
+
+pub struct Spec;
+
+pub static SPEC: Spec = Spec;
+
+/// Version of [`rows`]' columns.
+pub const FEATURE_VERSION: u32 = 1;
+
+impl ModelSpec for Spec {
+    fn name(&self) -> ModelName {
+        ModelName::PatentCitation
+    }
+    fn feature_version(&self) -> u32 {
+        FEATURE_VERSION
+    }
+    fn template(&self) -> &'static str {
+        static T: OnceLock<String> = OnceLock::new();
+        T.get_or_init(|| {
+            // Reference §4: 0[-4..+4] and four token conjunctions; 1[-2..2]; 2–9 at the
+            // token; 10, 11, 12 over [-1..1] with their two conjunctions each; 13–19 at the
+            // token and the next; 20–24 over [-1..1]; 25[-2..2] with two conjunctions; 26 and
+            // 27 over [-1..1].
+            let mut windows: Vec<(usize, &[i32])> = vec![
+                (0, &[-4, -3, -2, -1, 0, 1, 2, 3, 4]),
+                (1, &[-2, -1, 0, 1, 2]),
+            ];
+            windows.extend((2..=9).map(|c| (c, &[0][..])));
+            windows.extend((10..=12).map(|c| (c, &[-1, 0, 1][..])));
+            windows.extend((13..=19).map(|c| (c, &[0, 1][..])));
+            windows.extend((20..=24).map(|c| (c, &[-1, 0, 1][..])));
+            windows.push((25, &[-2, -1, 0, 1, 2]));
+            windows.push((26, &[-1, 0, 1]));
+            windows.push((27, &[-1, 0, 1]));
+            let mut conj: Vec<text::Conjunction> = vec![
+                ((-1, 0), (0, 0)),
+                ((0, 0), (1, 0)),
+                ((1, 0), (2, 0)),
+                ((-2, 0), (-1, 0)),
+            ];
+            for c in [10, 11, 12, 25] {
+                conj.push(((0, c), (1, c)));
+                conj.push(((-1, c), (0, c)));
+            }
+            text::template(&windows, &conj)
+        })
+    }
+    fn default_params(&self) -> TrainParams {
+        // GROBID: c2 1e-4, window 20, 2,000 iterations (reference §7); the committed model
+        // stops earlier (see its meta.json) to fit a shared machine.
+        TrainParams {
+            c1: 0.5,
+            c2: 0.0001,
+            epsilon: 1e-5,
+            window: 20,
+            max_iter: 150,
+            threads: 0,
+        }
+    }
+    fn read(&self, dataset: &Path, part: Part) -> Result<(Vec<Sequence>, ReadStats)> {
+        read_sequences(dataset, part)
+    }
+    fn rows_from_text(&self, text: &str) -> Option<Vec<Vec<String>>> {
+        let lex = crate::lexicon::default_shared();
+        Some(rows(&tokens(text), &LexView::new(&lex)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::patent::st36::Mark;
+
+    #[test]
+    fn tokens_keep_their_byte_ranges() {
+        let text = "See US\u{00A0}6,123,456\u{2013}B1 (é).";
+        let t = tokens(text);
+        for p in &t.toks {
+            let src: String = text[p.range.clone()]
+                .chars()
+                .map(tokenizer::normalise_char)
+                .collect();
+            assert_eq!(src, p.tok.text);
+        }
+        let words: Vec<&str> = t.toks.iter().map(|p| p.tok.text.as_str()).collect();
+        assert_eq!(
+            words,
+            vec!["See", "US", "6", ",", "123", ",", "456", "-", "B1", "(", "é", ")", "."]
+        );
+        // Whitespace counts in positions: "See" 0, " " 1, "US" 2, nbsp 3, "6" 4.
+        assert_eq!(t.toks[2].position, 4);
+        assert_eq!(t.total, 16);
+    }
+
+    #[test]
+    fn rows_have_the_spec_columns_and_gold_labels_follow_marks() {
+        let text = "As in EP 0 123 456 B1 and Smith, Nature.";
+        let p = Paragraph {
+            id: None,
+            text: text.into(),
+            marks: vec![
+                Mark {
+                    kind: MarkKind::Patent,
+                    range: 6..21,
+                },
+                Mark {
+                    kind: MarkKind::Npl,
+                    range: 26..39,
+                },
+            ],
+        };
+        let t = tokens(text);
+        let lex = crate::lexicon::Lexicons::default();
+        let r = rows(&t, &LexView::new(&lex));
+        assert!(r.iter().all(|row| row.len() == COLUMNS));
+        let ep = t.toks.iter().position(|p| p.tok.text == "EP").unwrap();
+        assert_eq!(r[ep][23], "1");
+        assert_eq!(r[ep][10], "ALLCAPS");
+        let labels = gold_labels(&t, &p);
+        assert_eq!(labels[ep], "I-<refPatent>");
+        assert_eq!(labels[ep + 1], "<refPatent>");
+        assert_eq!(labels[0], "I-<other>");
+        let smith = t.toks.iter().position(|p| p.tok.text == "Smith").unwrap();
+        assert_eq!(labels[smith], "I-<refNPL>");
+        let found = decode(text, &t, &labels).unwrap();
+        let texts: Vec<&str> = found.iter().map(|f| &text[f.range.clone()]).collect();
+        assert_eq!(texts, vec!["EP 0 123 456 B1", "Smith, Nature"]);
+    }
+
+    #[test]
+    fn lines_skip_blank_ones() {
+        let text = "one\n\n  \r\ntwo three\nfour";
+        let ls: Vec<&str> = lines(text).into_iter().map(|r| &text[r]).collect();
+        assert_eq!(ls, vec!["one", "two three", "four"]);
+    }
+
+    #[test]
+    fn every_patent_corpus_file_reads() {
+        let dataset = crate::config::dataset_dir();
+        if !dataset.join("patent/citation/corpus").is_dir() {
+            eprintln!(
+                "skipped: patent corpus not unpacked at {}",
+                dataset.display()
+            );
+            return;
+        }
+        for part in [Part::Corpus, Part::Evaluation] {
+            let (files, stats) = read_paragraphs(&dataset, part).unwrap();
+            assert!(stats.files_dropped.is_empty(), "{:?}", stats.files_dropped);
+            let marks: usize = files
+                .iter()
+                .flat_map(|(_, ps)| ps)
+                .map(|p| p.marks.len())
+                .sum();
+            assert!(marks > 0, "{part:?}");
+            eprintln!("{part:?}: {} files, {marks} marks", files.len());
+        }
+    }
+}
