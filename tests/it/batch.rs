@@ -35,14 +35,13 @@ fn batch(config: &Path, input: &Path, output: &Path, args: &[&str]) -> (bool, St
     )
 }
 
-#[test]
-fn batch_writes_answers_and_error_files_and_resumes() {
+/// A temporary folder holding a config with the repository's models and libpdfium; `None`
+/// (the test skips) when either is missing.
+fn batch_config() -> Option<(tempfile::TempDir, PathBuf)> {
     if !models_present(&NEEDED) {
-        return;
+        return None;
     }
-    let Some(pdfium) = pdfium_lib() else {
-        return;
-    };
+    let pdfium = pdfium_lib()?;
     let dir = tempfile::tempdir().expect("temp");
     let config = dir.path().join("config.toml");
     std::fs::write(
@@ -54,6 +53,14 @@ fn batch_writes_answers_and_error_files_and_resumes() {
         ),
     )
     .expect("config");
+    Some((dir, config))
+}
+
+#[test]
+fn batch_writes_answers_and_error_files_and_resumes() {
+    let Some((dir, config)) = batch_config() else {
+        return;
+    };
     let input = dir.path().join("in");
     let output = dir.path().join("out");
     std::fs::create_dir_all(input.join("sub")).expect("input");
@@ -121,23 +128,9 @@ fn batch_writes_answers_and_error_files_and_resumes() {
 /// it) do each PDF exactly once between them.
 #[test]
 fn shards_of_one_listing_share_the_pdfs() {
-    if !models_present(&NEEDED) {
-        return;
-    }
-    let Some(pdfium) = pdfium_lib() else {
+    let Some((dir, config)) = batch_config() else {
         return;
     };
-    let dir = tempfile::tempdir().expect("temp");
-    let config = dir.path().join("config.toml");
-    std::fs::write(
-        &config,
-        format!(
-            "[models]\ndir = {:?}\npdfium_lib = {:?}\n",
-            repo_root().join("models").display().to_string(),
-            pdfium.display().to_string()
-        ),
-    )
-    .expect("config");
     let input = dir.path().join("in");
     let output = dir.path().join("out");
     std::fs::create_dir_all(input.join("b")).expect("input");

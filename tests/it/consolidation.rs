@@ -77,6 +77,22 @@ fn build_index(dir: &Path) -> String {
     out
 }
 
+/// A server with the repository's models over an index built by [`build_index`] (the folder
+/// lives as long as the returned guard).
+fn server_over_index() -> (tempfile::TempDir, Server) {
+    let dir = tempfile::tempdir().expect("temp dir");
+    build_index(dir.path());
+    let index = dir.path().join("index");
+    let s = Server::builder()
+        .repo_models()
+        .set(
+            "consolidation",
+            &format!("index_dir = {:?}", index.display().to_string()),
+        )
+        .start();
+    (dir, s)
+}
+
 fn citation(s: &Server, text: &str, consolidate: &str) -> String {
     let r = s.post_form(
         "/api/processCitation",
@@ -149,16 +165,7 @@ fn process_citation_applies_each_consolidation_value() {
     if !models_present(&MODELS) {
         return;
     }
-    let dir = tempfile::tempdir().expect("temp dir");
-    build_index(dir.path());
-    let index = dir.path().join("index");
-    let s = Server::builder()
-        .repo_models()
-        .set(
-            "consolidation",
-            &format!("index_dir = {:?}", index.display().to_string()),
-        )
-        .start();
+    let (_dir, s) = server_over_index();
 
     let none = citation(&s, REF, "0");
     assert!(
@@ -359,16 +366,7 @@ fn consolidate_tei_enriches_existing_tei_in_place() {
     if !models_present(&MODELS) {
         return;
     }
-    let dir = tempfile::tempdir().expect("temp dir");
-    build_index(dir.path());
-    let index = dir.path().join("index");
-    let s = Server::builder()
-        .repo_models()
-        .set(
-            "consolidation",
-            &format!("index_dir = {:?}", index.display().to_string()),
-        )
-        .start();
+    let (_dir, s) = server_over_index();
     let r = s.post_form(
         "/api/processCitationList",
         &[
