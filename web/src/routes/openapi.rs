@@ -766,7 +766,9 @@ mod tests {
                     || ["/api/", "/debug/", "/console"]
                         .iter()
                         .any(|p| piece.starts_with(p));
-                if is_route && !piece.contains(' ') {
+                // A bare prefix (`"/api/"` in a `trim_start_matches`) is no route.
+                let prefix_only = piece.len() > 1 && piece.ends_with('/');
+                if is_route && !piece.contains(' ') && !prefix_only {
                     out.push(piece.to_string());
                 }
             }
