@@ -202,9 +202,12 @@ def main():
             if shots:
                 page.screenshot(path=os.path.join(shots, "console-pdf.png"))
 
-            # Patent tab: enabled exactly when the server serves the patent endpoints.
+            # Patent tab: enabled exactly when the server serves the patent endpoints and their
+            # model is ready.
             page.click("#tab-patent")
-            served = page.request.post(f"{base}/api/processCitationPatentTXT", form={}).status != 404
+            routed = page.request.post(f"{base}/api/processCitationPatentTXT", form={}).status != 404
+            health = page.request.get(f"{base}/api/health").json()
+            served = routed and health.get("models", {}).get("patent-citation", {}).get("state") == "ready"
             # The server's own account of the patent routes agrees with what answers.
             said = page.request.get(f"{base}/console/info").json().get("patent", [])
             c.check(("processCitationPatentTXT" in said) == served, f"/console/info lists the patent routes served ({said})")

@@ -516,7 +516,7 @@ info.then((i) => {
   document.querySelectorAll("#patent-endpoint option").forEach((o) => { o.disabled = !served.has(o.value); });
   const first = Array.from($("patent-endpoint").options).find((o) => !o.disabled);
   if (!first) {
-    $("patent-state").textContent = "This server does not serve the patent endpoints (processCitationPatentTXT, processCitationPatentST36, processCitationPatentPDF, citationPatentAnnotations). The tab enables itself on a server that has them.";
+    $("patent-state").textContent = "The patent endpoints (processCitationPatentTXT, processCitationPatentST36, processCitationPatentPDF, citationPatentAnnotations) are not available on this server: they need a trained patent-citation model (see /api/health). The tab enables itself once the model is there.";
     return;
   }
   $("patent-endpoint").value = first.value;

@@ -63,9 +63,14 @@ const PATENT_PATHS: [&str; 4] = [
 /// "patent": [the patent endpoints this server routes]}` (so the Patent tab enables itself
 /// without probing with a request that would fail in the browser's log).
 async fn console_info(state: State, req: actix_web::HttpRequest) -> HttpResponse {
+    // The patent endpoints count as served when routed and their model can tag; without a
+    // trained patent-citation model they would only answer its absence.
+    let model_ready = state
+        .models
+        .is_available(quire::models::ModelName::PatentCitation);
     let routed: Vec<&str> = PATENT_PATHS
         .into_iter()
-        .filter(|p| req.resource_map().has_resource(p))
+        .filter(|p| model_ready && req.resource_map().has_resource(p))
         .map(|p| p.trim_start_matches("/api/"))
         .collect();
     let bound = ADMIN_PORT.load(std::sync::atomic::Ordering::Relaxed);
