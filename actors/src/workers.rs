@@ -268,16 +268,7 @@ impl WorkerPool {
                 if libc::setrlimit(libc::RLIMIT_CPU, &cpu) != 0 {
                     return Err(std::io::Error::last_os_error());
                 }
-                if cap > 0 {
-                    let lim = libc::rlimit {
-                        rlim_cur: cap as libc::rlim_t,
-                        rlim_max: cap as libc::rlim_t,
-                    };
-                    if libc::setrlimit(libc::RLIMIT_AS, &lim) != 0 {
-                        return Err(std::io::Error::last_os_error());
-                    }
-                }
-                Ok(())
+                cap_address_space(cap)
             });
         }
         match cmd.spawn() {
@@ -506,6 +497,24 @@ fn cpu_used_s(pid: u32) -> Option<u64> {
     // SAFETY: sysconf has no preconditions.
     let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1) as u64;
     Some((utime + stime).div_ceil(hz))
+}
+
+/// Caps the calling process's address space at `bytes` (0: no cap), soft and hard limit alike.
+/// Meant for a `pre_exec` closure: `setrlimit` is async-signal-safe. The layout workers and
+/// the training processes (`quire-web`) are capped with it.
+pub fn cap_address_space(bytes: u64) -> std::io::Result<()> {
+    if bytes == 0 {
+        return Ok(());
+    }
+    let lim = libc::rlimit {
+        rlim_cur: bytes as libc::rlim_t,
+        rlim_max: bytes as libc::rlim_t,
+    };
+    // SAFETY: setrlimit reads the struct given; no memory is handed over.
+    if unsafe { libc::setrlimit(libc::RLIMIT_AS, &lim) } != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(())
 }
 
 /// Raise the soft `RLIMIT_CPU` of worker `pid` to the CPU time it used so far plus `budget`

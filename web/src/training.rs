@@ -450,16 +450,7 @@ impl Runner {
             cmd.pre_exec(move || {
                 libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
                 libc::setpriority(libc::PRIO_PROCESS, 0, nice);
-                if cap > 0 {
-                    let lim = libc::rlimit {
-                        rlim_cur: cap as libc::rlim_t,
-                        rlim_max: cap as libc::rlim_t,
-                    };
-                    if libc::setrlimit(libc::RLIMIT_AS, &lim) != 0 {
-                        return Err(std::io::Error::last_os_error());
-                    }
-                }
-                Ok(())
+                quire_actors::workers::cap_address_space(cap)
             });
         }
         let mut child = cmd
