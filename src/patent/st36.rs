@@ -2,7 +2,8 @@
 Reading a patent's description paragraphs from XML, with quick-xml: WIPO ST.36 documents
 (`<description><p id="p0001" num="0001">…`), and the training corpus's patent documents, whose
 description paragraphs mark citations inline (`<ref type="patent">…</ref>`,
-`<ref type="npl">…</ref>`; ST.36's own `<patcit>` and `<nplcit>` count as marks too).
+`<ref type="npl">…</ref>`, in some files `typ=` for `type=`, `type="pl"` for a patent, or TEI
+`<bibl type="patent|journal|book">`; ST.36's own `<patcit>` and `<nplcit>` count as marks too).
 
 Each outermost `<p>` inside a `<description>` is one paragraph; its text is every text node
 inside it (formatting elements such as `<b>`, `<sub>` add nothing), `<br/>` a line break. The
@@ -58,9 +59,11 @@ fn mark_kind(name: &str, e: &BytesStart<'_>) -> Option<MarkKind> {
     match name {
         "patcit" => Some(MarkKind::Patent),
         "nplcit" => Some(MarkKind::Npl),
-        "ref" => match attr(e, "type").as_deref() {
-            Some("patent") => Some(MarkKind::Patent),
-            Some("npl") => Some(MarkKind::Npl),
+        // The corpus writes `type` or (in older files) `typ`, on `<ref>` or TEI `<bibl>`;
+        // books and journal articles are non-patent literature, `pl` is a patent.
+        "ref" | "bibl" => match attr(e, "type").or_else(|| attr(e, "typ")).as_deref() {
+            Some("patent" | "pl") => Some(MarkKind::Patent),
+            Some("npl" | "book" | "journal") => Some(MarkKind::Npl),
             _ => None,
         },
         _ => None,
@@ -253,6 +256,29 @@ mod tests {
         let again = read_description(&stripped).unwrap();
         assert_eq!(again[0].text, ps[0].text);
         assert!(again[0].marks.is_empty());
+    }
+
+    #[test]
+    fn every_corpus_spelling_of_a_mark_is_read() {
+        let xml = r#"<patent-document><description><p>A <ref typ="patent">EP 1</ref>, <ref type="pl">US 2</ref>, <bibl type="journal" xmlns="http://www.tei-c.org/ns/1.0">Nature 3</bibl>, <bibl type="book" xmlns="http://www.tei-c.org/ns/1.0">Book 4</bibl>, <bibl type="patent" xmlns="http://www.tei-c.org/ns/1.0">WO 5</bibl>, <ref typ="npl">Cell 6</ref> <ref type="figure">7</ref>.</p></description></patent-document>"#;
+        let ps = read_description(xml).unwrap();
+        let marks: Vec<(&str, MarkKind)> = ps[0]
+            .marks
+            .iter()
+            .map(|m| (&ps[0].text[m.range.clone()], m.kind))
+            .collect();
+        use MarkKind::{Npl, Patent};
+        assert_eq!(
+            marks,
+            vec![
+                ("EP 1", Patent),
+                ("US 2", Patent),
+                ("Nature 3", Npl),
+                ("Book 4", Npl),
+                ("WO 5", Patent),
+                ("Cell 6", Npl),
+            ]
+        );
     }
 
     #[test]
