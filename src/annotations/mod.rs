@@ -134,25 +134,25 @@ pub fn rich_texts(a: &Article) -> Vec<&RichText> {
     out
 }
 
-/// One callout as placed on the pages: its kind, its first target, its line boxes and its
-/// printed text.
+/// One callout as placed on the pages: its kind, its targets (several for a range such as
+/// `[2-5]`), its line boxes and its printed text.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PlacedCallout {
     pub kind: CalloutKind,
-    pub target: Option<String>,
+    pub targets: Vec<String>,
     pub boxes: Vec<PageBox>,
     pub text: String,
 }
 
 /// Every callout of the article with its boxes, in text order (a range such as `[2-5]` is one
-/// callout pointing at its first entry, as the TEI's first target).
+/// callout with every entry it covers as targets, as the TEI's `target` lists them).
 pub fn placed_callouts(a: &Article) -> Vec<PlacedCallout> {
     let mut out = Vec::new();
     for rt in rich_texts(a) {
         for (range, kind, targets) in callouts(rt) {
             out.push(PlacedCallout {
                 kind,
-                target: targets.first().map(|t| t.to_string()),
+                targets: targets.iter().map(|t| t.to_string()).collect(),
                 boxes: line_boxes(tokens_in(rt, &range)),
                 text: rt.text[range].to_string(),
             });
@@ -166,13 +166,22 @@ fn markers(callouts: &[PlacedCallout], kind: CalloutKind) -> Vec<Marker> {
         .iter()
         .filter(|c| c.kind == kind)
         .flat_map(|c| {
-            c.boxes.iter().map(|b| Marker {
-                id: c.target.clone(),
-                p: b.page,
-                x: b.bbox.x,
-                y: b.bbox.y,
-                w: b.bbox.w,
-                h: b.bbox.h,
+            // One marker per box for each entry the callout points at (a range's boxes are
+            // listed under each of its entries), or one without an id when unresolved.
+            let ids: Vec<Option<String>> = if c.targets.is_empty() {
+                vec![None]
+            } else {
+                c.targets.iter().cloned().map(Some).collect()
+            };
+            ids.into_iter().flat_map(move |id| {
+                c.boxes.iter().map(move |b| Marker {
+                    id: id.clone(),
+                    p: b.page,
+                    x: b.bbox.x,
+                    y: b.bbox.y,
+                    w: b.bbox.w,
+                    h: b.bbox.h,
+                })
             })
         })
         .collect()
@@ -307,7 +316,8 @@ pub fn links(a: &Article) -> Vec<Link> {
         }
     }
     for c in placed_callouts(a) {
-        let Some(place) = c.target.as_ref().and_then(|t| places.get(t)) else {
+        // A range links to the first entry it covers.
+        let Some(place) = c.targets.first().and_then(|t| places.get(t)) else {
             continue;
         };
         out.extend(c.boxes.iter().map(|b| Link {
@@ -486,6 +496,38 @@ mod tests {
             .map(|m| (m.id.as_deref(), m.y))
             .collect();
         assert_eq!(ys, [(Some("b1"), 100.0), (Some("b1"), 112.0)]);
+    }
+
+    #[test]
+    fn a_range_lists_its_boxes_under_every_entry_it_covers() {
+        let mut a = article();
+        let mut rt = line(
+            &["as", "in", "[1-2]"],
+            100.0,
+            &[(2, CalloutKind::Bibr, Some("b0"))],
+        );
+        // The number the range implies without printing it: an empty callout after it.
+        let end = rt.text.len();
+        rt.refs.push(Callout {
+            kind: CalloutKind::Bibr,
+            range: end..end,
+            target: Some("b1".into()),
+        });
+        a.body.divs[0].blocks = vec![BodyBlock::Paragraph(rt)];
+        let ann = reference_annotations(&a, false);
+        let ids: Vec<(Option<&str>, f32)> = ann
+            .ref_markers
+            .iter()
+            .map(|m| (m.id.as_deref(), m.x))
+            .collect();
+        assert_eq!(ids, [(Some("b0"), 132.0), (Some("b1"), 132.0)]);
+        // The link goes to the first entry's place.
+        let places: Vec<LinkTarget> = links(&a)
+            .into_iter()
+            .filter(|l| matches!(l.target, LinkTarget::Place { .. }))
+            .map(|l| l.target)
+            .collect();
+        assert_eq!(places, [LinkTarget::Place { page: 2, top: 90.5 }]);
     }
 
     #[test]

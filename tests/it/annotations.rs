@@ -35,17 +35,31 @@ fn tei_bibr_boxes(xml: &str) -> Vec<(String, u64, f64, f64, f64, f64)> {
     all_between(xml, "<ref type=\"bibr\"", ">")
         .iter()
         .flat_map(|attrs| {
-            let target = all_between(attrs, "target=\"#", "\"")
+            // Every entry the ref points at (`#b1 #b2` for a range), else one unresolved id.
+            let mut targets: Vec<String> = all_between(attrs, "target=\"", "\"")
                 .first()
-                .map(|t| t.split(' ').next().unwrap_or("").to_string())
+                .map(|t| {
+                    t.split(' ')
+                        .map(|x| x.trim_start_matches('#').to_string())
+                        .collect()
+                })
                 .unwrap_or_default();
+            if targets.is_empty() {
+                targets.push(String::new());
+            }
             let coords = all_between(attrs, "coords=\"", "\"").concat();
-            coords
-                .split(';')
-                .filter(|c| !c.is_empty())
-                .map(|c| {
-                    let v: Vec<f64> = c.split(',').map(|n| n.parse().expect("number")).collect();
-                    (target.clone(), v[0] as u64, v[1], v[2], v[3], v[4])
+            targets
+                .into_iter()
+                .flat_map(|target| {
+                    coords
+                        .split(';')
+                        .filter(|c| !c.is_empty())
+                        .map(|c| {
+                            let v: Vec<f64> =
+                                c.split(',').map(|n| n.parse().expect("number")).collect();
+                            (target.clone(), v[0] as u64, v[1], v[2], v[3], v[4])
+                        })
+                        .collect::<Vec<_>>()
                 })
                 .collect::<Vec<_>>()
         })
@@ -99,7 +113,7 @@ fn reference_annotations_have_grobids_shape_and_the_teis_boxes() {
         assert!(w > 200.0, "{b}");
     }
 
-    // Callout markers: exactly the boxes the TEI gives its bibr refs, with their first target.
+    // Callout markers: exactly the boxes the TEI gives its bibr refs, once under each target.
     let (_, _, xml) = s.post_pdf(
         "/api/processFulltextDocument",
         linked_article(),
