@@ -278,6 +278,38 @@ pub fn read_paragraphs(dataset: &Path, part: Part) -> Result<(Vec<PatentFile>, R
     Ok((out, stats))
 }
 
+/// Paragraphs longer than this many tokens are not copied by [`dotted_variant`].
+const VARIANT_MAX_TOKENS: usize = 400;
+
+/// The corpus is mostly English, whose patent numbers group digits with commas
+/// (`US 6,123,456`); patents in Spanish, French, German or Italian print the same numbers with
+/// dots (`US 6.123.456`). A short marked paragraph whose patent marks group digits with commas
+/// is also given to training with dots in those places, marks unchanged (the replacement keeps
+/// every byte offset). `None` when the paragraph has no such number or is long.
+pub fn dotted_variant(p: &Paragraph, n_tokens: usize) -> Option<Paragraph> {
+    if n_tokens > VARIANT_MAX_TOKENS {
+        return None;
+    }
+    let mut bytes = p.text.clone().into_bytes();
+    let mut changed = false;
+    for m in p.marks.iter().filter(|m| m.kind == MarkKind::Patent) {
+        for i in m.range.clone() {
+            let digit = |j: usize| j < m.range.end && bytes[j].is_ascii_digit();
+            let group_of_three = digit(i + 1) && digit(i + 2) && digit(i + 3) && !digit(i + 4);
+            if bytes[i] == b','
+                && i > m.range.start
+                && bytes[i - 1].is_ascii_digit()
+                && group_of_three
+            {
+                bytes[i] = b'.';
+                changed = true;
+            }
+        }
+    }
+    let text = String::from_utf8(bytes).ok()?;
+    changed.then(|| Paragraph { text, ..p.clone() })
+}
+
 /// Training sequences of a part: every paragraph with a mark and one in
 /// [`UNMARKED_KEEP_ONE_IN`] of the others (in reading order); the evaluation part keeps all.
 pub fn read_sequences(dataset: &Path, part: Part) -> Result<(Vec<Sequence>, ReadStats)> {
@@ -303,6 +335,16 @@ pub fn read_sequences(dataset: &Path, part: Part) -> Result<(Vec<Sequence>, Read
                 rows: rows(&t, &view),
                 labels: gold_labels(&t, p),
             });
+            if part == Part::Corpus {
+                if let Some(v) = dotted_variant(p, t.toks.len()) {
+                    let t = tokens(&v.text);
+                    stats.tokens += t.toks.len();
+                    out.push(Sequence {
+                        rows: rows(&t, &view),
+                        labels: gold_labels(&t, &v),
+                    });
+                }
+            }
         }
     }
     stats.sequences = out.len();
@@ -434,6 +476,38 @@ mod tests {
         let found = decode(text, &t, &labels).unwrap();
         let texts: Vec<&str> = found.iter().map(|f| &text[f.range.clone()]).collect();
         assert_eq!(texts, vec!["EP 0 123 456 B1", "Smith, Nature"]);
+    }
+
+    #[test]
+    fn dotted_variants_regroup_patent_numbers_only() {
+        let text = "See US 6,123,456 and 1,000 cells, cf. EP 12,3456.";
+        let p = Paragraph {
+            id: None,
+            text: text.into(),
+            marks: vec![
+                Mark {
+                    kind: MarkKind::Patent,
+                    range: 4..16,
+                },
+                Mark {
+                    kind: MarkKind::Patent,
+                    range: 38..49,
+                },
+            ],
+        };
+        let v = dotted_variant(&p, 10).unwrap();
+        assert_eq!(v.text, "See US 6.123.456 and 1,000 cells, cf. EP 12,3456.");
+        assert_eq!(v.marks, p.marks);
+        assert!(dotted_variant(&p, VARIANT_MAX_TOKENS + 1).is_none());
+        let plain = Paragraph {
+            text: "US 5.123.456".into(),
+            marks: vec![Mark {
+                kind: MarkKind::Patent,
+                range: 0..12,
+            }],
+            id: None,
+        };
+        assert!(dotted_variant(&plain, 5).is_none());
     }
 
     #[test]

@@ -107,14 +107,14 @@ fn office_re() -> &'static Regex {
     re(
         &R,
         r"(?x)
-        (?P<us>\bU\.\s?S\.(?:\s?A\.)?|\bUSP\b|\bUSSN\b|\bUS(?:A)?\b|(?i:\bunited\s+states\b|\bamerican\b))
+        (?P<us>\bU\.\s?S\.(?:\s?A\.)?|\bUSP\b|\bUSSN\b|\bUS(?:A)?\b|(?i:\bunited\s+states\b|\bamerican\b|\bam[ée]ricain(?:e)?\b|\bamerikanisch\w*|\bestadounidense\b|\bnorteamericana?\b))
         |(?P<pct>\bPCT\b)
-        |(?P<ep>\bEPO?\b|(?i:\beuropean\b))
+        |(?P<ep>\bEPO?\b|(?i:\beuropean\b|\beurop[ée]enne?\b|\beurop[äa]isch\w*|\beurope[ao]\b))
         |(?P<wo>\bWO\b|(?i:\bworld\b|\binternational\b))
-        |(?P<jp>\bJP\b|(?i:\bjapan(?:ese)?\b))
-        |(?P<de>\bDE\b|(?i:\bgerman(?:y)?\b))
+        |(?P<jp>\bJP\b|(?i:\bjapan(?:ese)?\b|\bjaponais(?:e)?\b|\bjapanisch\w*|\bjapon[ée]s[ae]?\b))
+        |(?P<de>\bDE\b|(?i:\bgerman(?:y)?\b|\ballemand(?:e)?\b|\bdeutsch\w*|\balem[áa]n(?:a)?\b))
         |(?P<gb>\b(?:GB|UK)\b|(?i:\bbritish\b|\bgreat\s+britain\b|\bunited\s+kingdom\b|\benglish\b))
-        |(?P<fr>\bFR\b|(?i:\bfrench\b|\bfrance\b))
+        |(?P<fr>\bFR\b|(?i:\bfrench\b|\bfrance\b|\bfran[çc]ais(?:e)?\b|\bfranz[öo]sisch\w*|\bfranc[ée]s[ae]?\b))
         |(?P<be>(?i:\bbelgi(?:an|um)\b))
         |(?P<ch>(?i:\bswiss\b|\bswitzerland\b))
         |(?P<cn>(?i:\bchinese\b|\bchina\b))
@@ -127,7 +127,7 @@ fn office_re() -> &'static Regex {
         |(?P<se>(?i:\bswed(?:en|ish)\b))
         |(?P<dk>(?i:\bdanish\b|\bdenmark\b))
         |(?P<it>(?i:\bital(?:y|ian)\b))
-        |(?P<es>(?i:\bspa(?:in|nish)\b))
+        |(?P<es>(?i:\bspa(?:in|nish)\b|\bespa[ñn]o(?:l|la)\b|\bespagnol(?:e)?\b|\bspanisch\w*))
         |(?P<code>\b(?:AU|DK|BE|AT|CN|KR|EA|CH|RU|CA|NL|DD|SE|FI|MX|OA|AP|AR|BR|BG|CL|GR|HU|IS|IN|IE|IL|IT|LU|NO|NZ|PL|ES|TW|TR|SU|CZ|SK|PT|ZA|SG|HK|AP)\b)",
     )
 }
@@ -320,6 +320,10 @@ pub fn parse(text: &str) -> Vec<PatentNumber> {
         if lower.contains("provisional") {
             status = Status::Provisional;
         } else if lower.contains("application")
+            // French, German and Spanish for an application.
+            || lower.contains("demande")
+            || lower.contains("anmeldung")
+            || lower.contains("solicitud")
             || lower.contains("appl.")
             || lower.contains("ser.")
             || lower.contains("serial")
@@ -513,6 +517,42 @@ mod tests {
                 "publication",
             ),
             ("FR-A-2 345 678", "FR", "2345678", Some("A"), "publication"),
+            // Office names in the languages patents are published in.
+            (
+                "Patente Española 490.855",
+                "ES",
+                "490855",
+                None,
+                "publication",
+            ),
+            (
+                "Patente Europea 0 877 346",
+                "EP",
+                "0877346",
+                None,
+                "publication",
+            ),
+            (
+                "brevet français 2.684.434",
+                "FR",
+                "2684434",
+                None,
+                "publication",
+            ),
+            (
+                "deutsche Patentschrift 101 23 456",
+                "DE",
+                "10123456",
+                None,
+                "publication",
+            ),
+            (
+                "demande de brevet japonaise 2001-123456",
+                "JP",
+                "2001123456",
+                None,
+                "application",
+            ),
         ];
         for (text, office, ep, kind, status) in cases {
             let p = one(text);

@@ -216,7 +216,7 @@ pub fn strip_marks(xml: &str) -> String {
             .chars()
             .take_while(|c| c.is_alphanumeric() || *c == '-' || *c == ':')
             .collect();
-        let is_mark = name == "ref" || name == "patcit" || name == "nplcit";
+        let is_mark = matches!(name.as_str(), "ref" | "bibl" | "patcit" | "nplcit");
         if !is_mark {
             out.push_str(tag);
         }
