@@ -270,6 +270,11 @@ pub struct Funding {
     /// The `xml:id` of the `org type="funding"` (`funding_0`…), the funder's `ref` target.
     pub id: String,
     pub funder: Option<String>,
+    /// From the Funder Registry (`consolidateFunders`): the funder's DOI (`10.13039/…`) and,
+    /// when the registry's name replaced the printed one, the printed form when it was an
+    /// acronym (`NSF`), written as the abbreviated name.
+    pub funder_doi: Option<String>,
+    pub funder_abbreviation: Option<String>,
     pub grant_numbers: Vec<String>,
     pub grant_name: Option<String>,
     pub program: Option<String>,

@@ -18,7 +18,7 @@ use serde_json::Value;
 
 use super::{normalize_doi, Funder, Record, RecordAuthor};
 
-/// Why a work object was not imported.
+/// Why a work (or funder) object was not imported.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Reject {
     /// The line (or file) is not JSON.
@@ -31,6 +31,10 @@ pub enum Reject {
     BadDoi(String),
     /// The work has no title: it could never be matched.
     NoTitle,
+    /// The funder has no registry `id` (nor a `uri` ending in one).
+    NoFunderId,
+    /// The funder has no `name`.
+    NoName,
 }
 
 impl Reject {
@@ -42,6 +46,8 @@ impl Reject {
             Reject::NoDoi => "no-doi",
             Reject::BadDoi(_) => "bad-doi",
             Reject::NoTitle => "no-title",
+            Reject::NoFunderId => "no-funder-id",
+            Reject::NoName => "no-name",
         }
     }
 }
@@ -54,6 +60,8 @@ impl std::fmt::Display for Reject {
             Reject::NoDoi => f.write_str("no DOI"),
             Reject::BadDoi(d) => write!(f, "`{d}` is not a DOI"),
             Reject::NoTitle => f.write_str("no title"),
+            Reject::NoFunderId => f.write_str("no funder id"),
+            Reject::NoName => f.write_str("no name"),
         }
     }
 }
@@ -209,7 +217,18 @@ fn items(doc: &Value) -> Option<&Vec<Value>> {
 pub fn read_works(
     path: &Path,
     skip: u64,
-    mut f: impl FnMut(u64, Result<Record, Reject>) -> crate::Result<()>,
+    f: impl FnMut(u64, Result<Record, Reject>) -> crate::Result<()>,
+) -> crate::Result<()> {
+    read_items(path, skip, parse_work, f)
+}
+
+/// [`read_works`] for any Crossref REST object (works, funders): each item of the file, in
+/// either shape, gzip or plain, parsed by `parse`.
+pub fn read_items<T>(
+    path: &Path,
+    skip: u64,
+    parse: impl Fn(&Value) -> Result<T, Reject>,
+    mut f: impl FnMut(u64, Result<T, Reject>) -> crate::Result<()>,
 ) -> crate::Result<()> {
     let io = |source| crate::Error::Io {
         path: path.to_path_buf(),
@@ -252,13 +271,13 @@ pub fn read_works(
             return f(0, Err(Reject::NotAnObject));
         };
         for (i, item) in (0u64..).zip(list).skip(skip as usize) {
-            f(i, parse_work(item))?;
+            f(i, parse(item))?;
         }
         return Ok(());
     }
     // JSON Lines.
     let line_record = |line: &str| match serde_json::from_str::<Value>(line) {
-        Ok(v) => parse_work(&v),
+        Ok(v) => parse(&v),
         Err(e) => Err(Reject::InvalidJson(e.to_string())),
     };
     let mut n = 0u64;

@@ -11,6 +11,7 @@ Crossref REST work records ([`crossref`]); it needs no network.
   extracted title and first author; a bibliographic search re-scores its candidates field by
   field and accepts the best above a threshold.
 - [`merge`]: what each consolidation value does to a citation or a header ([`Mode`]).
+- [`funders`]: the Crossref Funder Registry in memory, for `consolidateFunders`.
 
 [`Consolidator`] ties them together: the one object the service shares between requests. It
 asks a [`Source`] for records (the embedded index here; the online services Crossref and
@@ -19,6 +20,7 @@ same matching to every source's answers.
 */
 
 pub mod crossref;
+pub mod funders;
 pub mod index;
 pub mod matching;
 pub mod merge;
@@ -29,6 +31,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 pub use crossref::{parse_work, read_works, Reject};
+pub use funders::{FunderMatch, FunderRecord, FunderRegistry};
 pub use index::{BiblioIndex, ImportCounts, IndexStats};
 pub use matching::{Extracted, Match, MatchKind};
 pub use merge::Mode;

@@ -313,24 +313,41 @@ fn write_article(w: &mut TeiWriter, a: &Article, opt: &TeiOptions) {
 }
 
 /// One `<funder ref="#funding_N …">` per distinct funder name (its fundings as targets), with
-/// its `orgName type="full"`, in the `titleStmt` (grobid-service §5.1).
+/// its `orgName type="full"`, in the `titleStmt` (grobid-service §5.1); a funder found in the
+/// Funder Registry (`consolidateFunders`) adds the printed acronym as `orgName
+/// type="abbreviated"` and its DOI as `idno type="DOI" subtype="crossref"`, as GROBID does.
 fn funders(w: &mut TeiWriter, fundings: &[crate::document::Funding]) {
-    let mut named: Vec<(&str, Vec<String>)> = Vec::new();
+    let mut named: Vec<(&crate::document::Funding, Vec<String>)> = Vec::new();
     for f in fundings {
         let Some(name) = f.funder.as_deref() else {
             continue;
         };
         let target = format!("#{}", f.id);
-        match named.iter_mut().find(|(n, _)| n.eq_ignore_ascii_case(name)) {
+        let same = |g: &crate::document::Funding| {
+            g.funder
+                .as_deref()
+                .is_some_and(|n| n.eq_ignore_ascii_case(name))
+        };
+        match named.iter_mut().find(|(g, _)| same(g)) {
             Some((_, targets)) => targets.push(target),
-            None => named.push((name, vec![target])),
+            None => named.push((f, vec![target])),
         }
     }
-    for (name, targets) in named {
+    for (f, targets) in named {
         let refs = targets.join(" ");
         w.indent();
         w.start("funder", &[("ref", refs.as_str())]);
-        w.leaf("orgName", &[("type", "full")], name);
+        w.leaf(
+            "orgName",
+            &[("type", "full")],
+            f.funder.as_deref().unwrap_or(""),
+        );
+        if let Some(a) = &f.funder_abbreviation {
+            w.leaf("orgName", &[("type", "abbreviated")], a);
+        }
+        if let Some(doi) = &f.funder_doi {
+            w.leaf("idno", &[("type", "DOI"), ("subtype", "crossref")], doi);
+        }
         w.end("funder").newline();
     }
 }

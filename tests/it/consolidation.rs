@@ -460,3 +460,102 @@ fn consolidate_tei_enriches_existing_tei_in_place() {
     );
     assert_eq!(r.status().as_u16(), 400);
 }
+
+/// `consolidateFunders` against a Funder Registry imported with `quire biblio
+/// import-funders` (a Crossref `/funders` answer written here): 1 writes the registry's name,
+/// the printed acronym and the DOI, 2 only the DOI, 0 nothing; the parameters label says what
+/// was done, and a server without a registry says why nothing was.
+#[test]
+fn process_fulltext_applies_each_funder_consolidation_value() {
+    if !models_present(&crate::fulltext::NEEDED) {
+        return;
+    }
+    let Some(pdfium) = crate::common::pdfium_lib() else {
+        return;
+    };
+    let pdfium = format!("pdfium_lib = {:?}", pdfium.display().to_string());
+    let dir = tempfile::tempdir().expect("temp dir");
+    let answer = serde_json::json!({"status": "ok", "message-type": "funder-list", "message": {"items": [
+        {"id": "100000001", "location": "United States", "name": "National Science Foundation",
+         "alt-names": ["NSF", "US NSF"], "uri": "http://dx.doi.org/10.13039/100000001",
+         "replaces": [], "replaced-by": [], "tokens": ["national", "science", "foundation"]},
+        {"id": "501100001809", "location": "China", "name": "National Natural Science Foundation of China",
+         "alt-names": ["NSFC"], "uri": "http://dx.doi.org/10.13039/501100001809"},
+        {"name": "a funder without id"}
+    ]}});
+    let file = dir.path().join("funders.json");
+    std::fs::write(&file, answer.to_string()).expect("write funders");
+    let index = dir.path().join("index");
+    let index_s = index.to_str().expect("utf-8");
+    let (ok, out) = quire(&[
+        "biblio",
+        "import-funders",
+        "--index-dir",
+        index_s,
+        file.to_str().expect("utf-8"),
+    ]);
+    assert!(ok, "{out}");
+    assert!(
+        out.contains("3 read, 2 added, 0 updated, 1 rejected") && out.contains("no-funder-id"),
+        "{out}"
+    );
+    let (ok, out) = quire(&["biblio", "funder", "--index-dir", index_s, "NSF"]);
+    assert!(
+        ok && out.contains("10.13039/100000001") && out.contains("altname"),
+        "{out}"
+    );
+    let (ok, out) = quire(&["biblio", "funder", "--index-dir", index_s, "Acme Trust"]);
+    assert!(!ok && out.contains("no funder"), "{out}");
+
+    let s = Server::builder()
+        .repo_models()
+        .set("models", &pdfium)
+        .set("consolidation", &format!("index_dir = {index_s:?}"))
+        .start();
+    let pdf = crate::fulltext_article::rich_article();
+    let tei = |value: &str| -> String {
+        let (status, _, xml) = s.post_pdf(
+            "/api/processFulltextDocument",
+            pdf.clone(),
+            &[("consolidateFunders", value)],
+            None,
+        );
+        assert_eq!(status, 200, "{xml}");
+        xml
+    };
+    let merged = tei("1");
+    assert!(
+        merged.contains("<funder ref=\"#funding_0\"><orgName type=\"full\">National Science Foundation</orgName><idno type=\"DOI\" subtype=\"crossref\">10.13039/100000001</idno></funder>"),
+        "{merged}"
+    );
+    assert!(
+        merged.contains("consolidateFunders=1") && merged.contains("funders=funder-registry"),
+        "{merged}"
+    );
+    let doi_only = tei("2");
+    assert!(
+        doi_only.contains("<idno type=\"DOI\" subtype=\"crossref\">10.13039/100000001</idno>"),
+        "{doi_only}"
+    );
+    assert!(doi_only.contains("consolidateFunders=2"), "{doi_only}");
+    let none = tei("0");
+    assert!(!none.contains("10.13039"), "{none}");
+    assert!(none.contains("consolidateFunders=0"), "{none}");
+
+    // No registry: the value asked for is not applied, and the label says why.
+    let bare = Server::builder()
+        .repo_models()
+        .set("models", &pdfium)
+        .start();
+    let (status, _, xml) = bare.post_pdf(
+        "/api/processFulltextDocument",
+        pdf,
+        &[("consolidateFunders", "1")],
+        None,
+    );
+    assert_eq!(status, 200);
+    assert!(
+        xml.contains("consolidateFunders=0") && xml.contains("funders=none (no funder registry)"),
+        "{xml}"
+    );
+}

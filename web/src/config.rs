@@ -486,10 +486,29 @@ impl Config {
         Ok(config)
     }
 
-    /// The consolidation backend the settings name: the embedded index when
+    /// The consolidation backend the settings name (see [`Config::works_consolidation`]), with
+    /// the Funder Registry of `index_dir/funders.jsonl` for `consolidateFunders` whichever
+    /// service looks works up.
+    pub fn consolidation(&self) -> quire_actors::Consolidation {
+        let dir = &self.consolidation.index_dir;
+        let registry = if dir.as_os_str().is_empty() {
+            None
+        } else {
+            match quire::consolidation::FunderRegistry::load(dir) {
+                Ok(r) => r,
+                Err(e) => {
+                    tracing::warn!("funder consolidation is off: {e}");
+                    None
+                }
+            }
+        };
+        self.works_consolidation().with_funders(registry)
+    }
+
+    /// The works backend the settings name: the embedded index when
     /// `consolidation.service` is `embedded` and `index_dir` holds records; otherwise none,
     /// with the reason the TEI will give (never an error: consolidation is an enrichment).
-    pub fn consolidation(&self) -> quire_actors::Consolidation {
+    fn works_consolidation(&self) -> quire_actors::Consolidation {
         use quire_actors::consolidation::online::{OnlineConfig, Service};
         let c = &self.consolidation;
         let timeout = std::time::Duration::from_secs(c.timeout_s.max(1));

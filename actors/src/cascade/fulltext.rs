@@ -42,9 +42,10 @@ pub struct FulltextRequest {
     pub debug: bool,
     /// One of [`FULLTEXT_FLAVORS`], if any.
     pub flavor: Option<&'static str>,
-    /// `consolidateHeader` and `consolidateCitations` (0: none).
+    /// `consolidateHeader`, `consolidateCitations` and `consolidateFunders` (0: none).
     pub consolidate_header: i64,
     pub consolidate_citations: i64,
+    pub consolidate_funders: i64,
 }
 
 /// The full-text cascade.
@@ -58,9 +59,10 @@ pub struct FulltextOutput {
     pub article: Article,
     /// The model invocations, when the request asked for debugging.
     pub trace: Option<DebugTrace>,
-    /// What header and citation consolidation did.
+    /// What header, citation and funder consolidation did.
     pub header_consolidation: Applied,
     pub citation_consolidation: Applied,
+    pub funder_consolidation: Applied,
 }
 
 impl Cascade for FulltextCascade {
@@ -105,11 +107,15 @@ impl Cascade for FulltextCascade {
                     r.consolidate_citations,
                 )
                 .await;
+            let funder_consolidation = ctx
+                .consolidation
+                .funders(&mut article.back.fundings, r.consolidate_funders);
             Ok(FulltextOutput {
                 article,
                 trace: stage.into_trace(),
                 header_consolidation,
                 citation_consolidation,
+                funder_consolidation,
             })
         })
     }

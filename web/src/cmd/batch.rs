@@ -88,7 +88,7 @@ pub struct BatchArgs {
     /// consolidateCitations (0-2; looked up in the consolidation index when there is one).
     #[arg(long, value_name = "N", default_value = "0")]
     pub consolidate_citations: String,
-    /// consolidateFunders (0-2; accepted, no lookup is made).
+    /// consolidateFunders (0-2; looked up in the Funder Registry of the index folder).
     #[arg(long, value_name = "N", default_value = "0")]
     pub consolidate_funders: String,
     /// Segment paragraphs into sentences (`<s>`).

@@ -13,13 +13,22 @@
   "volume", "first_page"}`) as consolidation does, prints one JSON line per query and the
   rates (DOI lookups per second, bibliographic matches per second) on stderr.
 
+- `import-funders [--index-dir DIR] PATH...`: reads the Crossref Funder Registry as the REST
+  API gives it (funder objects, JSON Lines or `{"message": {"items": [...]}}` files, gzip or
+  not) and merges it by funder id into `funders.jsonl` in the index folder, which the service
+  loads at start for `consolidateFunders`. Prints the funders read, added, updated and
+  rejected (per reason).
+- `funder NAME`: the registry's funder for a printed name, and how it matched.
+
 The index folder is `--index-dir`, else the config's `consolidation.index_dir`.
 */
 
 use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
-use quire::consolidation::{matching, normalize_doi, BiblioIndex, Consolidator, Extracted};
+use quire::consolidation::{
+    matching, normalize_doi, BiblioIndex, Consolidator, Extracted, FunderRegistry,
+};
 
 use crate::cmd::serve::{load_config, ServeArgs};
 
@@ -48,6 +57,22 @@ pub enum BiblioCommand {
         /// Files, or folders holding them.
         #[arg(required = true, value_name = "PATH")]
         paths: Vec<PathBuf>,
+    },
+    /// Import the Crossref Funder Registry (funder objects: JSON Lines or {"message":
+    /// {"items": [...]}} files, gzip or not) for consolidateFunders.
+    ImportFunders {
+        #[command(flatten)]
+        index: IndexArgs,
+        /// Files, or folders holding them.
+        #[arg(required = true, value_name = "PATH")]
+        paths: Vec<PathBuf>,
+    },
+    /// The Funder Registry's funder for a printed name, as consolidateFunders finds it.
+    Funder {
+        #[command(flatten)]
+        index: IndexArgs,
+        /// The funder's name as printed.
+        name: String,
     },
     /// Print the index's size and content.
     Stats {
@@ -305,9 +330,61 @@ fn batch(index: &IndexArgs, file: &Path) -> anyhow::Result<()> {
     Ok(())
 }
 
+fn import_funders(index: &IndexArgs, paths: &[PathBuf]) -> anyhow::Result<()> {
+    let dir = index.dir()?;
+    let mut files = Vec::new();
+    for p in paths {
+        files.extend(work_files(p)?);
+    }
+    let counts = FunderRegistry::import(&dir, &files)?;
+    println!(
+        "funders: {} read, {} added, {} updated, {} rejected; {} in {}",
+        counts.read,
+        counts.added,
+        counts.updated,
+        counts.rejected.values().sum::<u64>(),
+        counts.total,
+        FunderRegistry::path(&dir).display()
+    );
+    let mut reasons: Vec<_> = counts.rejected.iter().collect();
+    reasons.sort();
+    for (why, n) in reasons {
+        println!("  rejected ({why}): {n}");
+    }
+    Ok(())
+}
+
+fn funder(index: &IndexArgs, name: &str) -> anyhow::Result<()> {
+    let dir = index.dir()?;
+    let Some(registry) = FunderRegistry::load(&dir)? else {
+        anyhow::bail!(
+            "no funder registry in {} (import one with `quire biblio import-funders`)",
+            dir.display()
+        );
+    };
+    match registry.lookup(name) {
+        Some((r, how)) => println!(
+            "{}",
+            serde_json::json!({
+                "doi": r.doi(),
+                "name": r.name,
+                "location": r.location,
+                "match": format!("{how:?}").to_lowercase(),
+            })
+        ),
+        None => anyhow::bail!(
+            "no funder of the {} in the registry matches `{name}`",
+            registry.len()
+        ),
+    }
+    Ok(())
+}
+
 pub fn run(args: BiblioArgs) -> anyhow::Result<()> {
     match args.command {
         BiblioCommand::Import { index, paths } => import(&index, &paths),
+        BiblioCommand::ImportFunders { index, paths } => import_funders(&index, &paths),
+        BiblioCommand::Funder { index, name } => funder(&index, &name),
         BiblioCommand::Stats { index } => stats(&index),
         BiblioCommand::Lookup {
             index,

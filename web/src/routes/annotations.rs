@@ -94,6 +94,7 @@ async fn article(state: &State, pdf: Vec<u8>, consolidate: i64) -> Result<Articl
                 flavor: None,
                 consolidate_header: 0,
                 consolidate_citations: consolidate,
+                consolidate_funders: 0,
             },
         })
         .await?;

@@ -7,7 +7,8 @@ the TEI and one PNG per figure bitmap, rendered by the PDF worker processes.
 Parameters ([`FulltextParams`], validated before any work starts): `consolidateHeader` (0-3),
 `consolidateCitations` (0-2): looked up in the consolidation index, the TEI's parameters label
 saying what was done; `consolidateFunders` or `consolidatFunders` (0-2; both spellings of the
-interface): accepted and checked, no funder lookup is made, so the label says 0; `includeRawCitations`, `includeRawAffiliations`, `includeRawCopyrights` (0/1);
+interface, the first wins): the funders matched in the Crossref Funder Registry loaded from
+the index folder (1 the registry's name and DOI, 2 the DOI only); `includeRawCitations`, `includeRawAffiliations`, `includeRawCopyrights` (0/1);
 `teiCoordinates` (repeated; an element name of grobid-service §5.4 per field, commas also
 split; an unknown name is a 400 listing the known ones; `s` only counts with sentences);
 `segmentSentences`, `generateIDs` (0/1); `start`/`end` (pages from 1, -1 = first/last);
@@ -80,6 +81,7 @@ pub enum Kind {
 pub struct FulltextParams {
     pub consolidate_header: i64,
     pub consolidate_citations: i64,
+    pub consolidate_funders: i64,
     pub include_raw_citations: bool,
     pub include_raw_affiliations: bool,
     pub include_raw_copyrights: bool,
@@ -141,9 +143,9 @@ impl FulltextParams {
     pub fn from_params(params: &Params) -> Result<FulltextParams, ApiError> {
         let consolidate_header = params.int_range("consolidateHeader", 1, 0, 3)?;
         let consolidate_citations = params.int_range("consolidateCitations", 0, 0, 2)?;
-        // Validated; no funder lookup is made, so it is processed as 0.
-        params.int_range("consolidateFunders", 0, 0, 2)?;
-        params.int_range("consolidatFunders", 0, 0, 2)?;
+        // Both spellings (the interface's documentation misspells it); the right one wins.
+        let misspelt = params.int_range("consolidatFunders", 0, 0, 2)?;
+        let consolidate_funders = params.int_range("consolidateFunders", misspelt, 0, 2)?;
         let start = params.int_range("start", -1, -1, i64::from(u32::MAX))?;
         let end = params.int_range("end", -1, -1, i64::from(u32::MAX))?;
         if start >= 1 && end >= 1 && end < start {
@@ -161,6 +163,7 @@ impl FulltextParams {
         Ok(FulltextParams {
             consolidate_header,
             consolidate_citations,
+            consolidate_funders,
             include_raw_citations: flag(params, "includeRawCitations")?,
             include_raw_affiliations: flag(params, "includeRawAffiliations")?,
             include_raw_copyrights: flag(params, "includeRawCopyrights")?,
@@ -219,6 +222,18 @@ impl FulltextParams {
         opt.consolidation = header.note.clone().or_else(|| citations.note.clone());
         opt
     }
+
+    /// `opt` also saying what funder consolidation did (`funders=` after the works source).
+    pub fn with_funder_consolidation(mut opt: TeiOptions, funders: &Applied) -> TeiOptions {
+        opt.consolidate_funders = funders.value as u8;
+        if let Some(note) = &funders.note {
+            opt.consolidation = Some(match opt.consolidation.take() {
+                Some(works) => format!("{works}, funders={note}"),
+                None => format!("funders={note}"),
+            });
+        }
+        opt
+    }
 }
 
 /// A full-text answer.
@@ -259,6 +274,7 @@ pub async fn answer(
                 flavor: p.flavor,
                 consolidate_header: p.consolidate_header,
                 consolidate_citations: p.consolidate_citations,
+                consolidate_funders: p.consolidate_funders,
             },
         })
         .await?;
@@ -268,10 +284,13 @@ pub async fn answer(
     if is_empty(&out.article) {
         return Err(ApiError::NoContent);
     }
-    let opt = FulltextParams::with_consolidation(
-        p.tei_options(segmenter),
-        &out.header_consolidation,
-        &out.citation_consolidation,
+    let opt = FulltextParams::with_funder_consolidation(
+        FulltextParams::with_consolidation(
+            p.tei_options(segmenter),
+            &out.header_consolidation,
+            &out.citation_consolidation,
+        ),
+        &out.funder_consolidation,
     );
     match (kind, keep, workers) {
         (Kind::Assets, Some(pdf), Some(workers)) => Ok(Answer::Zip(
@@ -493,6 +512,24 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("consolidation=embedded"), "{text}");
+        // Funders: the value applied and the registry, after the works source.
+        let funders = Applied {
+            value: 2,
+            note: Some("funder-registry".into()),
+            ..done.clone()
+        };
+        let opt = FulltextParams::with_funder_consolidation(opt, &funders);
+        let text = label(&opt);
+        assert!(text.contains("consolidateFunders=2"), "{text}");
+        assert!(
+            text.contains("consolidation=embedded, funders=funder-registry"),
+            "{text}"
+        );
+        // The interface's misspelt name is read when the right one is absent.
+        let misspelt =
+            FulltextParams::from_params(&Params::from_pairs([("consolidatFunders", "1")]))
+                .expect("valid");
+        assert_eq!(misspelt.consolidate_funders, 1);
         // Nothing asked: the label is GROBID's.
         let plain = label(&p.tei_options(Segmenter::RuleBased));
         assert!(!plain.contains("consolidation="), "{plain}");
