@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 
 use crate::common::Server;
 
-fn wait_for_active(s: &Server, active: u64) {
+pub(crate) fn wait_for_active(s: &Server, active: u64) {
     let deadline = Instant::now() + Duration::from_secs(10);
     while Instant::now() < deadline {
         let h: serde_json::Value = s.get("/api/health").json().expect("json");
