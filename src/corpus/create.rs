@@ -23,6 +23,7 @@ label changes; `<other>` runs are written as bare text and so merge with a neigh
 use crate::features::Tok;
 use crate::layout::{Document, Sep};
 use crate::models::segmentation::{self, Zones};
+use crate::models::text::plain;
 use crate::models::{fulltext, header, reference_segmenter as refseg, ModelName};
 use crate::{tokenizer, Error, Result};
 
@@ -44,10 +45,6 @@ pub struct TrainingFile {
 }
 
 const OTHER: &str = "<other>";
-
-fn plain(label: &str) -> &str {
-    label.strip_prefix("I-").unwrap_or(label)
-}
 
 /// The spans of a label sequence as `(start, end, plain label)`: a span starts at an `I-`
 /// label or where the plain label changes, except that `<other>` never starts a span after
@@ -168,11 +165,11 @@ fn write_spans(
         if let Some(o) = open {
             out.push_str(o);
         }
-        for i in a..b {
+        for (i, item) in items.iter().enumerate().take(b).skip(a) {
             if i > a {
                 sep(out, i, true);
             }
-            out.push_str(&esc(items[i].text));
+            out.push_str(&esc(item.text));
         }
         if let Some(o) = open {
             out.push_str(&close_of(o));
@@ -421,6 +418,31 @@ fn token_items<'a>(
         .collect())
 }
 
+/// The separators after each token of the zone a token model labels.
+type ZoneSeps = fn(&Document, &Zones) -> Vec<Sep>;
+
+fn header_seps(doc: &Document, zones: &Zones) -> Vec<Sep> {
+    let lines = zones.lines(segmentation::Label::Header);
+    header::document_tokens(doc, &lines)
+        .iter()
+        .map(|t| t.sep)
+        .collect()
+}
+
+fn refseg_seps(doc: &Document, zones: &Zones) -> Vec<Sep> {
+    let lines = zones.lines(segmentation::Label::References);
+    refseg::document_tokens(doc, &lines)
+        .iter()
+        .map(|t| t.sep)
+        .collect()
+}
+
+fn fulltext_seps(doc: &Document, zones: &Zones) -> Vec<Sep> {
+    let lines = zones.lines(segmentation::Label::Body);
+    let (_, tokens) = fulltext::document_tokens(doc, &lines);
+    tokens.iter().map(|t| t.sep).collect()
+}
+
 /// The training files of one document: `doc` as laid out, `zones` as the cascade used them,
 /// `calls` the model invocations in order, `stem` the files' base name, `flavor` the request's
 /// flavour (`article/light` files go to the flavour's folders).
@@ -467,45 +489,43 @@ pub fn training_files(
         out.extend(layout_files(&kind, stem, flavor, &items, rows, labels)?);
     }
 
-    if let Some((rows, labels)) = first_seq(calls, ModelName::Header) {
-        let tokens = header::document_tokens(doc, &zones.lines(segmentation::Label::Header));
-        let seps: Vec<Sep> = tokens.iter().map(|t| t.sep).collect();
-        let items = token_items(ModelName::Header, rows, &seps)?;
-        let kind = LayoutKind {
-            model: ModelName::Header,
-            suffix: "header",
-            element: header_element,
-            wrapper: Some("<front>"),
-        };
-        out.extend(layout_files(&kind, stem, flavor, &items, rows, labels)?);
-    }
-
-    if let Some((rows, labels)) = first_seq(calls, ModelName::ReferenceSegmenter) {
-        let tokens = refseg::document_tokens(doc, &zones.lines(segmentation::Label::References));
-        let seps: Vec<Sep> = tokens.iter().map(|t| t.sep).collect();
-        let items = token_items(ModelName::ReferenceSegmenter, rows, &seps)?;
-        let kind = LayoutKind {
-            model: ModelName::ReferenceSegmenter,
-            suffix: "references.referenceSegmenter",
-            element: refseg_element,
-            wrapper: Some("<listBibl>"),
-        };
-        out.extend(layout_files(&kind, stem, flavor, &items, rows, labels)?);
-    }
-
-    // Fulltext: the body sequence (the annex, a second sequence of the same call, is left out:
-    // GROBID's training files hold the body).
-    if let Some((rows, labels)) = first_seq(calls, ModelName::Fulltext) {
-        let (_, tokens) = fulltext::document_tokens(doc, &zones.lines(segmentation::Label::Body));
-        let seps: Vec<Sep> = tokens.iter().map(|t| t.sep).collect();
-        let items = token_items(ModelName::Fulltext, rows, &seps)?;
-        let kind = LayoutKind {
-            model: ModelName::Fulltext,
-            suffix: "fulltext",
-            element: fulltext_element,
-            wrapper: Some("<body>"),
-        };
-        out.extend(layout_files(&kind, stem, flavor, &items, rows, labels)?);
+    // Token models: the tokens of the zone each labelled, with their separators. Fulltext: the
+    // body sequence (the annex, a second sequence of the same call, is left out: GROBID's
+    // training files hold the body).
+    let token_models: [(LayoutKind, ZoneSeps); 3] = [
+        (
+            LayoutKind {
+                model: ModelName::Header,
+                suffix: "header",
+                element: header_element,
+                wrapper: Some("<front>"),
+            },
+            header_seps,
+        ),
+        (
+            LayoutKind {
+                model: ModelName::ReferenceSegmenter,
+                suffix: "references.referenceSegmenter",
+                element: refseg_element,
+                wrapper: Some("<listBibl>"),
+            },
+            refseg_seps,
+        ),
+        (
+            LayoutKind {
+                model: ModelName::Fulltext,
+                suffix: "fulltext",
+                element: fulltext_element,
+                wrapper: Some("<body>"),
+            },
+            fulltext_seps,
+        ),
+    ];
+    for (kind, seps) in &token_models {
+        if let Some((rows, labels)) = first_seq(calls, kind.model) {
+            let items = token_items(kind.model, rows, &seps(doc, zones))?;
+            out.extend(layout_files(kind, stem, flavor, &items, rows, labels)?);
+        }
     }
 
     // Text models: every sequence of every invocation, one TEI file per model.

@@ -205,6 +205,45 @@ fn training_data_of_a_generated_article_reads_back_with_the_predicted_labels() {
 }
 
 #[test]
+fn a_light_flavour_writes_the_flavoured_folders_its_readers_take_back() {
+    let Some(s) = Server::with_models(&NEEDED) else {
+        return;
+    };
+    let (status, _, _, bytes) = post(
+        &s,
+        rich_article(),
+        "light.pdf",
+        &[("flavor", "Article/Light-Ref")],
+    );
+    assert_eq!(status, 200, "{}", String::from_utf8_lossy(&bytes));
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let names = unzip_into(&bytes, tmp.path());
+    for model in [
+        ModelName::Segmentation,
+        ModelName::Header,
+        ModelName::Fulltext,
+    ] {
+        let tei = format!("{model}/article/light/corpus/tei/light.training.{model}.tei.xml");
+        assert!(names.contains(&tei), "{tei} not in {names:?}");
+        let sp = spec(model, Some("article/light")).expect("a flavoured reader");
+        let (seqs, stats) = sp
+            .read(tmp.path(), Part::Corpus)
+            .unwrap_or_else(|e| panic!("{model}: {e}"));
+        assert!(
+            stats.files_dropped.is_empty(),
+            "{model}: {:?}",
+            stats.files_dropped
+        );
+        assert_eq!(stats.unaligned, 0, "{model}");
+        assert_eq!(seqs.len(), 1, "{model}");
+    }
+    // light-ref parses the references: their files go to the standard folders.
+    assert!(names
+        .iter()
+        .any(|n| n == "citation/corpus/light.training.references.tei.xml"));
+}
+
+#[test]
 fn bad_requests_are_400_and_a_broken_pdf_keeps_its_code() {
     let Some(s) = Server::with_models(&[]) else {
         return;
@@ -236,23 +275,7 @@ fn bad_requests_are_400_and_a_broken_pdf_keeps_its_code() {
 
 #[test]
 fn a_full_pool_answers_503() {
-    let s = Server::builder()
-        .test_routes()
-        .set("pool", "concurrency = 1")
-        .set("pool", "max_wait_s = 0.2")
-        .start();
-    let slow = {
-        let client = s.client.clone();
-        let url = s.url("/debug/sleep");
-        std::thread::spawn(move || {
-            client
-                .post(url)
-                .form(&[("ms", "3000")])
-                .send()
-                .map(|r| r.status().as_u16())
-        })
-    };
-    crate::pool::wait_for_active(&s, 1);
+    let (s, slow) = crate::pool::server_with_its_slot_held();
     let (status, _, _, body) = post(&s, rich_article(), "a.pdf", &[]);
     let body = String::from_utf8_lossy(&body);
     assert_eq!(status, 503, "{body}");

@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Context as _;
 use quire::consolidation::{matching, normalize_doi, BiblioIndex, Consolidator, Extracted};
 
-use crate::cmd::serve::{load_config, ServeArgs};
+use crate::cmd::serve::load_config_file;
 
 #[derive(Debug, clap::Args)]
 pub struct BiblioArgs {
@@ -80,12 +80,7 @@ impl IndexArgs {
         if let Some(d) = &self.index_dir {
             return Ok(d.clone());
         }
-        let config = load_config(&ServeArgs {
-            config: self.config.clone(),
-            port: None,
-            admin_port: None,
-            json_logs: false,
-        })?;
+        let config = load_config_file(self.config.clone())?;
         Ok(config.consolidation.index_dir)
     }
 }
