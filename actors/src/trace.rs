@@ -151,6 +151,45 @@ mod tests {
     }
 
     #[test]
+    fn invocations_split_entries_back_into_sequences_with_their_tokens() {
+        let mut trace = DebugTrace::new();
+        trace.record(
+            "segmentation",
+            &[rows(&["Title", "Body"])],
+            &[vec!["I-<header>".into(), "I-<body>".into()]],
+        );
+        trace.record(
+            "citation",
+            &[rows(&["A", "B"]), rows(&["C"])],
+            &[
+                vec!["I-<author>".into(), "<author>".into()],
+                vec!["I-<title>".into()],
+            ],
+        );
+        let tok = |t: &str| Tok {
+            text: t.into(),
+            newline_before: false,
+            space_before: true,
+        };
+        trace.attach_toks(vec![vec![tok("A"), tok("B")], vec![tok("C")]]);
+        let calls = trace.invocations();
+        assert_eq!(calls.len(), 2);
+        assert_eq!(calls[0].model, ModelName::Segmentation);
+        assert_eq!(calls[0].rows, vec![rows(&["Title", "Body"])]);
+        assert!(calls[0].toks.is_none());
+        assert_eq!(calls[1].model, ModelName::Citation);
+        assert_eq!(calls[1].rows, vec![rows(&["A", "B"]), rows(&["C"])]);
+        assert_eq!(
+            calls[1].labels,
+            vec![
+                vec!["I-<author>".to_string(), "<author>".into()],
+                vec!["I-<title>".to_string()]
+            ]
+        );
+        assert_eq!(calls[1].toks.as_ref().map(|t| t.len()), Some(2));
+    }
+
+    #[test]
     fn repeated_keys_are_numbered_and_tokens_end_with_their_label() {
         let mut trace = DebugTrace::new();
         trace.record(
