@@ -112,6 +112,22 @@ fn unzip_into(bytes: &[u8], dir: &Path) -> Vec<String> {
     names
 }
 
+/// The corpus part of `model` under `dataset`, read by the model's own reader (the one
+/// `quire train` uses), with no file dropped and every raw row aligned.
+fn read_clean(dataset: &Path, model: ModelName, flavor: Option<&str>) -> Vec<quire::crf::Sequence> {
+    let sp = spec(model, flavor).expect("a trainable model");
+    let (seqs, stats) = sp
+        .read(dataset, Part::Corpus)
+        .unwrap_or_else(|e| panic!("{model}: {e}"));
+    assert!(
+        stats.files_dropped.is_empty(),
+        "{model}: {:?}",
+        stats.files_dropped
+    );
+    assert_eq!(stats.unaligned, 0, "{model}: rows without a TEI token");
+    seqs
+}
+
 #[test]
 fn training_data_of_a_generated_article_reads_back_with_the_predicted_labels() {
     let Some(s) = Server::with_models(&NEEDED) else {
@@ -166,16 +182,7 @@ fn training_data_of_a_generated_article_reads_back_with_the_predicted_labels() {
             | ModelName::Fulltext => calls.iter().take(1).collect(),
             _ => calls.iter().collect(),
         };
-        let sp = spec(model, None).expect("a trainable model");
-        let (seqs, stats) = sp
-            .read(tmp.path(), Part::Corpus)
-            .unwrap_or_else(|e| panic!("{model}: {e}"));
-        assert!(
-            stats.files_dropped.is_empty(),
-            "{model}: {:?}",
-            stats.files_dropped
-        );
-        assert_eq!(stats.unaligned, 0, "{model}: rows without a TEI token");
+        let seqs = read_clean(tmp.path(), model, None);
         assert_eq!(seqs.len(), want.len(), "{model}: sequences");
         for (got, want) in seqs.iter().zip(&want) {
             assert_eq!(got.rows.len(), want.len(), "{model}: rows");
@@ -225,16 +232,7 @@ fn a_light_flavour_writes_the_flavoured_folders_its_readers_take_back() {
     ] {
         let tei = format!("{model}/article/light/corpus/tei/light.training.{model}.tei.xml");
         assert!(names.contains(&tei), "{tei} not in {names:?}");
-        let sp = spec(model, Some("article/light")).expect("a flavoured reader");
-        let (seqs, stats) = sp
-            .read(tmp.path(), Part::Corpus)
-            .unwrap_or_else(|e| panic!("{model}: {e}"));
-        assert!(
-            stats.files_dropped.is_empty(),
-            "{model}: {:?}",
-            stats.files_dropped
-        );
-        assert_eq!(stats.unaligned, 0, "{model}");
+        let seqs = read_clean(tmp.path(), model, Some("article/light"));
         assert_eq!(seqs.len(), 1, "{model}");
     }
     // light-ref parses the references: their files go to the standard folders.
