@@ -6,6 +6,7 @@ checks in one place that the model answered one label per token, and records the
 in the trace.
 */
 
+use quire::features::Tok;
 use quire::models::ModelName;
 
 use crate::{DebugTrace, Error, Models};
@@ -75,6 +76,25 @@ impl Labeler {
             out[slot] = labels;
         }
         Ok(out)
+    }
+
+    /// [`Labeler::label`] for sequences computed from tokens (the text models): with a trace,
+    /// the tokens of the non-empty sequences are recorded beside the rows (the training data of
+    /// `createTraining` writes them back as text).
+    pub async fn label_toks(
+        &mut self,
+        model: ModelName,
+        toks: &[Vec<Tok>],
+        seqs: Vec<Vec<Vec<String>>>,
+    ) -> Result<Vec<Vec<String>>, Error> {
+        let labels = self.label(model, seqs).await?;
+        if let Some(trace) = self.trace.as_mut() {
+            let kept: Vec<Vec<Tok>> = toks.iter().filter(|t| !t.is_empty()).cloned().collect();
+            if !kept.is_empty() {
+                trace.attach_toks(kept);
+            }
+        }
+        Ok(labels)
     }
 
     async fn label_batch(

@@ -6,6 +6,8 @@ token per line with its tab-separated features and then its label. The `models` 
 filters sections by key; the cascade still runs in full.
 */
 
+use quire::corpus::create::Invocation;
+use quire::features::Tok;
 use quire::models::ModelName;
 
 /// One model invocation: its key (`name-citation`), the feature rows of every token, and the
@@ -17,6 +19,9 @@ pub type TraceEntry = (String, Vec<Vec<String>>, Vec<String>);
 #[derive(Debug, Clone, Default)]
 pub struct DebugTrace {
     pub entries: Vec<TraceEntry>,
+    /// Per entry: the tokens of its (non-empty) sequences, for the text models, whose rows were
+    /// computed from tokens ([`crate::Labeler::label_toks`]); `None` for the layout models.
+    pub toks: Vec<Option<Vec<Vec<Tok>>>>,
 }
 
 impl DebugTrace {
@@ -37,6 +42,44 @@ impl DebugTrace {
             out.extend(labs.iter().cloned());
         }
         self.entries.push((key.to_string(), rows, out));
+        self.toks.push(None);
+    }
+
+    /// Attaches the tokens of the last recorded entry's sequences.
+    pub fn attach_toks(&mut self, toks: Vec<Vec<Tok>>) {
+        if let Some(last) = self.toks.last_mut() {
+            *last = Some(toks);
+        }
+    }
+
+    /// The recorded invocations as the engine's training-data input: each entry split back into
+    /// its sequences (an empty row separates them), with its model and tokens. Entries whose key
+    /// names no model are left out.
+    pub fn invocations(&self) -> Vec<Invocation> {
+        let mut out = Vec::new();
+        for ((key, rows, labels), toks) in self.entries.iter().zip(&self.toks) {
+            let Ok(model) = key.parse::<ModelName>() else {
+                continue;
+            };
+            let mut seq_rows = vec![Vec::new()];
+            let mut seq_labels = vec![Vec::new()];
+            for (row, label) in rows.iter().zip(labels) {
+                if row.is_empty() {
+                    seq_rows.push(Vec::new());
+                    seq_labels.push(Vec::new());
+                } else if let (Some(r), Some(l)) = (seq_rows.last_mut(), seq_labels.last_mut()) {
+                    r.push(row.clone());
+                    l.push(label.clone());
+                }
+            }
+            out.push(Invocation {
+                model,
+                rows: seq_rows,
+                labels: seq_labels,
+                toks: toks.clone(),
+            });
+        }
+        out
     }
 
     /// The dump, keeping only sections whose key is in `filter` (all when `None`).
@@ -105,6 +148,45 @@ mod tests {
             .iter()
             .map(|t| vec![t.to_string(), t.to_lowercase()])
             .collect()
+    }
+
+    #[test]
+    fn invocations_split_entries_back_into_sequences_with_their_tokens() {
+        let mut trace = DebugTrace::new();
+        trace.record(
+            "segmentation",
+            &[rows(&["Title", "Body"])],
+            &[vec!["I-<header>".into(), "I-<body>".into()]],
+        );
+        trace.record(
+            "citation",
+            &[rows(&["A", "B"]), rows(&["C"])],
+            &[
+                vec!["I-<author>".into(), "<author>".into()],
+                vec!["I-<title>".into()],
+            ],
+        );
+        let tok = |t: &str| Tok {
+            text: t.into(),
+            newline_before: false,
+            space_before: true,
+        };
+        trace.attach_toks(vec![vec![tok("A"), tok("B")], vec![tok("C")]]);
+        let calls = trace.invocations();
+        assert_eq!(calls.len(), 2);
+        assert_eq!(calls[0].model, ModelName::Segmentation);
+        assert_eq!(calls[0].rows, vec![rows(&["Title", "Body"])]);
+        assert!(calls[0].toks.is_none());
+        assert_eq!(calls[1].model, ModelName::Citation);
+        assert_eq!(calls[1].rows, vec![rows(&["A", "B"]), rows(&["C"])]);
+        assert_eq!(
+            calls[1].labels,
+            vec![
+                vec!["I-<author>".to_string(), "<author>".into()],
+                vec!["I-<title>".to_string()]
+            ]
+        );
+        assert_eq!(calls[1].toks.as_ref().map(|t| t.len()), Some(2));
     }
 
     #[test]

@@ -6,6 +6,7 @@ model's [`Rules`] name, and labels every token with the innermost field element 
 `<lb/>` becomes a line break before the next token. Malformed XML is an error naming the file.
 */
 
+pub mod create;
 pub mod layout;
 
 use std::path::{Path, PathBuf};

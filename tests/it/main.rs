@@ -9,6 +9,7 @@ mod common;
 mod consolidation;
 mod consolidation_online;
 mod corpus;
+mod create_training;
 mod errors;
 mod fulltext;
 mod fulltext_article;

@@ -17,8 +17,10 @@ fn wait_for_active(s: &Server, active: u64) {
     panic!("pool never reached {active} active");
 }
 
-#[test]
-fn a_full_pool_answers_503_with_retry_after() {
+/// A server with one processing slot and a 0.2 s wait for it, and a request holding that slot
+/// for 3 s (its thread answers the request's status).
+pub(crate) fn server_with_its_slot_held() -> (Server, std::thread::JoinHandle<reqwest::Result<u16>>)
+{
     let s = Server::builder()
         .test_routes()
         .set("pool", "concurrency = 1")
@@ -36,6 +38,12 @@ fn a_full_pool_answers_503_with_retry_after() {
         })
     };
     wait_for_active(&s, 1);
+    (s, slow)
+}
+
+#[test]
+fn a_full_pool_answers_503_with_retry_after() {
+    let (s, slow) = server_with_its_slot_held();
 
     let started = Instant::now();
     let res = s.post_form("/debug/sleep", &[("ms", "1")]);

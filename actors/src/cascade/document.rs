@@ -189,7 +189,11 @@ impl DocStage {
             let rows = name::rows(&toks, &view);
             let labels = self
                 .labeler
-                .label(ModelName::NameHeader, vec![rows])
+                .label_toks(
+                    ModelName::NameHeader,
+                    std::slice::from_ref(&toks),
+                    vec![rows],
+                )
                 .await?;
             let (mut persons, ranges) = name::decode_ranged(&toks, &labels[0]);
             let starts = lines.get(k).and_then(|l| name::line_starts(l, toks.len()));
@@ -207,7 +211,7 @@ impl DocStage {
             let rows: Vec<_> = toks.iter().map(|t| affiliation::rows(t, &view)).collect();
             let labels = self
                 .labeler
-                .label(ModelName::AffiliationAddress, rows)
+                .label_toks(ModelName::AffiliationAddress, &toks, rows)
                 .await?;
             for (k, ((t, l), seg)) in toks.iter().zip(&labels).zip(&segs).enumerate() {
                 let mut affs = affiliation::decode(t, l, &lex);
@@ -225,7 +229,10 @@ impl DocStage {
         for s in header_record::date_strings(fields) {
             let toks = date::toks(&s);
             let rows = date::rows(&toks, &view);
-            let labels = self.labeler.label(ModelName::Date, vec![rows]).await?;
+            let labels = self
+                .labeler
+                .label_toks(ModelName::Date, std::slice::from_ref(&toks), vec![rows])
+                .await?;
             let dates = date::decode(&toks, &labels[0]);
             if let Some(best) = date::best(&dates) {
                 if best.year.is_some() {

@@ -11,3 +11,4 @@ pub mod header;
 pub mod patent;
 pub mod references;
 pub mod strings;
+pub mod training;

@@ -34,7 +34,7 @@ async fn label(
 ) -> Result<Vec<Vec<String>>, Error> {
     let view = LexView::new(lex);
     let batch: Vec<Vec<Vec<String>>> = seqs.iter().map(|s| rows(s, &view)).collect();
-    labeler.label(model, batch).await
+    labeler.label_toks(model, seqs, batch).await
 }
 
 /// Parse date strings with the date model: the dates found in each string.

@@ -35,7 +35,7 @@ use quire_actors::cascade::references::{ReferencesCascade, ReferencesRequest};
 use quire_actors::workers::{WorkerPool, WorkerPoolConfig};
 use quire_actors::{CascadeCtx, Models, Pipeline};
 
-use crate::cmd::serve::{load_config, ServeArgs};
+use crate::cmd::serve::load_config_file;
 use crate::error::ApiError;
 use crate::params::Params;
 use crate::routes::fulltext::{self, FulltextParams, Kind, COORDINATE_ELEMENTS};
@@ -290,12 +290,7 @@ struct Counts {
 }
 
 pub fn run(args: BatchArgs) -> anyhow::Result<()> {
-    let config = load_config(&ServeArgs {
-        config: args.config.clone(),
-        port: None,
-        admin_port: None,
-        json_logs: false,
-    })?;
+    let config = load_config_file(args.config.clone())?;
     crate::logging::init("warn", false);
     let plan = args
         .plan(config.sentence_segmenter())
@@ -350,14 +345,13 @@ pub fn run(args: BatchArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-async fn run_all(
-    args: &BatchArgs,
+/// The service's pipeline in this process, without HTTP: the model actors, `jobs` PDF worker
+/// processes and the coordinator (`quire batch`, `quire create-training`). Call it inside an
+/// actix system.
+pub(crate) fn local_pipeline(
     config: &crate::config::Config,
-    plan: Plan,
-    pdfs: Vec<PathBuf>,
     jobs: usize,
-    counts: &Counts,
-) -> anyhow::Result<()> {
+) -> anyhow::Result<(Pipeline, WorkerPool)> {
     let engine = Arc::new(config.engine());
     let mut settings = config.model_settings();
     settings.preload = false;
@@ -375,6 +369,18 @@ async fn run_all(
         jobs * 2,
         Duration::from_secs(config.pool.request_timeout_s),
     );
+    Ok((pipeline, workers))
+}
+
+async fn run_all(
+    args: &BatchArgs,
+    config: &crate::config::Config,
+    plan: Plan,
+    pdfs: Vec<PathBuf>,
+    jobs: usize,
+    counts: &Counts,
+) -> anyhow::Result<()> {
+    let (pipeline, workers) = local_pipeline(config, jobs)?;
     let bar = indicatif::ProgressBar::new(pdfs.len() as u64);
     bar.set_style(
         indicatif::ProgressStyle::with_template(

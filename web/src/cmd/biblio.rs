@@ -30,7 +30,7 @@ use quire::consolidation::{
     matching, normalize_doi, BiblioIndex, Consolidator, Extracted, FunderRegistry,
 };
 
-use crate::cmd::serve::{load_config, ServeArgs};
+use crate::cmd::serve::load_config_file;
 
 #[derive(Debug, clap::Args)]
 pub struct BiblioArgs {
@@ -105,12 +105,7 @@ impl IndexArgs {
         if let Some(d) = &self.index_dir {
             return Ok(d.clone());
         }
-        let config = load_config(&ServeArgs {
-            config: self.config.clone(),
-            port: None,
-            admin_port: None,
-            json_logs: false,
-        })?;
+        let config = load_config_file(self.config.clone())?;
         Ok(config.consolidation.index_dir)
     }
 }

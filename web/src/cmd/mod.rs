@@ -6,6 +6,7 @@ one line in [`run`].
 pub mod batch;
 pub mod biblio;
 pub mod corpus;
+pub mod create_training;
 pub mod layout;
 pub mod patent;
 pub mod serve;
@@ -32,6 +33,8 @@ pub enum Command {
     Tag(train::TagArgs),
     /// Read a model's corpus and evaluation data and print what was used and dropped.
     Corpus(corpus::CorpusArgs),
+    /// Training data for PDFs, pre-annotated by the current models, as a dataset folder.
+    CreateTraining(create_training::CreateTrainingArgs),
     /// The embedded bibliographic index of consolidation: import, stats, lookup.
     Biblio(biblio::BiblioArgs),
     /// One training run of the HTTP training API (started by the service).
@@ -51,6 +54,7 @@ pub fn run(command: Command) -> anyhow::Result<()> {
         Command::Eval(args) => train::eval(args),
         Command::Tag(args) => train::tag(args),
         Command::Corpus(args) => corpus::run(args),
+        Command::CreateTraining(args) => create_training::run(args),
         Command::Biblio(args) => biblio::run(args),
         Command::TrainJob(args) => train_job::run(args),
         Command::PatentNumber(args) => patent::run(args),

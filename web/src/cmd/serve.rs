@@ -36,6 +36,17 @@ pub struct ServeArgs {
     pub json_logs: bool,
 }
 
+/// [`load_config`] for a command without server flags (`batch`, `biblio`, `create-training`):
+/// the `--config` file, else `config.toml` when present, and the environment.
+pub fn load_config_file(config: Option<PathBuf>) -> anyhow::Result<Config> {
+    load_config(&ServeArgs {
+        config,
+        port: None,
+        admin_port: None,
+        json_logs: false,
+    })
+}
+
 /// File < environment < flags. Relative paths written in the config file are resolved against
 /// the file's folder; those from environment variables (and the `--config` path itself) against
 /// the working directory. Both model and libpdfium paths come out absolute.

@@ -5,6 +5,7 @@ Every route of the main server. Each endpoint family has its own module with a
 
 pub mod annotations;
 pub mod consolidate;
+pub mod create_training;
 pub mod debug;
 pub mod fulltext;
 pub mod openapi;
@@ -27,5 +28,6 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.configure(consolidate::routes);
     cfg.configure(openapi::routes);
     cfg.configure(training::routes);
+    cfg.configure(create_training::routes);
     cfg.configure(patent::routes);
 }

@@ -484,6 +484,22 @@ const OPS: &[Op] = &[
         &["application/zip"],
         &[401, 404],
     ),
+    op(
+        "/api/createTraining",
+        &["post"],
+        "Training data for the PDF, pre-annotated by the current models: a ZIP laid out as a dataset folder (<model>/corpus/...)",
+        &[
+            INPUT,
+            p(
+                "flavor",
+                Kind::Text,
+                false,
+                "article/light or article/light-ref",
+            ),
+        ],
+        &["application/zip"],
+        &[204],
+    ),
     test_op(
         "/debug/releaseTraining",
         &["get", "post"],
