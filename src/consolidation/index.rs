@@ -35,7 +35,7 @@ const STATE_FILE: &str = "import-state.json";
 /// Records between two commits of an import.
 const COMMIT_EVERY: u64 = 200_000;
 /// Title words a search uses (the rarest in the index).
-const TITLE_WORDS: usize = 8;
+const TITLE_WORDS: usize = 5;
 /// Memory of the index writer.
 const WRITER_BYTES: usize = 200_000_000;
 
@@ -65,6 +65,11 @@ fn schema() -> (Schema, Fields) {
             .set_tokenizer(TOKENIZER)
             .set_index_option(IndexRecordOption::WithFreqs),
     );
+    let exact = TextOptions::default().set_indexing_options(
+        TextFieldIndexing::default()
+            .set_tokenizer("raw")
+            .set_index_option(IndexRecordOption::WithFreqs),
+    );
     let fields = Fields {
         doi: b.add_text_field("doi", STRING | STORED),
         title: b.add_text_field("title", text.clone()),
@@ -72,9 +77,12 @@ fn schema() -> (Schema, Fields) {
         authors: b.add_text_field("authors", text.clone()),
         first_author: b.add_text_field("first_author", text.clone()),
         container: b.add_text_field("container", text),
-        year: b.add_text_field("year", STRING),
-        volume: b.add_text_field("volume", STRING),
-        page: b.add_text_field("page", STRING),
+        // One term each, but with frequencies: a search's union of term queries is answered
+        // by block-max WAND only when every term field has them (a year is in tens of
+        // thousands of records; without them every such record would be scored).
+        year: b.add_text_field("year", exact.clone()),
+        volume: b.add_text_field("volume", exact.clone()),
+        page: b.add_text_field("page", exact),
         record: b.add_text_field("record", STORED),
     };
     (b.build(), fields)

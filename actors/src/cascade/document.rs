@@ -40,13 +40,13 @@ use crate::{CascadeCtx, DebugTrace, Error, Labeler};
 
 /// Observes a stage's wall time in `quire_stage_duration_seconds` when dropped (so a stage
 /// that fails is timed too).
-struct StageTimer {
+pub(crate) struct StageTimer {
     stage: &'static str,
     started: Instant,
 }
 
 impl StageTimer {
-    fn start(stage: &'static str) -> StageTimer {
+    pub(crate) fn start(stage: &'static str) -> StageTimer {
         StageTimer {
             stage,
             started: Instant::now(),

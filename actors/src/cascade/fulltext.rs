@@ -96,6 +96,11 @@ impl Cascade for FulltextCascade {
             quire::body::header_statements(&mut article.back, &article.header);
             quire::body::front_paragraphs(&mut article.body, &article.header);
             // Consolidation last: callouts were resolved against the references as printed.
+            // Timed as its own stage when asked for.
+            let asked = r.consolidate_header != 0
+                || r.consolidate_citations != 0
+                || r.consolidate_funders != 0;
+            let timer = asked.then(|| crate::cascade::document::StageTimer::start("consolidation"));
             let header_consolidation = ctx
                 .consolidation
                 .header(&mut article.header, r.consolidate_header)
@@ -110,6 +115,7 @@ impl Cascade for FulltextCascade {
             let funder_consolidation = ctx
                 .consolidation
                 .funders(&mut article.back.fundings, r.consolidate_funders);
+            drop(timer);
             Ok(FulltextOutput {
                 article,
                 trace: stage.into_trace(),
