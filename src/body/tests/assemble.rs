@@ -740,7 +740,10 @@ fn the_figure_and_table_models_split_captions_content_and_notes() {
             vec![C("b 0.7")],
             vec![C("Values from the survey.")],
         ],
-        vec![vec![S(Fig, "0 10 20 Figure 2: Inline lead. 30 40")]],
+        vec![
+            vec![S(Fig, "0 10 20 Figure 2: Inline lead.")],
+            vec![C("30 40")],
+        ],
         vec![vec![S(Fig, "Figure 3. Third one.")]],
     ]);
     let (mut body, zones) = assemble_zoned(&b.doc, &b.tokens, &b.spans);
@@ -789,12 +792,16 @@ fn the_figure_and_table_models_split_captions_content_and_notes() {
     assert_eq!(tab_rows[0][0].len(), crate::models::figure::COLUMNS);
 
     let figures = [
+        // The caption stops in a line: it runs on to the line's end, and caption text after
+        // the run is no caption.
         model_labels(&[
             (2, "<content>"),
             (2, "<figure_head>"),
             (1, "<label>"),
             (1, "<figure_head>"),
-            (5, "<figDesc>"),
+            (2, "<figDesc>"),
+            (1, "<other>"),
+            (2, "<figDesc>"),
         ]),
         // The lead read as caption text: the rule's lead still gives head and label.
         model_labels(&[(3, "<content>"), (6, "<figDesc>"), (2, "<content>")]),
@@ -814,7 +821,7 @@ fn the_figure_and_table_models_split_captions_content_and_notes() {
     assert_eq!(
         outline(&body),
         [
-            "fig_0 Some(\"Fig. 1.\") Some(\"1\") Some(\"Sketch of the model.\") Some(\"axis time\")",
+            "fig_0 Some(\"Fig. 1.\") Some(\"1\") Some(\"Sketch of the\") Some(\"axis time model.\")",
             "tab_0 Some(\"Table 1\") Some(\"1\") Some(\"Parameters.\") Some(\"Values from the survey.\")",
             "fig_1 Some(\"Figure 2:\") Some(\"2\") Some(\"Inline lead.\") Some(\"0 10 20 30 40\")",
             "fig_2 Some(\"Figure 3.\") Some(\"3\") Some(\"Third one.\") None",
