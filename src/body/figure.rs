@@ -594,6 +594,17 @@ pub fn model_rows(zones: &[FigureZone], zf: &ZoneFacts) -> (Vec<Rows>, Vec<Rows>
     (figures, tables)
 }
 
+/// A model's decoded spans as [`Part`]s.
+fn as_parts<L: Into<Part>>(spans: Vec<Span<L>>) -> Vec<Span<Part>> {
+    spans
+        .into_iter()
+        .map(|s| Span {
+            label: s.label.into(),
+            tokens: s.tokens,
+        })
+        .collect()
+}
+
 /// One sequence of feature rows.
 pub type Rows = Vec<Vec<String>>;
 
@@ -622,22 +633,10 @@ pub fn apply_models(
         let Some(labels) = labels.filter(|l| !l.is_empty()) else {
             continue;
         };
-        let parts: Vec<Span<Part>> = if z.table {
-            crate::models::table::decode(labels)?
-                .into_iter()
-                .map(|s| Span {
-                    label: s.label.into(),
-                    tokens: s.tokens,
-                })
-                .collect()
+        let parts = if z.table {
+            as_parts(crate::models::table::decode(labels)?)
         } else {
-            crate::models::figure::decode(labels)?
-                .into_iter()
-                .map(|s| Span {
-                    label: s.label.into(),
-                    tokens: s.tokens,
-                })
-                .collect()
+            as_parts(crate::models::figure::decode(labels)?)
         };
         let Some(fig) = figures.get_mut(z.figure) else {
             continue;
