@@ -761,7 +761,7 @@ fn the_figure_and_table_models_split_captions_content_and_notes() {
         ]
     );
     // The model's rows are the fulltext rows of each zone's tokens, one sequence per zone.
-    let (facts, _) = crate::models::fulltext::document_tokens(
+    let (mut facts, _) = crate::models::fulltext::document_tokens(
         &b.doc,
         &b.doc.pages[0]
             .blocks
@@ -776,6 +776,11 @@ fn the_figure_and_table_models_split_captions_content_and_notes() {
             })
             .collect::<Vec<_>>(),
     );
+    // A bitmap near every token: the fulltext rows say so, the figure and table rows do not
+    // (their training rows never do).
+    for f in &mut facts {
+        f.bitmap_around = true;
+    }
     let zf = figure::ZoneFacts {
         body_tokens: &b.tokens,
         body_facts: &facts,
@@ -790,6 +795,12 @@ fn the_figure_and_table_models_split_captions_content_and_notes() {
     assert_eq!(tab_rows.len(), 1);
     assert_eq!(tab_rows[0][0][0], "Table");
     assert_eq!(tab_rows[0][0].len(), crate::models::figure::COLUMNS);
+    assert_eq!(crate::models::fulltext::rows(&facts)[0][23], "1");
+    assert!(fig_rows
+        .iter()
+        .chain(&tab_rows)
+        .flatten()
+        .all(|r| r[23] == "0"));
 
     let figures = [
         // The caption stops in a line: it runs on to the line's end, and caption text after
