@@ -1,12 +1,16 @@
 //! Figures and tables from the fulltext model's `<figure>`/`<table>` spans: the caption split
-//! into head, label and description by rule, a table's lines as rows, and the page's images
-//! and drawings near the figure as its graphics.
+//! into head, label and description by rule ([`build`]), a table's lines as rows, and the
+//! page's images and drawings near the figure as its graphics; then the figure and table
+//! models' labels over each figure's tokens decide its caption, content and note
+//! ([`model_rows`], [`apply_model`]; the models run in the actors crate, labels come in).
 
 use std::ops::Range;
 
 use crate::body::text::TextBuilder;
+use crate::body::FigureZone;
 use crate::document::{Cell, Figure, Graphic, PageBox, RichText};
-use crate::layout::{BBox, Document, Sep, ZoneToken};
+use crate::layout::{BBox, Document, Sep, Span, ZoneToken};
+use crate::models::fulltext;
 
 /// The lead of a caption: `Figure 3:`, `Fig. 2.`, `Table 1`, `TABLE II`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -196,16 +200,7 @@ pub fn build(doc: &Document, toks: &[ZoneToken], table: bool, id: String) -> Fig
                 fig.label = Some(lead.label);
                 let start = (pos + lead.tokens).min(toks.len());
                 let end = if table {
-                    // The lead's block, or the next one when the lead ends its own.
-                    let b = toks
-                        .get(start)
-                        .filter(|zt| super::breaks(&zt.line, &toks[pos].line))
-                        .map_or(toks[pos].line, |zt| zt.line);
-                    start
-                        + toks[start..]
-                            .iter()
-                            .take_while(|zt| !super::breaks(&zt.line, &b))
-                            .count()
+                    table_caption_end(toks, pos, start)
                 } else {
                     toks.len()
                 };
@@ -232,6 +227,20 @@ pub fn build(doc: &Document, toks: &[ZoneToken], table: bool, id: String) -> Fig
     }
     fig.boxes = token_boxes(doc, toks);
     fig
+}
+
+/// Where a table's caption whose lead is at `pos` and whose text starts at `start` ends: with
+/// the lead's layout block, or the next block when the lead ends its own.
+fn table_caption_end(toks: &[ZoneToken], pos: usize, start: usize) -> usize {
+    let b = toks
+        .get(start)
+        .filter(|zt| super::breaks(&zt.line, &toks[pos].line))
+        .map_or(toks[pos].line, |zt| zt.line);
+    start
+        + toks[start..]
+            .iter()
+            .take_while(|zt| !super::breaks(&zt.line, &b))
+            .count()
 }
 
 /// Words and marks that open a table's note when they start a line.
@@ -434,4 +443,217 @@ fn distance(area: &BBox, g: &BBox) -> f32 {
     } else {
         above
     }
+}
+
+/// What the figure or table model says a token of a figure is: GROBID's labels of the two
+/// models (only the table model has `Note`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Part {
+    Head,
+    Label,
+    Desc,
+    Content,
+    Note,
+    Other,
+}
+
+impl From<crate::models::figure::Label> for Part {
+    fn from(l: crate::models::figure::Label) -> Part {
+        use crate::models::figure::Label as L;
+        match l {
+            L::FigureHead => Part::Head,
+            L::Label => Part::Label,
+            L::FigDesc => Part::Desc,
+            L::Content => Part::Content,
+            L::Other => Part::Other,
+        }
+    }
+}
+
+impl From<crate::models::table::Label> for Part {
+    fn from(l: crate::models::table::Label) -> Part {
+        use crate::models::table::Label as L;
+        match l {
+            L::FigureHead => Part::Head,
+            L::Label => Part::Label,
+            L::FigDesc => Part::Desc,
+            L::Content => Part::Content,
+            L::Note => Part::Note,
+            L::Other => Part::Other,
+        }
+    }
+}
+
+/// The figure or table model's labels (decoded `parts` over `toks`, the tokens the figure was
+/// built from) make the figure's caption, content and note; `fig` is the figure [`build`] made
+/// from the same tokens by rule. What comes from where:
+///
+/// - the caption lead found by rule ([`caption_lead`]) gives `head` and `label` (the number
+///   normalised: `2` from `Fig. 2.`), whatever the model labelled its tokens;
+/// - the model decides where the caption (`figDesc`) ends: it is the run of tokens right after
+///   the lead that the model labels as caption (its head and label tokens there included),
+///   carried on to the end of the line it stops in; a table's caption stops at the end of the
+///   rule's caption block at the latest;
+/// - the model decides which of the other tokens are a table's content (its rows, cut into
+///   cells by rule); the rest (its notes, other tokens, caption text away from the lead) is the
+///   table's `note`, and a figure's other tokens are its `note` (the text printed inside it);
+/// - a span without a caption lead keeps the rule's figure: no description, its text in the
+///   note (a table's in its rows). The model's caption there is most often running text or
+///   a chart's labels, and GROBID's caption is printed with its lead;
+/// - when the model labels no caption right after the lead, the rule's figure stands.
+///
+/// Every token lands in the head, the description, the rows or the note. Whether the model's
+/// labels were used.
+pub fn apply_model(
+    doc: &Document,
+    toks: &[ZoneToken],
+    fig: &mut Figure,
+    parts: &[Span<Part>],
+) -> bool {
+    let Some((pos, lead)) = find_lead(doc, toks, fig.is_table) else {
+        return false;
+    };
+    let mut part_of = vec![Part::Other; toks.len()];
+    for s in parts {
+        for p in part_of.iter_mut().take(s.tokens.end).skip(s.tokens.start) {
+            *p = s.label;
+        }
+    }
+    let start = (pos + lead.tokens).min(toks.len());
+    let mut end = start
+        + part_of[start..]
+            .iter()
+            .take_while(|p| matches!(p, Part::Desc | Part::Head | Part::Label))
+            .count();
+    // A caption ends with a line: the rest of the line the model stopped in is caption text.
+    while end > start && end < toks.len() && toks[end].line == toks[end - 1].line {
+        end += 1;
+    }
+    if fig.is_table {
+        // Never past the caption's layout block: the model sometimes reads a table's first
+        // row, set close under its caption, as caption text.
+        end = end.min(table_caption_end(toks, pos, start));
+    }
+    if end == start {
+        return false;
+    }
+    fig.head = Some(lead.head);
+    fig.label = Some(lead.label);
+    fig.desc = Some(RichText::from_tokens(doc, &toks[start..end]));
+    let outside = |keep: &dyn Fn(Part) -> bool| -> Vec<ZoneToken> {
+        (0..toks.len())
+            .filter(|i| !(pos..end).contains(i) && keep(part_of[*i]))
+            .map(|i| toks[i])
+            .collect()
+    };
+    let note = if fig.is_table {
+        fig.rows = rows(doc, &outside(&|p| p == Part::Content));
+        outside(&|p| p != Part::Content)
+    } else {
+        outside(&|_| true)
+    };
+    fig.note = (!note.is_empty()).then(|| RichText::from_tokens(doc, &note));
+    true
+}
+
+/// The zone tokens and fulltext facts of the body and of the annex, which a [`FigureZone`]'s
+/// tokens index (by its `annex` flag).
+pub struct ZoneFacts<'a> {
+    pub body_tokens: &'a [ZoneToken],
+    pub body_facts: &'a [fulltext::TokenFacts],
+    pub annex_tokens: &'a [ZoneToken],
+    pub annex_facts: &'a [fulltext::TokenFacts],
+}
+
+impl ZoneFacts<'_> {
+    fn of(&self, z: &FigureZone) -> (&[ZoneToken], &[fulltext::TokenFacts]) {
+        let (toks, facts) = if z.annex {
+            (self.annex_tokens, self.annex_facts)
+        } else {
+            (self.body_tokens, self.body_facts)
+        };
+        let r = z.tokens.start.min(toks.len())..z.tokens.end.min(toks.len());
+        (&toks[r.clone()], facts.get(r).unwrap_or(&[]))
+    }
+}
+
+/// The figure and table models' input: the rows ([`crate::models::figure::rows`], the
+/// fulltext rows the fulltext model read) of each figure zone's tokens, and of each table
+/// zone's, in zone order: one batch per model, as GROBID labels each `<figure>` and `<table>`
+/// cluster of the fulltext model's output.
+pub fn model_rows(zones: &[FigureZone], zf: &ZoneFacts) -> (Vec<Rows>, Vec<Rows>) {
+    let (mut figures, mut tables) = (Vec::new(), Vec::new());
+    for z in zones {
+        let mut rows = crate::models::figure::rows(zf.of(z).1);
+        for r in &mut rows {
+            if let Some(c) = r.get_mut(BITMAP_AROUND) {
+                *c = "0".into();
+            }
+        }
+        if z.table {
+            tables.push(rows);
+        } else {
+            figures.push(rows);
+        }
+    }
+    (figures, tables)
+}
+
+/// A model's decoded spans as [`Part`]s.
+fn as_parts<L: Into<Part>>(spans: Vec<Span<L>>) -> Vec<Span<Part>> {
+    spans
+        .into_iter()
+        .map(|s| Span {
+            label: s.label.into(),
+            tokens: s.tokens,
+        })
+        .collect()
+}
+
+/// The `bitmapAround` column of the fulltext rows. GROBID's figure and table training rows
+/// carry 0 there (every row of the figure corpus, all but 31 of the table corpus's 16,781), so
+/// the models never learnt what a 1 means: the run-time rows carry 0 as well.
+const BITMAP_AROUND: usize = 23;
+
+/// One sequence of feature rows.
+pub type Rows = Vec<Vec<String>>;
+
+/// The figure and table models' labels (one sequence per zone of their kind, in the order of
+/// [`model_rows`]) applied to the body's figures ([`apply_model`]). A zone without labels (the
+/// model is not installed) keeps the figure the rule built. How many figures took the
+/// models' labels.
+pub fn apply_models(
+    doc: &Document,
+    zf: &ZoneFacts,
+    figures: &mut [Figure],
+    zones: &[FigureZone],
+    figure_labels: &[Vec<String>],
+    table_labels: &[Vec<String>],
+) -> crate::Result<usize> {
+    let (mut next_figure, mut next_table) = (0, 0);
+    let mut used = 0;
+    for z in zones {
+        let labels = if z.table {
+            next_table += 1;
+            table_labels.get(next_table - 1)
+        } else {
+            next_figure += 1;
+            figure_labels.get(next_figure - 1)
+        };
+        let Some(labels) = labels.filter(|l| !l.is_empty()) else {
+            continue;
+        };
+        let parts = if z.table {
+            as_parts(crate::models::table::decode(labels)?)
+        } else {
+            as_parts(crate::models::figure::decode(labels)?)
+        };
+        let Some(fig) = figures.get_mut(z.figure) else {
+            continue;
+        };
+        if apply_model(doc, zf.of(z).0, fig, &parts) {
+            used += 1;
+        }
+    }
+    Ok(used)
 }

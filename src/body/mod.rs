@@ -2,9 +2,11 @@
 The body record from the fulltext model's spans: sections, paragraphs, lists, formulas,
 figures, tables and notes ([`crate::document::Body`]), and callouts resolved to what they
 point at. No model runs here: the input is the layout [`Document`], the zone tokens the
-fulltext model labelled and its decoded spans.
+fulltext model labelled and its decoded spans, and then the figure and table models' labels.
 
-- [`assemble`] (and [`assemble_annex`]): spans → divs, figures and tables.
+- [`assemble`] (and [`assemble_annex`]): spans → divs, figures and tables;
+  [`assemble_zoned`] also says which tokens each figure was built from
+  ([`FigureZone`]), for [`figure::model_rows`] and [`figure::apply_models`].
 - [`zone_notes`] (or [`notes()`] for given lines): footnote and margin-note lines → notes,
   with deterministic ids `foot_N` / `margin_N`; [`back()`]: acknowledgement, funding and
   availability zones → [`Back`](crate::document::Back).
@@ -45,6 +47,16 @@ use crate::models::fulltext::Label;
 /// Notes are not in the body zone: set `Body::notes` from [`zone_notes`] before resolving
 /// callouts.
 pub fn assemble(doc: &Document, tokens: &[ZoneToken], spans: &[Span<Label>]) -> Body {
+    assemble_zoned(doc, tokens, spans).0
+}
+
+/// [`assemble`], with the tokens each figure and table was built from: what the figure and
+/// table models label ([`figure::apply_model`]).
+pub fn assemble_zoned(
+    doc: &Document,
+    tokens: &[ZoneToken],
+    spans: &[Span<Label>],
+) -> (Body, Vec<FigureZone>) {
     let mut a = Assembler::new(doc, tokens, Counters::default());
     a.run(spans);
     a.finish()
@@ -59,6 +71,17 @@ pub fn assemble_annex(
     spans: &[Span<Label>],
     body: &mut Body,
 ) -> Vec<Div> {
+    assemble_annex_zoned(doc, tokens, spans, body).0
+}
+
+/// [`assemble_annex`], with the tokens (of the annex zone) each of its figures and tables was
+/// built from; their `figure` indexes `body.figures`.
+pub fn assemble_annex_zoned(
+    doc: &Document,
+    tokens: &[ZoneToken],
+    spans: &[Span<Label>],
+    body: &mut Body,
+) -> (Vec<Div>, Vec<FigureZone>) {
     let counters = Counters {
         figures: body.figures.iter().filter(|f| !f.is_table).count(),
         tables: body.figures.iter().filter(|f| f.is_table).count(),
@@ -71,9 +94,25 @@ pub fn assemble_annex(
     };
     let mut a = Assembler::new(doc, tokens, counters);
     a.run(spans);
-    let annex = a.finish();
+    let (annex, mut zones) = a.finish();
+    for z in &mut zones {
+        z.figure += body.figures.len();
+        z.annex = true;
+    }
     body.figures.extend(annex.figures);
-    annex.divs
+    (annex.divs, zones)
+}
+
+/// A figure or table of an assembled body and the zone tokens it was built from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FigureZone {
+    /// Its index in `Body::figures`.
+    pub figure: usize,
+    /// Its tokens: indexes into the zone tokens the body (or the annex) was assembled from.
+    pub tokens: Range<usize>,
+    pub table: bool,
+    /// Built from the annex zone's tokens rather than the body zone's.
+    pub annex: bool,
 }
 
 #[derive(Debug, Default, Clone, Copy)]
@@ -126,6 +165,8 @@ struct Assembler<'a> {
     tokens: &'a [ZoneToken],
     divs: Vec<Div>,
     figures: Vec<Figure>,
+    /// The tokens each figure was built from, in the order of `figures`.
+    zones: Vec<FigureZone>,
     open: Option<Open>,
     counters: Counters,
     /// The previous span's label.
@@ -148,6 +189,7 @@ impl<'a> Assembler<'a> {
             tokens,
             divs: Vec::new(),
             figures: Vec::new(),
+            zones: Vec::new(),
             open: None,
             counters,
             last: None,
@@ -190,14 +232,15 @@ impl<'a> Assembler<'a> {
         }
     }
 
-    fn finish(mut self) -> Body {
+    fn finish(mut self) -> (Body, Vec<FigureZone>) {
         self.close();
         figure::attach_graphics(self.doc, &mut self.figures);
-        Body {
+        let body = Body {
             divs: self.divs,
             figures: self.figures,
             notes: Vec::new(),
-        }
+        };
+        (body, self.zones)
     }
 
     fn div(&mut self) -> &mut Div {
@@ -544,6 +587,22 @@ impl<'a> Assembler<'a> {
         self.inline(toks);
     }
 
+    /// Add a figure, remembering the tokens it was built from.
+    fn push_figure(&mut self, fig: Figure, tokens: Range<usize>) {
+        self.zones.push(FigureZone {
+            figure: self.figures.len(),
+            tokens,
+            table: fig.is_table,
+            annex: false,
+        });
+        self.figures.push(fig);
+    }
+
+    fn pop_figure(&mut self) -> Option<Figure> {
+        self.zones.pop();
+        self.figures.pop()
+    }
+
     /// A figure or table span; one holding several captions is cut into one per caption
     /// ([`figure::split_span`]). A span without caption right after a figure of its kind
     /// continues it (the model cut a caption from its table), and a captioned one right after a
@@ -570,10 +629,10 @@ impl<'a> Assembler<'a> {
         if !figure::has_caption(self.doc, &tokens[range.clone()]) {
             let toks = &tokens[range.clone()];
             if let Some((prev, _)) = merge {
-                if let Some(last) = self.figures.pop() {
+                if let Some(last) = self.pop_figure() {
                     let merged = prev.start..range.end;
                     let fig = figure::build(self.doc, &tokens[merged.clone()], table, last.id);
-                    self.figures.push(fig);
+                    self.push_figure(fig, merged.clone());
                     self.last_figure = Some((merged, table));
                     return;
                 }
@@ -586,7 +645,7 @@ impl<'a> Assembler<'a> {
             // A captioned span right after a captionless figure of its kind: the figure's
             // inner text and its caption, cut apart by the model.
             if self.figures.last().is_some_and(|f| f.head.is_none()) {
-                self.figures.pop();
+                self.pop_figure();
                 if table {
                     self.counters.tables = self.counters.tables.saturating_sub(1);
                 } else {
@@ -617,7 +676,7 @@ impl<'a> Assembler<'a> {
                 self.paragraph(&tokens[part]);
                 continue;
             }
-            self.figures.push(fig);
+            self.push_figure(fig, part.clone());
             self.last_figure = Some((part, table));
         }
         if let Some(o) = &mut self.open {

@@ -17,8 +17,9 @@
 //! with facts: [`rows`] is [`fulltext::rows`] cut to columns 0–25 (GROBID's figure and table
 //! templates do not use column 26, superscript, which older raw files lack). At run time the
 //! caller slices the fulltext zone's facts by the span the fulltext model labelled
-//! `<figure>`: `figure::rows(&facts[span.tokens.clone()])`, and [`decode`]'s spans index that
-//! slice. At training the facts come from the raw rows ([`fulltext::TokenFacts::from_raw`]).
+//! `<figure>`: `figure::rows(&facts[span.tokens.clone()])` (with `bitmapAround`, column 23,
+//! set to 0 as in the corpus's rows: [`crate::body::figure::model_rows`]), and [`decode`]'s
+//! spans index that slice. At training the facts come from the raw rows ([`fulltext::TokenFacts::from_raw`]).
 
 use std::path::Path;
 use std::sync::OnceLock;

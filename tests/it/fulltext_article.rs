@@ -297,3 +297,60 @@ fn the_light_flavour_reads_the_body_as_paragraphs_only() {
     let (_, _, standard) = s.post_pdf(PATH, rich_article(), &[], None);
     assert!(standard.contains("<figure"), "{standard}");
 }
+
+#[test]
+fn the_figure_and_table_models_label_the_captions() {
+    let mut needed = NEEDED.to_vec();
+    needed.extend(["figure", "table"]);
+    let Some(s) = Server::with_models(&needed) else {
+        return;
+    };
+    let (status, _, dump) = s.post_pdf(PATH, rich_article(), &[("debugMode", "1")], None);
+    assert_eq!(status, 200, "{dump}");
+    // One invocation of each model: every figure in one batch, every table in another, each
+    // token as the fulltext model read it (its fulltext row, columns 0–25) with its label.
+    for model in ["figure", "table"] {
+        let header = format!("=== model: {model} ===\n");
+        let at = dump
+            .find(&header)
+            .unwrap_or_else(|| panic!("no {model} section: {dump}"));
+        assert!(
+            !dump.contains(&format!("=== model: {model} (occurrence")),
+            "one batch: {dump}"
+        );
+        let section = &dump[at + header.len()..];
+        let section = &section[..section.find("\n\n").unwrap_or(section.len())];
+        let rows: Vec<Vec<&str>> = section.lines().map(|l| l.split('\t').collect()).collect();
+        assert!(rows.iter().all(|r| r.len() == 27), "{section}");
+        let label_of = |tok: &str| {
+            rows.iter()
+                .find(|r| r[0] == tok)
+                .map(|r| r[26].trim_start_matches("I-"))
+                .unwrap_or_else(|| panic!("{tok} not in the {model} section: {section}"))
+        };
+        let (lead, word) = if model == "figure" {
+            ("Figure", "moisture")
+        } else {
+            ("Table", "coefficients")
+        };
+        assert_eq!(label_of(lead), "<figure_head>", "{section}");
+        assert_eq!(label_of("1"), "<label>", "{section}");
+        assert_eq!(label_of(word), "<figDesc>", "{section}");
+        if model == "table" {
+            assert_eq!(label_of("Lisbon"), "<content>", "{section}");
+        }
+    }
+    // The TEI built from those labels.
+    let (status, _, xml) = s.post_pdf(PATH, rich_article(), &[], None);
+    assert_eq!(status, 200, "{xml}");
+    let fig = all_between(&xml, "xml:id=\"fig_0\">", "</figure>").concat();
+    assert!(
+        fig.starts_with("<head>Figure 1:</head><label>1</label><figDesc>Soil moisture estimated from the satellite images.</figDesc>"),
+        "{fig}"
+    );
+    let tab = all_between(&xml, "xml:id=\"tab_0\">", "</figure>").concat();
+    assert!(
+        tab.starts_with("<head>Table 1:</head><label>1</label><figDesc>Regression coefficients per site.</figDesc><table><row><cell>Site</cell>"),
+        "{tab}"
+    );
+}

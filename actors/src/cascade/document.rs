@@ -11,7 +11,9 @@ lexicons, the request's [`Labeler`] (flavour, debug trace) and what earlier stag
   → name-citation, date → [`Reference`]s, with the boxes each covers and identifiers taken
   from the PDF's link annotations over it.
 - [`DocStage::body`]: the body and annex zones → fulltext → [`Body`] and [`Back`] (notes from
-  the footnote zones, back-matter zones), callouts resolved against the references.
+  the footnote zones, back-matter zones); every figure → figure (one batch), every table →
+  table (one batch), which split their captions, contents and notes; callouts resolved
+  against the references.
 
 Each endpoint is a composition of stages (`processHeaderDocument`: segment + header;
 `processReferences`: segment + references; full text: segment + header + references + body); no
@@ -291,39 +293,86 @@ impl DocStage {
 
     /// The body stage: the body and annex zones → fulltext (one batch, callout features from
     /// the parsed `references`) → sections, paragraphs, formulas, figures and tables; the
+    /// fulltext rows of each figure's tokens → figure model, of each table's → table model
+    /// (one batch each) → their head, label, description, content and note; the
     /// footnote zones → notes; acknowledgement, funding and availability zones → back matter;
     /// every callout resolved against the references, figures, tables, formulas and notes.
     pub async fn body(&mut self, references: &[Reference]) -> Result<(Body, Back), Error> {
-        let zones = self.segment().await?.clone();
+        let seg = Arc::new(self.segment().await?.clone());
         let _timer = StageTimer::start("body");
-        let body_lines = zones.lines(segmentation::Label::Body);
-        let annex_lines = zones.lines(segmentation::Label::Annex);
+        let body_lines = seg.lines(segmentation::Label::Body);
+        let annex_lines = seg.lines(segmentation::Label::Annex);
         let callouts = fulltext::Callouts::from_references(references);
         let d = self.doc.clone();
-        let (body_tokens, annex_tokens, rows) =
+        let (body_tokens, body_facts, annex_tokens, annex_facts, rows) =
             CascadeCtx::blocking("fulltext features", move || {
                 let (mut bf, bt) = fulltext::document_tokens(&d, &body_lines);
                 let (mut af, at) = fulltext::document_tokens(&d, &annex_lines);
                 callouts.apply(&mut bf);
                 callouts.apply(&mut af);
-                Ok((bt, at, vec![fulltext::rows(&bf), fulltext::rows(&af)]))
+                let rows = vec![fulltext::rows(&bf), fulltext::rows(&af)];
+                Ok((bt, bf, at, af, rows))
             })
             .await?;
         let labels = self.labeler.label(ModelName::Fulltext, rows).await?;
         let body_spans = fulltext::decode(&labels[0])?;
         let annex_spans = fulltext::decode(&labels[1])?;
+        let zf = Arc::new((body_tokens, body_facts, annex_tokens, annex_facts));
+        let (d, z, s) = (self.doc.clone(), zf.clone(), seg.clone());
+        let (mut body, mut back, zones, figure_rows, table_rows) =
+            CascadeCtx::blocking("body assembly", move || {
+                let (bt, bf, at, af) = &*z;
+                let (mut body, mut zones) = body::assemble_zoned(&d, bt, &body_spans);
+                let mut back = body::back(&d, &s);
+                let (annex, annex_zones) =
+                    body::assemble_annex_zoned(&d, at, &annex_spans, &mut body);
+                back.annex = annex;
+                zones.extend(annex_zones);
+                let (figure_rows, table_rows) =
+                    body::figure::model_rows(&zones, &zone_facts(bt, bf, at, af));
+                Ok((body, back, zones, figure_rows, table_rows))
+            })
+            .await?;
+        // The figure and table models over every figure and table the body holds, one batch
+        // each (GROBID labels each `<figure>` and `<table>` cluster of the fulltext output).
+        let figure_labels = self
+            .label_if_installed(ModelName::Figure, figure_rows)
+            .await?;
+        let table_labels = self
+            .label_if_installed(ModelName::Table, table_rows)
+            .await?;
         let (d, refs) = (self.doc.clone(), references.to_vec());
-        let (body, mut back) = CascadeCtx::blocking("body assembly", move || {
-            let mut body = body::assemble(&d, &body_tokens, &body_spans);
-            let mut back = body::back(&d, &zones);
-            back.annex = body::assemble_annex(&d, &annex_tokens, &annex_spans, &mut body);
-            body.notes = body::zone_notes(&d, &zones);
+        let (body, mut back) = CascadeCtx::blocking("figures and callouts", move || {
+            let (bt, bf, at, af) = &*zf;
+            body::figure::apply_models(
+                &d,
+                &zone_facts(bt, bf, at, af),
+                &mut body.figures,
+                &zones,
+                &figure_labels,
+                &table_labels,
+            )?;
+            body.notes = body::zone_notes(&d, &seg);
             body::resolve_callouts(&mut body, &mut back, &refs);
             Ok((body, back))
         })
         .await?;
         back.fundings = self.fundings(&back).await?;
         Ok((body, back))
+    }
+
+    /// `model` over `seqs` when it is installed; no labels (one empty sequence each) when it
+    /// is not, so the caller keeps what its rules give.
+    async fn label_if_installed(
+        &mut self,
+        model: ModelName,
+        seqs: Vec<Vec<Vec<String>>>,
+    ) -> Result<Vec<Vec<String>>, Error> {
+        if self.ctx.models.is_available(model) {
+            self.labeler.label(model, seqs).await
+        } else {
+            Ok(vec![Vec::new(); seqs.len()])
+        }
     }
 
     /// The funding-acknowledgement model over every paragraph of the acknowledgement and
@@ -374,6 +423,21 @@ impl DocStage {
             f.id = format!("funding_{i}");
         }
         Ok(out)
+    }
+}
+
+/// The body's and annex's zone tokens and facts, as the figure helpers take them.
+fn zone_facts<'a>(
+    body_tokens: &'a [quire::layout::ZoneToken],
+    body_facts: &'a [fulltext::TokenFacts],
+    annex_tokens: &'a [quire::layout::ZoneToken],
+    annex_facts: &'a [fulltext::TokenFacts],
+) -> body::figure::ZoneFacts<'a> {
+    body::figure::ZoneFacts {
+        body_tokens,
+        body_facts,
+        annex_tokens,
+        annex_facts,
     }
 }
 

@@ -718,3 +718,179 @@ fn a_numbered_display_equation_read_as_paragraph_becomes_a_formula() {
         ]
     );
 }
+
+/// Labels of a figure or table model: `(n, label)` runs, each opening with `I-`.
+fn model_labels(runs: &[(usize, &str)]) -> Vec<String> {
+    runs.iter()
+        .flat_map(|&(n, l)| (0..n).map(move |i| if i == 0 { format!("I-{l}") } else { l.into() }))
+        .collect()
+}
+
+#[test]
+fn the_figure_and_table_models_split_captions_content_and_notes() {
+    let b = one_page(vec![
+        vec![
+            vec![S(Fig, "axis time")],
+            vec![C("Fig. 1. Sketch of the")],
+            vec![C("model.")],
+        ],
+        vec![vec![S(Tab, "Table 1 Parameters.")]],
+        vec![
+            vec![C("a 0.5")],
+            vec![C("b 0.7")],
+            vec![C("Values from the survey.")],
+        ],
+        vec![
+            vec![S(Fig, "0 10 20 Figure 2: Inline lead.")],
+            vec![C("30 40")],
+        ],
+        vec![vec![S(Fig, "Figure 3. Third one.")]],
+    ]);
+    let (mut body, zones) = assemble_zoned(&b.doc, &b.tokens, &b.spans);
+    let rule = outline(&body);
+    assert_eq!(
+        zones
+            .iter()
+            .map(|z| (z.figure, z.tokens.len(), z.table, z.annex))
+            .collect::<Vec<_>>(),
+        [
+            (0, 11, false, false),
+            (1, 17, true, false),
+            (2, 11, false, false),
+            (3, 6, false, false)
+        ]
+    );
+    // The model's rows are the fulltext rows of each zone's tokens, one sequence per zone.
+    let (mut facts, _) = crate::models::fulltext::document_tokens(
+        &b.doc,
+        &b.doc.pages[0]
+            .blocks
+            .iter()
+            .enumerate()
+            .flat_map(|(bi, bl)| {
+                (0..bl.lines.len()).map(move |line| crate::layout::LineRef {
+                    page: 0,
+                    block: bi,
+                    line,
+                })
+            })
+            .collect::<Vec<_>>(),
+    );
+    // A bitmap near every token: the fulltext rows say so, the figure and table rows do not
+    // (their training rows never do).
+    for f in &mut facts {
+        f.bitmap_around = true;
+    }
+    let zf = figure::ZoneFacts {
+        body_tokens: &b.tokens,
+        body_facts: &facts,
+        annex_tokens: &[],
+        annex_facts: &[],
+    };
+    let (fig_rows, tab_rows) = figure::model_rows(&zones, &zf);
+    assert_eq!(
+        fig_rows.iter().map(Vec::len).collect::<Vec<_>>(),
+        [11, 11, 6]
+    );
+    assert_eq!(tab_rows.len(), 1);
+    assert_eq!(tab_rows[0][0][0], "Table");
+    assert_eq!(tab_rows[0][0].len(), crate::models::figure::COLUMNS);
+    assert_eq!(crate::models::fulltext::rows(&facts)[0][23], "1");
+    assert!(fig_rows
+        .iter()
+        .chain(&tab_rows)
+        .flatten()
+        .all(|r| r[23] == "0"));
+
+    let figures = [
+        // The caption stops in a line: it runs on to the line's end, and caption text after
+        // the run is no caption.
+        model_labels(&[
+            (2, "<content>"),
+            (2, "<figure_head>"),
+            (1, "<label>"),
+            (1, "<figure_head>"),
+            (2, "<figDesc>"),
+            (1, "<other>"),
+            (2, "<figDesc>"),
+        ]),
+        // The lead read as caption text: the rule's lead still gives head and label.
+        model_labels(&[(3, "<content>"), (6, "<figDesc>"), (2, "<content>")]),
+        // No caption from the model: the rule's figure stands.
+        model_labels(&[(6, "<other>")]),
+    ];
+    let tables = [model_labels(&[
+        (1, "<figure_head>"),
+        (1, "<label>"),
+        (2, "<figDesc>"),
+        (8, "<content>"),
+        (5, "<note>"),
+    ])];
+    let used =
+        figure::apply_models(&b.doc, &zf, &mut body.figures, &zones, &figures, &tables).unwrap();
+    assert_eq!(used, 3);
+    assert_eq!(
+        outline(&body),
+        [
+            "fig_0 Some(\"Fig. 1.\") Some(\"1\") Some(\"Sketch of the\") Some(\"axis time model.\")",
+            "tab_0 Some(\"Table 1\") Some(\"1\") Some(\"Parameters.\") Some(\"Values from the survey.\")",
+            "fig_1 Some(\"Figure 2:\") Some(\"2\") Some(\"Inline lead.\") Some(\"0 10 20 30 40\")",
+            "fig_2 Some(\"Figure 3.\") Some(\"3\") Some(\"Third one.\") None",
+        ]
+    );
+    let rows: Vec<String> = body.figures[1]
+        .rows
+        .iter()
+        .map(|r| {
+            r.iter()
+                .map(|c| c.text.as_str())
+                .collect::<Vec<_>>()
+                .join("|")
+        })
+        .collect();
+    assert_eq!(rows, ["a 0.5", "b 0.7"]);
+    // By rule alone the table's last line was a row and the figure's numbers its caption.
+    assert_eq!(
+        rule[1],
+        "tab_0 Some(\"Table 1\") Some(\"1\") Some(\"Parameters.\") None"
+    );
+    assert_eq!(
+        rule[2],
+        "fig_1 Some(\"Figure 2:\") Some(\"2\") Some(\"Inline lead. 30 40\") Some(\"0 10 20\")"
+    );
+    assert_eq!(rule[3], outline(&body)[3]);
+
+    // Without a caption lead the rule's figure stands (no description, its text in the
+    // note), whatever the model says; a label that is not the model's is an error.
+    let mut b = one_page(vec![vec![vec![S(Fig, "Panel A shows the map.")]]]);
+    // An image above it keeps the captionless span a figure.
+    b.doc.pages[0].images = vec![BBox {
+        x: 50.0,
+        y: 0.0,
+        w: 100.0,
+        h: 45.0,
+    }];
+    let (mut body, zones) = assemble_zoned(&b.doc, &b.tokens, &b.spans);
+    assert_eq!(zones.len(), 1);
+    let before = outline(&body);
+    let zf = figure::ZoneFacts {
+        body_tokens: &b.tokens,
+        body_facts: &[],
+        annex_tokens: &[],
+        annex_facts: &[],
+    };
+    let labels = [model_labels(&[
+        (1, "<figure_head>"),
+        (1, "<label>"),
+        (4, "<figDesc>"),
+    ])];
+    let used = figure::apply_models(&b.doc, &zf, &mut body.figures, &zones, &labels, &[]).unwrap();
+    assert_eq!(used, 0);
+    assert_eq!(outline(&body), before);
+    assert_eq!(
+        before,
+        ["fig_0 None None None Some(\"Panel A shows the map.\")"]
+    );
+    let bad = [model_labels(&[(6, "<note>")])];
+    assert!(figure::apply_models(&b.doc, &zf, &mut body.figures, &zones, &bad, &[]).is_err());
+}
