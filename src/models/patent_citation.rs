@@ -443,23 +443,25 @@ mod tests {
         assert_eq!(t.total, 16);
     }
 
+    /// A paragraph of `text` with `marks` as (kind, byte range).
+    fn paragraph(text: &str, marks: &[(MarkKind, Range<usize>)]) -> Paragraph {
+        Paragraph {
+            id: None,
+            text: text.into(),
+            marks: marks
+                .iter()
+                .map(|(kind, range)| Mark {
+                    kind: *kind,
+                    range: range.clone(),
+                })
+                .collect(),
+        }
+    }
+
     #[test]
     fn rows_have_the_spec_columns_and_gold_labels_follow_marks() {
         let text = "As in EP 0 123 456 B1 and Smith, Nature.";
-        let p = Paragraph {
-            id: None,
-            text: text.into(),
-            marks: vec![
-                Mark {
-                    kind: MarkKind::Patent,
-                    range: 6..21,
-                },
-                Mark {
-                    kind: MarkKind::Npl,
-                    range: 26..39,
-                },
-            ],
-        };
+        let p = paragraph(text, &[(MarkKind::Patent, 6..21), (MarkKind::Npl, 26..39)]);
         let t = tokens(text);
         let lex = crate::lexicon::Lexicons::default();
         let r = rows(&t, &LexView::new(&lex));
@@ -481,32 +483,15 @@ mod tests {
     #[test]
     fn dotted_variants_regroup_patent_numbers_only() {
         let text = "See US 6,123,456 and 1,000 cells, cf. EP 12,3456.";
-        let p = Paragraph {
-            id: None,
-            text: text.into(),
-            marks: vec![
-                Mark {
-                    kind: MarkKind::Patent,
-                    range: 4..16,
-                },
-                Mark {
-                    kind: MarkKind::Patent,
-                    range: 38..49,
-                },
-            ],
-        };
+        let p = paragraph(
+            text,
+            &[(MarkKind::Patent, 4..16), (MarkKind::Patent, 38..49)],
+        );
         let v = dotted_variant(&p, 10).unwrap();
         assert_eq!(v.text, "See US 6.123.456 and 1,000 cells, cf. EP 12,3456.");
         assert_eq!(v.marks, p.marks);
         assert!(dotted_variant(&p, VARIANT_MAX_TOKENS + 1).is_none());
-        let plain = Paragraph {
-            text: "US 5.123.456".into(),
-            marks: vec![Mark {
-                kind: MarkKind::Patent,
-                range: 0..12,
-            }],
-            id: None,
-        };
+        let plain = paragraph("US 5.123.456", &[(MarkKind::Patent, 0..12)]);
         assert!(dotted_variant(&plain, 5).is_none());
     }
 
