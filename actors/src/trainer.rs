@@ -18,8 +18,9 @@ use crate::Error;
 /// The job: receives a sink for progress reports, returns the result (or a reason).
 pub type TrainingJob = Box<dyn FnOnce(ProgressSink) -> Result<serde_json::Value, String> + Send>;
 
-/// Stops a running job (e.g. kills its training process); called at most once.
-pub type Canceller = Box<dyn FnOnce() + Send>;
+/// Stops a running job (e.g. kills its training process); answers false when it is too late
+/// (the job has finished and is installing what it wrote), and the job then runs to its end.
+pub type Canceller = Box<dyn Fn() -> bool + Send>;
 
 /// Where a training run stands, as `/api/trainingResult` reports it.
 #[derive(Debug, Clone, PartialEq, serde::Serialize)]
@@ -130,7 +131,8 @@ impl Message for ListTrainings {
 
 /// Cancel an ongoing training: its canceller runs and its state becomes `Cancelled` (the model
 /// stays busy for a new training until the job has returned). Answers the state after the
-/// call; a finished training is left as it is.
+/// call; a finished training is left as it is, and so is one whose canceller says it is too
+/// late (its state stays ongoing until it finishes).
 pub struct CancelTraining {
     pub token: String,
 }
@@ -278,11 +280,14 @@ impl Handler<CancelTraining> for TrainerRegistry {
             return Err(Error::UnknownToken { token: msg.token });
         };
         if run.state.is_ongoing() {
-            if let Some(cancel) = run.cancel.take() {
-                cancel();
+            let stopped = run.cancel.as_ref().is_none_or(|cancel| cancel());
+            if stopped {
+                run.cancel = None;
+                run.state = TrainingState::Cancelled;
+                tracing::info!(model = %run.model, token = %msg.token, "training cancelled");
+            } else {
+                tracing::info!(model = %run.model, token = %msg.token, "too late to cancel");
             }
-            run.state = TrainingState::Cancelled;
-            tracing::info!(model = %run.model, token = %msg.token, "training cancelled");
         }
         Ok(run.state.clone())
     }
@@ -437,5 +442,46 @@ mod tests {
             .await
             .expect("alive");
         assert!(matches!(unknown, Err(Error::UnknownToken { .. })));
+    }
+
+    #[actix::test]
+    async fn a_cancel_refused_as_too_late_leaves_the_run_to_finish() {
+        let reg = TrainerRegistry::launch();
+        let (go_tx, go_rx) = std::sync::mpsc::channel::<()>();
+        let cancel_asked = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let asked = cancel_asked.clone();
+        let token = reg
+            .send(StartTraining {
+                model: ModelName::Date,
+                flavor: None,
+                kind: "full".into(),
+                job: Box::new(move |_| {
+                    go_rx.recv().ok();
+                    Ok(serde_json::json!({"installed": true}))
+                }),
+                cancel: Some(Box::new(move || {
+                    asked.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                    false
+                })),
+            })
+            .await
+            .expect("alive")
+            .expect("started");
+        let state = reg
+            .send(CancelTraining {
+                token: token.clone(),
+            })
+            .await
+            .expect("alive")
+            .expect("known token");
+        assert!(state.is_ongoing(), "{state:?}");
+        assert_eq!(cancel_asked.load(std::sync::atomic::Ordering::SeqCst), 1);
+        go_tx.send(()).expect("job waiting");
+        assert_eq!(
+            wait_until_done(&reg, &token).await,
+            TrainingState::Done {
+                result: serde_json::json!({"installed": true})
+            }
+        );
     }
 }

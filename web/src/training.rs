@@ -286,6 +286,32 @@ pub fn child_main(job_json: &str) -> anyhow::Result<()> {
 struct ChildCtl {
     pid: Option<u32>,
     cancelled: bool,
+    /// The run has finished and installs what it wrote: a cancel comes too late.
+    installing: bool,
+}
+
+impl ChildCtl {
+    /// A cancel: refused once installing has begun, else marks the run and kills its child.
+    fn cancel(&mut self) -> bool {
+        if self.installing {
+            return false;
+        }
+        self.cancelled = true;
+        if let Some(pid) = self.pid {
+            kill(pid);
+        }
+        true
+    }
+
+    /// The run's end: whether it may go on (and install, when `install`), in one step with
+    /// [`ChildCtl::cancel`] so that a cancel is either honoured or refused, never lost.
+    fn finish(&mut self, install: bool) -> bool {
+        if self.cancelled {
+            return false;
+        }
+        self.installing = install;
+        true
+    }
 }
 
 fn kill(pid: u32) {
@@ -355,13 +381,7 @@ impl Runner {
         let ctl = Arc::new(Mutex::new(ChildCtl::default()));
         let gate = hold.then(|| Arc::new(Mutex::new(Gate::default())));
         let cancel_ctl = ctl.clone();
-        let cancel: Canceller = Box::new(move || {
-            let mut c = lock(&cancel_ctl);
-            c.cancelled = true;
-            if let Some(pid) = c.pid {
-                kill(pid);
-            }
-        });
+        let cancel: Canceller = Box::new(move || lock(&cancel_ctl).cancel());
         let runner = self.clone();
         let job_gate = gate.clone();
         let job: TrainingJob =
@@ -392,7 +412,7 @@ impl Runner {
         spec.out_dir = staging.clone();
         let outcome = self.run_child(&spec, &ctl, gate, sink);
         let outcome = match outcome {
-            Ok(result) if lock(&ctl).cancelled => {
+            Ok(result) if !lock(&ctl).finish(result["written"] == true) => {
                 drop(result);
                 Err("cancelled".to_string())
             }
@@ -607,6 +627,23 @@ fn exchange(new: &Path, served: &Path) -> anyhow::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_cancel_is_honoured_before_the_install_and_refused_during_it() {
+        // Cancelled first: the run may not go on to install.
+        let mut c = ChildCtl::default();
+        assert!(c.cancel());
+        assert!(!c.finish(true));
+        // Installing first: the cancel is refused and the install goes on.
+        let mut c = ChildCtl::default();
+        assert!(c.finish(true));
+        assert!(!c.cancel());
+        assert!(!c.cancelled);
+        // A run that wrote nothing can still be cancelled after its child has finished.
+        let mut c = ChildCtl::default();
+        assert!(c.finish(false));
+        assert!(c.cancel());
+    }
     use quire::crf::Progress;
 
     #[test]

@@ -468,10 +468,10 @@ const OPS: &[Op] = &[
     op(
         "/api/training/{token}",
         &["delete"],
-        "Cancel a training (its process is killed)",
+        "Cancel a training (its process is killed; 409 once it is installing its model)",
         &[],
         &[JSON],
-        &[401, 404],
+        &[400, 401, 404, 409],
     ),
     op(
         "/api/model",

@@ -322,6 +322,12 @@ async fn cancel(
         .send(CancelTraining { token })
         .await
         .map_err(mailbox)??;
+    if run.is_ongoing() {
+        // The run had finished and was installing its model: it completes.
+        return Err(ApiError::Conflict(
+            "too late to cancel: the training has finished and its model is being installed".into(),
+        ));
+    }
     Ok(HttpResponse::Ok().json(state_json(run)))
 }
 
