@@ -241,21 +241,7 @@ impl WorkerPool {
         let parent = unsafe { libc::getpid() };
         unsafe {
             cmd.pre_exec(move || {
-                // Die with the server, even if it is killed with SIGKILL.
-                if libc::prctl(
-                    libc::PR_SET_PDEATHSIG,
-                    libc::SIGKILL as libc::c_ulong,
-                    0,
-                    0,
-                    0,
-                ) != 0
-                {
-                    return Err(std::io::Error::last_os_error());
-                }
-                // The server exited before the line above: nobody is left to notice.
-                if libc::getppid() != parent {
-                    return Err(std::io::Error::other("the server exited"));
-                }
+                die_with_parent(parent)?;
                 // No setuid/file-capability gains for this process or anything it runs.
                 if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 {
                     return Err(std::io::Error::last_os_error());
@@ -497,6 +483,30 @@ fn cpu_used_s(pid: u32) -> Option<u64> {
     // SAFETY: sysconf has no preconditions.
     let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1) as u64;
     Some((utime + stime).div_ceil(hz))
+}
+
+/// Between fork and exec of a child of `parent` (its pid, read before the fork): the child gets
+/// `SIGKILL` when the parent dies, even a SIGKILLed one (`PR_SET_PDEATHSIG`), and gives up if
+/// the parent already exited before that was set (nobody would be left to notice). Only
+/// async-signal-safe calls. The layout workers and the training processes (`quire-web`) use it.
+pub fn die_with_parent(parent: libc::pid_t) -> std::io::Result<()> {
+    // SAFETY: prctl and getppid take no pointers.
+    unsafe {
+        if libc::prctl(
+            libc::PR_SET_PDEATHSIG,
+            libc::SIGKILL as libc::c_ulong,
+            0,
+            0,
+            0,
+        ) != 0
+        {
+            return Err(std::io::Error::last_os_error());
+        }
+        if libc::getppid() != parent {
+            return Err(std::io::Error::other("the parent exited"));
+        }
+    }
+    Ok(())
 }
 
 /// Caps the calling process's address space at `bytes` (0: no cap), soft and hard limit alike.

@@ -464,11 +464,12 @@ impl Runner {
             .stderr(Stdio::piped());
         let nice = self.nice;
         let cap = self.memory_mb.saturating_mul(1024 * 1024);
-        // SAFETY: only async-signal-safe calls (prctl, setpriority, setrlimit) between fork
-        // and exec.
+        // SAFETY: getpid takes nothing; between fork and exec only async-signal-safe calls
+        // (prctl, getppid, setpriority, setrlimit).
+        let parent = unsafe { libc::getpid() };
         unsafe {
             cmd.pre_exec(move || {
-                libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+                quire_actors::workers::die_with_parent(parent)?;
                 libc::setpriority(libc::PRIO_PROCESS, 0, nice);
                 quire_actors::workers::cap_address_space(cap)
             });
