@@ -141,6 +141,8 @@ pub enum FunderMatch {
 #[derive(Debug, Default)]
 pub struct FunderRegistry {
     records: Vec<FunderRecord>,
+    /// Each record's [`name_key`], computed once (fuzzy candidates are scored on it).
+    keys: Vec<String>,
     by_name: HashMap<String, Vec<usize>>,
     by_alt: HashMap<String, Vec<usize>>,
     /// Records per word of their name key (for fuzzy candidates).
@@ -153,8 +155,9 @@ impl FunderRegistry {
             records,
             ..FunderRegistry::default()
         };
+        r.keys = r.records.iter().map(|f| name_key(&f.name)).collect();
         for (i, f) in r.records.iter().enumerate() {
-            let key = name_key(&f.name);
+            let key = &r.keys[i];
             for w in key.split(' ').filter(|w| !w.is_empty()) {
                 let list = r.by_word.entry(w.to_string()).or_default();
                 if list.last() != Some(&i) {
@@ -162,7 +165,7 @@ impl FunderRegistry {
                 }
             }
             if !key.is_empty() {
-                r.by_name.entry(key).or_default().push(i);
+                r.by_name.entry(key.clone()).or_default().push(i);
             }
             for alt in &f.alt_names {
                 let key = name_key(alt);
@@ -316,7 +319,7 @@ impl FunderRegistry {
             .min_by_key(|l| l.len())?;
         let mut best: Option<(f64, usize)> = None;
         for &i in rarest.iter().take(2000) {
-            let sim = strsim::normalized_levenshtein(&key, &name_key(&self.records[i].name));
+            let sim = strsim::normalized_levenshtein(&key, &self.keys[i]);
             if sim >= FUZZY_THRESHOLD && best.is_none_or(|(b, _)| sim > b) {
                 best = Some((sim, i));
             }

@@ -73,11 +73,6 @@ impl Consolidation {
         self
     }
 
-    /// Funders in the registry (0 when none is loaded).
-    pub fn funder_count(&self) -> usize {
-        self.funders.as_ref().map_or(0, |r| r.len())
-    }
-
     /// An online service (Crossref, biblio-glutton) as the backend, with at most
     /// `max_in_flight` lookups at once across all requests.
     pub fn online(
@@ -240,11 +235,11 @@ impl Consolidation {
         let mut looked_up = 0;
         let mut consolidated = 0;
         for f in fundings.iter_mut() {
-            let Some(name) = f.funder.clone() else {
+            let Some(name) = f.funder.as_deref() else {
                 continue;
             };
             looked_up += 1;
-            if let Some((record, _)) = registry.lookup(&name) {
+            if let Some((record, _)) = registry.lookup(name) {
                 funders::merge(f, record, mode);
                 consolidated += 1;
             }

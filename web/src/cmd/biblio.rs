@@ -147,12 +147,18 @@ fn work_files(path: &Path) -> anyhow::Result<Vec<PathBuf>> {
     Ok(out)
 }
 
-fn import(index: &IndexArgs, paths: &[PathBuf]) -> anyhow::Result<()> {
-    let dir = index.dir()?;
+/// The record files under every path given, in the order given.
+fn all_work_files(paths: &[PathBuf]) -> anyhow::Result<Vec<PathBuf>> {
     let mut files = Vec::new();
     for p in paths {
         files.extend(work_files(p)?);
     }
+    Ok(files)
+}
+
+fn import(index: &IndexArgs, paths: &[PathBuf]) -> anyhow::Result<()> {
+    let dir = index.dir()?;
+    let files = all_work_files(paths)?;
     let idx = BiblioIndex::open_or_create(&dir)?;
     let bar = indicatif::ProgressBar::new(files.len() as u64);
     bar.set_style(
@@ -327,10 +333,7 @@ fn batch(index: &IndexArgs, file: &Path) -> anyhow::Result<()> {
 
 fn import_funders(index: &IndexArgs, paths: &[PathBuf]) -> anyhow::Result<()> {
     let dir = index.dir()?;
-    let mut files = Vec::new();
-    for p in paths {
-        files.extend(work_files(p)?);
-    }
+    let files = all_work_files(paths)?;
     let counts = FunderRegistry::import(&dir, &files)?;
     println!(
         "funders: {} read, {} added, {} updated, {} rejected; {} in {}",

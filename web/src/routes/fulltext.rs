@@ -211,27 +211,23 @@ impl FulltextParams {
         }
     }
 
-    /// `opt` saying what header and citation consolidation did.
+    /// `opt` saying what header, citation and funder consolidation did: the values applied,
+    /// and the works source with the funders' after it (`embedded, funders=…`).
     pub fn with_consolidation(
         mut opt: TeiOptions,
         header: &Applied,
         citations: &Applied,
+        funders: &Applied,
     ) -> TeiOptions {
         opt.consolidate_header = header.value as u8;
         opt.consolidate_citations = citations.value as u8;
-        opt.consolidation = header.note.clone().or_else(|| citations.note.clone());
-        opt
-    }
-
-    /// `opt` also saying what funder consolidation did (`funders=` after the works source).
-    pub fn with_funder_consolidation(mut opt: TeiOptions, funders: &Applied) -> TeiOptions {
         opt.consolidate_funders = funders.value as u8;
-        if let Some(note) = &funders.note {
-            opt.consolidation = Some(match opt.consolidation.take() {
-                Some(works) => format!("{works}, funders={note}"),
-                None => format!("funders={note}"),
-            });
-        }
+        let works = header.note.clone().or_else(|| citations.note.clone());
+        opt.consolidation = match (works, &funders.note) {
+            (works, None) => works,
+            (Some(works), Some(f)) => Some(format!("{works}, funders={f}")),
+            (None, Some(f)) => Some(format!("funders={f}")),
+        };
         opt
     }
 }
@@ -284,12 +280,10 @@ pub async fn answer(
     if is_empty(&out.article) {
         return Err(ApiError::NoContent);
     }
-    let opt = FulltextParams::with_funder_consolidation(
-        FulltextParams::with_consolidation(
-            p.tei_options(segmenter),
-            &out.header_consolidation,
-            &out.citation_consolidation,
-        ),
+    let opt = FulltextParams::with_consolidation(
+        p.tei_options(segmenter),
+        &out.header_consolidation,
+        &out.citation_consolidation,
         &out.funder_consolidation,
     );
     match (kind, keep, workers) {
@@ -483,6 +477,7 @@ mod tests {
             p.tei_options(Segmenter::RuleBased),
             &header,
             &citations,
+            &Applied::default(),
         );
         let text = label(&opt);
         assert!(
@@ -504,8 +499,12 @@ mod tests {
             value: 2,
             ..done.clone()
         };
-        let opt =
-            FulltextParams::with_consolidation(p.tei_options(Segmenter::RuleBased), &done, &cits);
+        let opt = FulltextParams::with_consolidation(
+            p.tei_options(Segmenter::RuleBased),
+            &done,
+            &cits,
+            &Applied::default(),
+        );
         let text = label(&opt);
         assert!(
             text.contains("consolidateCitations=2, consolidateHeader=1"),
@@ -518,7 +517,12 @@ mod tests {
             note: Some("funder-registry".into()),
             ..done.clone()
         };
-        let opt = FulltextParams::with_funder_consolidation(opt, &funders);
+        let opt = FulltextParams::with_consolidation(
+            p.tei_options(Segmenter::RuleBased),
+            &done,
+            &cits,
+            &funders,
+        );
         let text = label(&opt);
         assert!(text.contains("consolidateFunders=2"), "{text}");
         assert!(
