@@ -27,6 +27,7 @@ use rayon::prelude::*;
 use sha2::{Digest, Sha256};
 
 use crate::crf::{Model, ModelMeta, Progress, Sequence, Template, TrainParams};
+use crate::deep::{self, DeepParams};
 use crate::eval::Evaluation;
 use crate::models::{ModelSpec, Part, ReadStats};
 use crate::{Error, Result};
@@ -92,8 +93,11 @@ pub enum Event {
 #[derive(Debug, Clone, serde::Serialize)]
 pub struct TrainingReport {
     pub model: String,
+    /// `CRF` or `BiLSTM-CRF`.
+    pub architecture: &'static str,
     pub kind: TrainingKind,
-    pub params: TrainParams,
+    /// The architecture's parameters (`TrainParams` or `DeepParams`).
+    pub params: serde_json::Value,
     pub corpus: ReadStats,
     pub evaluation_part: Option<ReadStats>,
     pub train_sequences: usize,
@@ -239,13 +243,12 @@ pub fn run(
     cancel: Arc<AtomicBool>,
 ) -> Result<TrainingReport> {
     let template = Template::parse(spec.template())?;
-    let (mut corpus, corpus_stats) = spec.read(dataset, Part::Corpus)?;
-    progress(&read_event("corpus", &corpus_stats));
     let mut report = TrainingReport {
         model: spec.name().dir_name(spec.flavor()),
+        architecture: "CRF",
         kind,
-        params: params.clone(),
-        corpus: corpus_stats,
+        params: serde_json::to_value(params).unwrap_or_default(),
+        corpus: ReadStats::default(),
         evaluation_part: None,
         train_sequences: 0,
         eval_sequences: 0,
@@ -258,62 +261,7 @@ pub fn run(
         data_digest: String::new(),
         cancelled: false,
     };
-    let (train_sets, eval_sets, write): (Vec<Vec<Sequence>>, Vec<Vec<Sequence>>, bool) = match kind
-    {
-        TrainingKind::Holdout => {
-            let (eval_data, eval_stats) = spec.read(dataset, Part::Evaluation)?;
-            progress(&read_event("evaluation", &eval_stats));
-            report.evaluation_part = Some(eval_stats);
-            (vec![corpus], vec![eval_data], true)
-        }
-        TrainingKind::Full => {
-            // The evaluation part is extra training data here; a model without one trains
-            // on its corpus alone.
-            match spec.read(dataset, Part::Evaluation) {
-                Ok((eval_data, eval_stats)) => {
-                    progress(&read_event("evaluation", &eval_stats));
-                    report.evaluation_part = Some(eval_stats);
-                    corpus.extend(eval_data);
-                }
-                Err(e) => {
-                    tracing::warn!(error = %e, "no evaluation part; training on the corpus only")
-                }
-            }
-            (vec![corpus], vec![], true)
-        }
-        TrainingKind::Split { ratio, seed } => {
-            if !(ratio > 0.0 && ratio < 1.0) {
-                return Err(Error::BadInput(format!(
-                    "split ratio must be between 0 and 1, got {ratio}"
-                )));
-            }
-            shuffle(&mut corpus, seed);
-            let cut = ((corpus.len() as f64) * ratio).round() as usize;
-            let cut = cut.clamp(1, corpus.len().saturating_sub(1).max(1));
-            let rest = corpus.split_off(cut.min(corpus.len()));
-            (vec![corpus], vec![rest], false)
-        }
-        TrainingKind::NFold { k, seed } => {
-            if k < 2 || k > corpus.len() {
-                return Err(Error::BadInput(format!(
-                    "n-fold needs 2 ≤ k ≤ {} (sequences), got {k}",
-                    corpus.len()
-                )));
-            }
-            shuffle(&mut corpus, seed);
-            let n = corpus.len();
-            let mut trains = Vec::with_capacity(k);
-            let mut evals = Vec::with_capacity(k);
-            for f in 0..k {
-                let (b, e) = (n * f / k, n * (f + 1) / k);
-                evals.push(corpus[b..e].to_vec());
-                let mut t = corpus[..b].to_vec();
-                t.extend_from_slice(&corpus[e..]);
-                trains.push(t);
-            }
-            (trains, evals, false)
-        }
-    };
+    let (train_sets, eval_sets, write) = partition(spec, dataset, kind, progress, &mut report)?;
     let folds = train_sets.len();
     let mut pooled = Evaluation::new();
     for (f, train_data) in train_sets.iter().enumerate() {
@@ -396,6 +344,210 @@ pub fn run(
         report.evaluation = Some(pooled);
     }
     Ok(report)
+}
+
+/// Train and evaluate the BiLSTM-CRF architecture ([`crate::deep`]) for `spec`: the same
+/// kinds, folds and seeds as [`run`], on the same sequences. `Full` and `Holdout` write
+/// `models/<dir>/bilstm-crf/` (weights, vocabulary, `meta.json`); the CRF beside it is not
+/// touched. Each epoch is reported as an `Iteration` event (loss per sequence; `train_error`
+/// carries 100 − the held-out field F1 that picks the epoch).
+pub fn run_deep(
+    spec: &dyn ModelSpec,
+    dataset: &Path,
+    models_dir: &Path,
+    kind: TrainingKind,
+    params: &DeepParams,
+    progress: &mut dyn FnMut(&Event),
+    cancel: Arc<AtomicBool>,
+) -> Result<TrainingReport> {
+    let mut report = TrainingReport {
+        model: spec.name().dir_name(spec.flavor()),
+        architecture: deep::ARCHITECTURE,
+        kind,
+        params: serde_json::to_value(params).unwrap_or_default(),
+        corpus: ReadStats::default(),
+        evaluation_part: None,
+        train_sequences: 0,
+        eval_sequences: 0,
+        evaluation: None,
+        fold_field_f1: Vec::new(),
+        iterations: 0,
+        training_s: 0.0,
+        model_dir: None,
+        model_bytes: None,
+        data_digest: String::new(),
+        cancelled: false,
+    };
+    let (train_sets, eval_sets, write) = partition(spec, dataset, kind, progress, &mut report)?;
+    let folds = train_sets.len();
+    let mut pooled = Evaluation::new();
+    for (f, train_data) in train_sets.iter().enumerate() {
+        progress(&Event::TrainingStarted {
+            fold: f + 1,
+            folds,
+            sequences: train_data.len(),
+            tokens: tokens(train_data),
+        });
+        let trained = deep::train(train_data, params, &mut |p| {
+            progress(&Event::Iteration {
+                fold: f + 1,
+                folds,
+                progress: Progress {
+                    iteration: p.epoch,
+                    loss: p.loss,
+                    elapsed_s: p.elapsed_s,
+                    active_features: 0,
+                    train_error: 100.0 - p.dev_f1,
+                },
+            });
+            !cancel.load(Ordering::Relaxed)
+        })?;
+        let Some(mut trained) = trained else {
+            report.cancelled = true;
+            return Ok(report);
+        };
+        report.iterations += trained.epochs;
+        report.training_s += trained.seconds;
+        report.train_sequences = train_data.len();
+        report.data_digest = digest(train_data);
+        let eval = match eval_sets.get(f) {
+            Some(data) => {
+                report.eval_sequences += data.len();
+                let e = trained.model.evaluate(data)?;
+                let f1 = 100.0 * e.field.micro().f1;
+                progress(&Event::Evaluated {
+                    fold: f + 1,
+                    folds,
+                    field_micro_f1: f1,
+                });
+                report.fold_field_f1.push(f1);
+                pooled.merge(&e);
+                Some(e)
+            }
+            None => None,
+        };
+        if write {
+            let mut evaluation = match &eval {
+                Some(e) => e.summary(),
+                None => serde_json::json!({
+                    "note": "trained on corpus and evaluation parts; no held-out figures",
+                }),
+            };
+            evaluation["kind"] = serde_json::json!(kind.name());
+            evaluation["epochs"] = serde_json::json!(trained.epochs);
+            evaluation["best_epoch"] = serde_json::json!(trained.best_epoch);
+            evaluation["dev_field_f1"] = serde_json::json!(trained.best_dev_f1);
+            let meta = serde_json::json!({
+                "model": spec.name().dir_name(spec.flavor()),
+                "architecture": deep::ARCHITECTURE,
+                "labels": trained.model.labels(),
+                "feature_version": spec.feature_version(),
+                "data_digest": report.data_digest,
+                "params": params,
+                "evaluation": evaluation,
+            });
+            let dir = deep_dir(spec, models_dir);
+            let bytes = trained.save(&dir, meta)?;
+            progress(&Event::Written {
+                dir: dir.clone(),
+                model_bytes: bytes,
+            });
+            report.model_dir = Some(dir);
+            report.model_bytes = Some(bytes);
+        }
+    }
+    if !eval_sets.is_empty() {
+        report.evaluation = Some(pooled);
+    }
+    Ok(report)
+}
+
+/// Where a model's BiLSTM-CRF lives: `models/<dir>/bilstm-crf/`.
+pub fn deep_dir(spec: &dyn ModelSpec, models_dir: &Path) -> PathBuf {
+    spec.name().dir(models_dir, spec.flavor()).join(deep::DIR)
+}
+
+/// Evaluate the BiLSTM-CRF in `models_dir` on the spec's `evaluation/` part.
+pub fn evaluate_saved_deep(
+    spec: &dyn ModelSpec,
+    dataset: &Path,
+    models_dir: &Path,
+) -> Result<(Evaluation, ReadStats)> {
+    let model = deep::Model::load(&deep_dir(spec, models_dir))?;
+    let (data, stats) = spec.read(dataset, Part::Evaluation)?;
+    Ok((model.evaluate(&data)?, stats))
+}
+
+/// The training and evaluation sets of a run, and whether it writes a model.
+type Partition = (Vec<Vec<Sequence>>, Vec<Vec<Sequence>>, bool);
+
+/// Read the parts `kind` needs and cut them into training and evaluation sets (one pair per
+/// fold), recording what was read in `report`.
+fn partition(
+    spec: &dyn ModelSpec,
+    dataset: &Path,
+    kind: TrainingKind,
+    progress: &mut dyn FnMut(&Event),
+    report: &mut TrainingReport,
+) -> Result<Partition> {
+    let (mut corpus, corpus_stats) = spec.read(dataset, Part::Corpus)?;
+    progress(&read_event("corpus", &corpus_stats));
+    report.corpus = corpus_stats;
+    Ok(match kind {
+        TrainingKind::Holdout => {
+            let (eval_data, eval_stats) = spec.read(dataset, Part::Evaluation)?;
+            progress(&read_event("evaluation", &eval_stats));
+            report.evaluation_part = Some(eval_stats);
+            (vec![corpus], vec![eval_data], true)
+        }
+        TrainingKind::Full => {
+            // The evaluation part is extra training data here; a model without one trains
+            // on its corpus alone.
+            match spec.read(dataset, Part::Evaluation) {
+                Ok((eval_data, eval_stats)) => {
+                    progress(&read_event("evaluation", &eval_stats));
+                    report.evaluation_part = Some(eval_stats);
+                    corpus.extend(eval_data);
+                }
+                Err(e) => {
+                    tracing::warn!(error = %e, "no evaluation part; training on the corpus only")
+                }
+            }
+            (vec![corpus], vec![], true)
+        }
+        TrainingKind::Split { ratio, seed } => {
+            if !(ratio > 0.0 && ratio < 1.0) {
+                return Err(Error::BadInput(format!(
+                    "split ratio must be between 0 and 1, got {ratio}"
+                )));
+            }
+            shuffle(&mut corpus, seed);
+            let cut = ((corpus.len() as f64) * ratio).round() as usize;
+            let cut = cut.clamp(1, corpus.len().saturating_sub(1).max(1));
+            let rest = corpus.split_off(cut.min(corpus.len()));
+            (vec![corpus], vec![rest], false)
+        }
+        TrainingKind::NFold { k, seed } => {
+            if k < 2 || k > corpus.len() {
+                return Err(Error::BadInput(format!(
+                    "n-fold needs 2 ≤ k ≤ {} (sequences), got {k}",
+                    corpus.len()
+                )));
+            }
+            shuffle(&mut corpus, seed);
+            let n = corpus.len();
+            let mut trains = Vec::with_capacity(k);
+            let mut evals = Vec::with_capacity(k);
+            for f in 0..k {
+                let (b, e) = (n * f / k, n * (f + 1) / k);
+                evals.push(corpus[b..e].to_vec());
+                let mut t = corpus[..b].to_vec();
+                t.extend_from_slice(&corpus[e..]);
+                trains.push(t);
+            }
+            (trains, evals, false)
+        }
+    })
 }
 
 fn shuffle(data: &mut [Sequence], seed: u64) {

@@ -86,7 +86,8 @@ impl Models {
             handles.insert((name, None), ModelHandle::start(name, None, settings));
             for flavor in FLAVORS {
                 let dir = name.dir(&settings.models_dir, Some(flavor));
-                if dir.join(model::MODEL_FILE).is_file() {
+                let served = quire::tagger::served_architecture(&dir).unwrap_or("CRF");
+                if quire::tagger::weights_file(&dir, served).is_file() {
                     handles.insert(
                         (name, Some(flavor)),
                         ModelHandle::start(name, Some(flavor), settings),
@@ -199,9 +200,30 @@ impl Models {
                 reason: "Quire has no definition of this model".to_string(),
             });
         };
-        let loaded = quire::crf::Model::load(dir, feature_version)?;
+        let loaded = quire::tagger::Tagger::load(dir, feature_version)?;
         let version = slot.install(loaded);
         Ok((slot, version))
+    }
+
+    /// Live swap of a labeller loaded by the caller (a new BiLSTM-CRF checked against the
+    /// slot's feature version); answers the new version.
+    pub fn install_tagger(
+        &self,
+        model: ModelName,
+        flavor: Option<&str>,
+        tagger: quire::tagger::Tagger,
+    ) -> Result<u64> {
+        let handle = self
+            .inner
+            .handles
+            .iter()
+            .find(|((m, f), _)| *m == model && *f == flavor)
+            .map(|(_, h)| h)
+            .ok_or_else(|| Error::ModelAbsent {
+                model: model.dir_name(flavor),
+                reason: "no model actor runs for this flavour".to_string(),
+            })?;
+        Ok(handle.slot.install(tagger))
     }
 
     /// Whether an actor serves exactly `model` with `flavor` (a flavour's actor starts only when
@@ -219,6 +241,15 @@ impl Models {
             .handles
             .values()
             .map(|h| (h.slot.key.clone(), h.slot.version()))
+            .collect()
+    }
+
+    /// The architecture each loaded model serves, keyed by its folder name.
+    pub fn architectures(&self) -> BTreeMap<String, &'static str> {
+        self.inner
+            .handles
+            .values()
+            .filter_map(|h| Some((h.slot.key.clone(), h.slot.architecture()?)))
             .collect()
     }
 

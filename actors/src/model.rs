@@ -22,14 +22,11 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use actix::{Actor, Addr, Handler, Message, SyncArbiter, SyncContext};
-use quire::crf;
 use quire::models::ModelName;
+use quire::tagger::{self, Tagger};
 
 use crate::metrics::metrics;
 use crate::Error;
-
-/// File whose presence decides whether a model is installed.
-pub const MODEL_FILE: &str = "model.crf";
 
 /// Where a model stands, as `/api/health` reports it.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
@@ -78,7 +75,7 @@ pub struct ModelSlot {
     name: ModelName,
     dir: PathBuf,
     feature_version: Option<u32>,
-    inner: Mutex<(ModelState, Option<Arc<crf::Model>>)>,
+    inner: Mutex<(ModelState, Option<Arc<Tagger>>)>,
     load_lock: Mutex<()>,
     in_flight: AtomicUsize,
     starts: AtomicUsize,
@@ -97,15 +94,20 @@ impl ModelSlot {
             ModelState::Absent {
                 reason: format!("Quire has no definition of model `{key}` yet"),
             }
-        } else if !dir.join(MODEL_FILE).is_file() {
-            ModelState::Absent {
-                reason: format!(
-                    "no trained model: {} does not exist",
-                    dir.join(MODEL_FILE).display()
-                ),
-            }
         } else {
-            ModelState::Unloaded
+            // The folder's serving.json says which architecture serves (the CRF by default).
+            match tagger::served_architecture(&dir) {
+                Err(e) => ModelState::Failed {
+                    reason: e.to_string(),
+                },
+                Ok(arch) if !tagger::weights_file(&dir, arch).is_file() => ModelState::Absent {
+                    reason: format!(
+                        "no trained model: {} does not exist",
+                        tagger::weights_file(&dir, arch).display()
+                    ),
+                },
+                Ok(_) => ModelState::Unloaded,
+            }
         };
         ModelSlot {
             key,
@@ -136,6 +138,11 @@ impl ModelSlot {
         self.version.load(Ordering::SeqCst)
     }
 
+    /// The architecture of the loaded model (`CRF`, `BiLSTM-CRF`); `None` until loaded.
+    pub fn architecture(&self) -> Option<&'static str> {
+        self.lock().1.as_ref().map(|t| t.architecture())
+    }
+
     /// The folder the model's files are served from (`<models>/<key>`).
     pub fn dir(&self) -> &std::path::Path {
         &self.dir
@@ -149,7 +156,7 @@ impl ModelSlot {
     /// Live swap: from now on every message is tagged with `model`. Messages already being
     /// tagged hold their own reference to the previous model and finish with it. Answers the
     /// new version.
-    pub fn install(&self, model: crf::Model) -> u64 {
+    pub fn install(&self, model: Tagger) -> u64 {
         let model = Arc::new(model);
         let _loading = self.load_lock.lock().unwrap_or_else(|p| p.into_inner());
         *self.lock() = (ModelState::Ready, Some(model));
@@ -174,12 +181,12 @@ impl ModelSlot {
             .saturating_sub(self.threads)
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, (ModelState, Option<Arc<crf::Model>>)> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, (ModelState, Option<Arc<Tagger>>)> {
         self.inner.lock().unwrap_or_else(|p| p.into_inner())
     }
 
     /// The loaded model, loading it first if needed. Runs on the model's own thread.
-    fn ensure_loaded(&self) -> Result<Arc<crf::Model>, Error> {
+    fn ensure_loaded(&self) -> Result<Arc<Tagger>, Error> {
         if let Some(model) = self.ready_model()? {
             return Ok(model);
         }
@@ -189,12 +196,12 @@ impl ModelSlot {
         }
         let version = self.feature_version.unwrap_or_default();
         let started = std::time::Instant::now();
-        let loaded = catch_unwind(AssertUnwindSafe(|| crf::Model::load(&self.dir, version)));
+        let loaded = catch_unwind(AssertUnwindSafe(|| Tagger::load(&self.dir, version)));
         let mut inner = self.lock();
         match loaded {
             Ok(Ok(model)) => {
                 let model = Arc::new(model);
-                tracing::info!(model = %self.key, ms = started.elapsed().as_millis() as u64, "model loaded");
+                tracing::info!(model = %self.key, architecture = model.architecture(), ms = started.elapsed().as_millis() as u64, "model loaded");
                 *inner = (ModelState::Ready, Some(model.clone()));
                 Ok(model)
             }
@@ -217,7 +224,7 @@ impl ModelSlot {
     }
 
     /// `Ok(Some)` when loaded, `Ok(None)` when it still has to be loaded, `Err` when it can't be.
-    fn ready_model(&self) -> Result<Option<Arc<crf::Model>>, Error> {
+    fn ready_model(&self) -> Result<Option<Arc<Tagger>>, Error> {
         let inner = self.lock();
         match &inner.0 {
             ModelState::Ready => Ok(inner.1.clone()),
@@ -335,32 +342,41 @@ impl Handler<Label> for ModelActor {
     fn handle(&mut self, msg: Label, ctx: &mut Self::Context) -> Self::Result {
         self.guarded(ctx, |slot| {
             let model = slot.ensure_loaded()?;
-            msg.seqs
-                .iter()
-                .enumerate()
-                .map(|(i, rows)| {
-                    if msg.abandoned.load(Ordering::SeqCst) {
-                        metrics()
-                            .model_abandoned
-                            .with_label_values(&[&slot.key])
-                            .inc_by((msg.seqs.len() - i) as u64);
-                        return Err(Error::Timeout {
-                            stage: format!("model `{}` (request abandoned)", slot.key),
-                        });
-                    }
-                    let labels = model.label(rows)?;
+            let mut out = Vec::with_capacity(msg.seqs.len());
+            // The CRF tags one sequence at a time, the deep model a batch; the abandon flag
+            // is checked before each step either way.
+            let step = match &*model {
+                Tagger::Crf(_) => 1,
+                Tagger::Deep(_) => DEEP_BATCH,
+            };
+            for (c, chunk) in msg.seqs.chunks(step).enumerate() {
+                if msg.abandoned.load(Ordering::SeqCst) {
+                    metrics()
+                        .model_abandoned
+                        .with_label_values(&[&slot.key])
+                        .inc_by((msg.seqs.len() - c * step) as u64);
+                    return Err(Error::Timeout {
+                        stage: format!("model `{}` (request abandoned)", slot.key),
+                    });
+                }
+                let rows: Vec<&[Vec<String>]> = chunk.iter().map(Vec::as_slice).collect();
+                for (rows, labels) in chunk.iter().zip(model.label_many(&rows)?) {
                     if labels.len() != rows.len() {
                         return Err(Error::Engine(quire::Error::Tagging {
                             model: slot.key.clone(),
                             reason: format!("{} labels for {} tokens", labels.len(), rows.len()),
                         }));
                     }
-                    Ok(labels)
-                })
-                .collect()
+                    out.push(labels);
+                }
+            }
+            Ok(out)
         })
     }
 }
+
+/// Sequences a deep model tags in one batch.
+const DEEP_BATCH: usize = 32;
 
 /// Load the model now (start-up preloading); answers the resulting state.
 #[derive(Debug)]

@@ -220,7 +220,7 @@ fn bad_requests_are_refused_before_anything_starts() {
             "unknown model `nosuchmodel`",
         ),
         (
-            vec![("model", "date"), ("architecture", "BiLSTM-CRF")],
+            vec![("model", "date"), ("architecture", "BiLSTM-CRF-ELMo")],
             "not available",
         ),
         (
@@ -533,7 +533,7 @@ fn the_model_endpoint_zips_the_served_folder() {
         (vec![("model", "citation")], "not trained"),
         (
             vec![("model", "date"), ("architecture", "BiLSTM-CRF")],
-            "not available",
+            "not trained here for BiLSTM-CRF",
         ),
         (vec![], "`model`"),
     ] {
@@ -541,4 +541,71 @@ fn the_model_endpoint_zips_the_served_folder() {
         assert_eq!(status, 400, "{form:?}: {body}");
         assert!(body.contains(says), "{form:?}: {body}");
     }
+}
+
+#[test]
+fn a_bilstm_crf_trains_over_http_is_downloaded_and_swaps_in_once_declared() {
+    let t = training_server(|b| b);
+    let s = &t.server;
+    let deep = |s: &Server| {
+        let token = start(
+            s,
+            &[
+                ("model", "date"),
+                ("architecture", "BiLSTM-CRF"),
+                ("type", "full"),
+                ("maxIter", "3"),
+            ],
+        );
+        let (status, body) = wait_finished(s, &token);
+        assert_eq!(status, 200, "{body}");
+        json(&body)
+    };
+    // Not declared yet: the files are put in place, the CRF keeps serving.
+    let done = deep(s);
+    assert_eq!(done["architecture"], "BiLSTM-CRF", "{done}");
+    assert!(done["model_version"].is_null(), "{done}");
+    assert!(
+        done["note"].as_str().unwrap_or("").contains("serving.json"),
+        "{done}"
+    );
+    let dir = t.models.join("date/bilstm-crf");
+    let meta = json(&std::fs::read_to_string(dir.join("meta.json")).expect("meta"));
+    assert_eq!(meta["architecture"], "BiLSTM-CRF");
+    assert!(t.models.join("date/model.crf").is_file(), "the CRF stays");
+    let health = json(&s.get("/api/health").text().expect("body"));
+    assert_eq!(health["models"]["date"]["architecture"], "CRF", "{health}");
+
+    let r = s.get("/api/model?model=date&architecture=BiLSTM-CRF");
+    assert_eq!(r.status().as_u16(), 200);
+    let bytes = r.bytes().expect("body");
+    let zip = zip::ZipArchive::new(std::io::Cursor::new(bytes.to_vec())).expect("a ZIP");
+    let mut names: Vec<String> = zip
+        .file_names()
+        .map(|n| n.expect("entry name").into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["meta.json", "model.safetensors", "vocab.json"]);
+
+    // Declared: the next BiLSTM-CRF training swaps in live, and the dates are answered by it.
+    std::fs::write(
+        t.models.join("date/serving.json"),
+        r#"{"architecture": "BiLSTM-CRF"}"#,
+    )
+    .expect("write");
+    let done = deep(s);
+    assert_eq!(done["model_version"], 2, "{done}");
+    let (status, body) = post(s, "/api/processDate", &[("date", "Received 17 July 2015")]);
+    assert_eq!(status, 200, "{body}");
+    assert!(body.contains("<date"), "{body}");
+    let health = json(&s.get("/api/health").text().expect("body"));
+    assert_eq!(
+        health["models"]["date"]["architecture"], "BiLSTM-CRF",
+        "{health}"
+    );
+    assert_eq!(health["models"]["date"]["version"], 2, "{health}");
+    assert!(t
+        .models
+        .join(".versions/date/previous-bilstm-crf/vocab.json")
+        .is_file());
 }

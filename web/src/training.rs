@@ -52,8 +52,16 @@ pub struct JobSpec {
     /// The models folder the run writes into (for `full` and `holdout`).
     pub out_dir: PathBuf,
     pub threads: usize,
+    /// CRF iterations, or BiLSTM-CRF epochs.
     pub max_iter: Option<usize>,
     pub epsilon: Option<f64>,
+    /// `CRF` or `BiLSTM-CRF`.
+    #[serde(default = "crf_architecture")]
+    pub architecture: String,
+}
+
+fn crf_architecture() -> String {
+    quire::tagger::CRF.to_string()
 }
 
 /// How the server runs training processes (from `[training]`).
@@ -181,9 +189,21 @@ impl ProgressReporter {
 
 /// The written model loads and tags the first sequences of its corpus (one label per token,
 /// every label one the model knows).
-fn check_written(spec: &dyn ModelSpec, dir: &Path, dataset: &Path) -> anyhow::Result<usize> {
-    let model = quire::crf::Model::load(dir, spec.feature_version())
-        .with_context(|| format!("the new model in {} does not load", dir.display()))?;
+fn check_written(
+    spec: &dyn ModelSpec,
+    dir: &Path,
+    dataset: &Path,
+    architecture: &str,
+) -> anyhow::Result<usize> {
+    let model: quire::tagger::Tagger = if architecture == quire::deep::ARCHITECTURE {
+        let m = quire::deep::Model::load(dir)
+            .with_context(|| format!("the new model in {} does not load", dir.display()))?;
+        quire::tagger::Tagger::Deep(m)
+    } else {
+        quire::crf::Model::load(dir, spec.feature_version())
+            .with_context(|| format!("the new model in {} does not load", dir.display()))?
+            .into()
+    };
     let (data, _) = spec.read(dataset, Part::Corpus)?;
     let mut checked = 0;
     for seq in data.iter().take(20) {
@@ -203,6 +223,7 @@ fn check_written(spec: &dyn ModelSpec, dir: &Path, dataset: &Path) -> anyhow::Re
 pub fn result_json(report: &TrainingReport) -> serde_json::Value {
     let mut v = serde_json::json!({
         "model": report.model,
+        "architecture": report.architecture,
         "type": report.kind.name(),
         "iterations": report.iterations,
         "training_s": report.training_s,
@@ -255,22 +276,40 @@ pub fn child_main(job_json: &str) -> anyhow::Result<()> {
         "progress",
         serde_json::json!({"phase": "reading", "elapsed_s": 0.0}),
     );
-    let report = training::run(
-        spec,
-        &job.dataset,
-        &job.out_dir,
-        job.kind,
-        &params,
-        &mut |e| reporter.on(e),
-        Arc::new(AtomicBool::new(false)),
-    )?;
+    let deep = job.architecture == quire::deep::ARCHITECTURE;
+    let report = if deep {
+        let mut p = quire::deep::DeepParams::default();
+        if let Some(v) = job.max_iter {
+            p.max_epochs = v;
+        }
+        reporter.max_iter = p.max_epochs;
+        training::run_deep(
+            spec,
+            &job.dataset,
+            &job.out_dir,
+            job.kind,
+            &p,
+            &mut |e| reporter.on(e),
+            Arc::new(AtomicBool::new(false)),
+        )?
+    } else {
+        training::run(
+            spec,
+            &job.dataset,
+            &job.out_dir,
+            job.kind,
+            &params,
+            &mut |e| reporter.on(e),
+            Arc::new(AtomicBool::new(false)),
+        )?
+    };
     let mut result = result_json(&report);
     if let Some(dir) = &report.model_dir {
         emit(
             "progress",
             serde_json::json!({"phase": "checking", "elapsed_s": reporter.started.elapsed().as_secs_f64()}),
         );
-        let checked = check_written(spec, dir, &job.dataset)?;
+        let checked = check_written(spec, dir, &job.dataset, &job.architecture)?;
         result["checked_sequences"] = checked.into();
         result["written"] = true.into();
     }
@@ -418,11 +457,24 @@ impl Runner {
             }
             Ok(mut result) => {
                 if result["written"] == true {
-                    let swapped = self.swap(&models, name, flavor.as_deref(), &key, &staging);
+                    let swapped = if spec.architecture == quire::deep::ARCHITECTURE {
+                        self.swap_deep(&models, name, flavor.as_deref(), &key, &staging)
+                    } else {
+                        self.swap(&models, name, flavor.as_deref(), &key, &staging)
+                    };
                     match swapped {
                         Ok(version) => {
                             result["model_version"] = version.into();
-                            if version.is_none() {
+                            if version.is_none() && spec.architecture == quire::deep::ARCHITECTURE {
+                                result["note"] = format!(
+                                    "the new BiLSTM-CRF is in place in {key}/{}; it serves once \
+                                     {key}/{} declares it (and the service restarts, or the \
+                                     next BiLSTM-CRF training of this model swaps it in live)",
+                                    quire::deep::DIR,
+                                    quire::tagger::SERVING_FILE
+                                )
+                                .into();
+                            } else if version.is_none() {
                                 result["note"] = "this flavour's model had no files at start-up: \
                                                   its new files are in place and serve after a \
                                                   restart"
@@ -594,6 +646,53 @@ impl Runner {
         let new_lexicon = staging.join("lexicon");
         if new_lexicon.is_dir() {
             exchange(&new_lexicon, &self.models_dir.join("lexicon"))?;
+        }
+        Ok(version)
+    }
+}
+
+impl Runner {
+    /// Installs a BiLSTM-CRF written in `staging`: its folder replaces the served model's
+    /// `bilstm-crf/` (the CRF beside it is untouched; the replaced one is kept as
+    /// `previous-bilstm-crf`). It swaps in live when the model's folder declares that it
+    /// serves the BiLSTM-CRF and its actor runs (answers the version); otherwise `None`.
+    fn swap_deep(
+        &self,
+        models: &Models,
+        name: ModelName,
+        flavor: Option<&str>,
+        key: &str,
+        staging: &Path,
+    ) -> anyhow::Result<Option<u64>> {
+        let new_dir = staging.join(key).join(quire::deep::DIR);
+        let served_model = name.dir(&self.models_dir, flavor);
+        let served = served_model.join(quire::deep::DIR);
+        let spec = models::spec(name, flavor).context("no model definition")?;
+        let loaded = quire::deep::Model::load(&new_dir)?;
+        let found = loaded.meta()["feature_version"].as_u64().unwrap_or(0) as u32;
+        anyhow::ensure!(
+            found == spec.feature_version(),
+            "the new model has feature version {found}, this build expects {}",
+            spec.feature_version()
+        );
+        let declared = quire::tagger::served_architecture(&served_model)
+            .is_ok_and(|a| a == quire::deep::ARCHITECTURE);
+        let version = if declared && models.has_actor(name, flavor) {
+            let tagger = quire::tagger::Tagger::Deep(loaded);
+            Some(models.install_tagger(name, flavor, tagger)?)
+        } else {
+            None
+        };
+        std::fs::create_dir_all(&served_model)?;
+        exchange(&new_dir, &served)?;
+        let previous = self
+            .models_dir
+            .join(VERSIONS_DIR)
+            .join(key)
+            .join("previous-bilstm-crf");
+        let _ = std::fs::remove_dir_all(&previous);
+        if new_dir.exists() {
+            let _ = std::fs::rename(&new_dir, &previous);
         }
         Ok(version)
     }

@@ -10,6 +10,7 @@ use std::sync::Arc;
 
 use anyhow::{bail, Context};
 use quire::crf::Model;
+use quire::deep::DeepParams;
 use quire::models::{self, ModelName, ModelSpec};
 use quire::training::{self, Event, TrainingKind, DEFAULT_SEED};
 
@@ -24,6 +25,16 @@ pub enum KindArg {
     Split,
     /// n-fold cross-validation on corpus/ (--folds, --seed); nothing written.
     Nfold,
+}
+
+/// Which architecture to train or evaluate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum, Default)]
+pub enum ArchitectureArg {
+    /// The linear-chain CRF (models/<model>/model.crf).
+    #[default]
+    Crf,
+    /// The BiLSTM-CRF on candle (models/<model>/bilstm-crf/).
+    BilstmCrf,
 }
 
 /// Model selection shared by the three commands.
@@ -89,6 +100,24 @@ pub struct TrainArgs {
     /// Write the full report as JSON to this file.
     #[arg(long)]
     pub report: Option<PathBuf>,
+    /// crf | bilstm-crf
+    #[arg(long, value_enum, default_value = "crf")]
+    pub architecture: ArchitectureArg,
+    /// BiLSTM-CRF: the most epochs.
+    #[arg(long)]
+    pub epochs: Option<usize>,
+    /// BiLSTM-CRF: LSTM units per direction.
+    #[arg(long)]
+    pub hidden: Option<usize>,
+    /// BiLSTM-CRF: Adam's learning rate.
+    #[arg(long)]
+    pub learning_rate: Option<f64>,
+    /// BiLSTM-CRF: sequences per batch.
+    #[arg(long)]
+    pub batch: Option<usize>,
+    /// BiLSTM-CRF: epochs without gain on the held-out tenth before stopping.
+    #[arg(long)]
+    pub patience: Option<usize>,
 }
 
 #[derive(Debug, Clone, clap::Args)]
@@ -110,6 +139,9 @@ pub struct EvalArgs {
     /// this many requests are made.
     #[arg(long, default_value_t = 10000)]
     pub min_requests: usize,
+    /// crf | bilstm-crf: which committed model to evaluate.
+    #[arg(long, value_enum, default_value = "crf")]
+    pub architecture: ArchitectureArg,
 }
 
 #[derive(Debug, Clone, clap::Args)]
@@ -179,6 +211,35 @@ pub fn train(args: TrainArgs) -> anyhow::Result<()> {
             seed,
         },
     };
+    let cancel = Arc::new(AtomicBool::new(false));
+    if args.architecture == ArchitectureArg::BilstmCrf {
+        let mut p = DeepParams::default();
+        if let Some(v) = args.epochs {
+            p.max_epochs = v;
+        }
+        if let Some(v) = args.hidden {
+            p.hidden = v;
+        }
+        if let Some(v) = args.learning_rate {
+            p.learning_rate = v;
+        }
+        if let Some(v) = args.batch {
+            p.batch = v;
+        }
+        if let Some(v) = args.patience {
+            p.patience = v;
+        }
+        let report = training::run_deep(
+            spec,
+            &args.model.dataset(),
+            &args.model.models_dir,
+            kind,
+            &p,
+            &mut print_event,
+            cancel,
+        )?;
+        return print_report(&report, args.report.as_deref(), "epochs");
+    }
     let mut params = spec.default_params();
     if let Some(v) = args.max_iter {
         params.max_iter = v;
@@ -195,7 +256,6 @@ pub fn train(args: TrainArgs) -> anyhow::Result<()> {
     if let Some(v) = args.epsilon {
         params.epsilon = v;
     }
-    let cancel = Arc::new(AtomicBool::new(false));
     let report = training::run(
         spec,
         &args.model.dataset(),
@@ -205,11 +265,20 @@ pub fn train(args: TrainArgs) -> anyhow::Result<()> {
         &mut print_event,
         cancel,
     )?;
+    print_report(&report, args.report.as_deref(), "iterations")
+}
+
+/// The evaluation tables, per-fold figures and totals of a run; the JSON report to `path`.
+fn print_report(
+    report: &training::TrainingReport,
+    path: Option<&std::path::Path>,
+    steps: &str,
+) -> anyhow::Result<()> {
     let mut out = std::io::stdout().lock();
     if let Some(e) = &report.evaluation {
         writeln!(out, "{}", e.table())?;
     }
-    if !report.fold_field_f1.is_empty() && report.fold_field_f1.len() > 1 {
+    if report.fold_field_f1.len() > 1 {
         let n = report.fold_field_f1.len() as f64;
         let mean = report.fold_field_f1.iter().sum::<f64>() / n;
         writeln!(
@@ -224,11 +293,11 @@ pub fn train(args: TrainArgs) -> anyhow::Result<()> {
     }
     writeln!(
         out,
-        "{}: {} iterations, {:.1} s training",
-        report.model, report.iterations, report.training_s
+        "{} ({}): {} {steps}, {:.1} s training",
+        report.model, report.architecture, report.iterations, report.training_s
     )?;
-    if let Some(path) = &args.report {
-        std::fs::write(path, serde_json::to_string_pretty(&report)?)
+    if let Some(path) = path {
+        std::fs::write(path, serde_json::to_string_pretty(report)?)
             .with_context(|| format!("writing {}", path.display()))?;
     }
     Ok(())
@@ -237,7 +306,14 @@ pub fn train(args: TrainArgs) -> anyhow::Result<()> {
 /// `quire eval MODEL`: the committed model on the evaluation part.
 pub fn eval(args: EvalArgs) -> anyhow::Result<()> {
     let spec = args.model.spec()?;
-    let (e, stats) = training::evaluate_saved(spec, &args.model.dataset(), &args.model.models_dir)?;
+    let (e, stats) = match args.architecture {
+        ArchitectureArg::Crf => {
+            training::evaluate_saved(spec, &args.model.dataset(), &args.model.models_dir)?
+        }
+        ArchitectureArg::BilstmCrf => {
+            training::evaluate_saved_deep(spec, &args.model.dataset(), &args.model.models_dir)?
+        }
+    };
     print_event(&Event::Read {
         part: "evaluation",
         files: stats.files_read,
@@ -248,7 +324,7 @@ pub fn eval(args: EvalArgs) -> anyhow::Result<()> {
     writeln!(std::io::stdout().lock(), "{}", e.table())?;
     // The five raw-string models: the value-level figure of the endpoint's own path.
     let string_model = quire::strings_eval::StringModel::from_name(spec.name().as_str())
-        .filter(|_| spec.flavor().is_none());
+        .filter(|_| spec.flavor().is_none() && args.architecture == ArchitectureArg::Crf);
     match string_model {
         Some(m) => super::strings::run(
             &args.model.dataset(),

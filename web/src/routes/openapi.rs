@@ -439,7 +439,7 @@ const OPS: &[Op] = &[
                 "architecture",
                 Kind::Text,
                 false,
-                "CRF (the only one available)",
+                "CRF (default) or BiLSTM-CRF; maxIter is then the most epochs",
             ),
             p("type", Kind::Text, false, "full, holdout, split or nfold"),
             p("ratio", Kind::Text, false, "training share for split (0-1)"),
@@ -476,10 +476,10 @@ const OPS: &[Op] = &[
     op(
         "/api/model",
         &["get", "post"],
-        "The served model folder as a ZIP",
+        "A model's folder as a ZIP (the CRF's, or the BiLSTM-CRF's)",
         &[
             p("model", Kind::Text, true, "the model name"),
-            p("architecture", Kind::Text, false, "CRF"),
+            p("architecture", Kind::Text, false, "CRF (default) or BiLSTM-CRF"),
         ],
         &["application/zip"],
         &[401, 404],

@@ -103,6 +103,7 @@ pub fn health_report(state: &AppState) -> (bool, serde_json::Value) {
     let checks_ok = checks.iter().all(|(_, c)| c.ok || !c.required);
     let ready = init == InitState::Ready && checks_ok;
     let versions = state.models.versions();
+    let architectures = state.models.architectures();
     let models: serde_json::Map<String, serde_json::Value> = state
         .models
         .states()
@@ -111,6 +112,9 @@ pub fn health_report(state: &AppState) -> (bool, serde_json::Value) {
             let mut v = serde_json::to_value(s).unwrap_or_default();
             // 1 for the files found at start-up, one more per live swap after training.
             v["version"] = versions.get(&k).copied().unwrap_or_default().into();
+            if let Some(a) = architectures.get(&k) {
+                v["architecture"] = (*a).into();
+            }
             (k, v)
         })
         .collect();

@@ -84,24 +84,28 @@ fn model_param(params: &Params) -> Result<(ModelName, Option<&'static str>), Api
     })
 }
 
-/// `architecture`: CRF (any case; the default). GROBID's deep architectures are not available.
-fn architecture_param(params: &Params) -> Result<(), ApiError> {
+/// `architecture`: `CRF` (any case; the default, `wapiti` too) or `BiLSTM-CRF`; GROBID's
+/// other deep architectures (ELMo, BERT variants) are not available.
+fn architecture_param(params: &Params) -> Result<&'static str, ApiError> {
     let Some(raw) = params.text("architecture")?.map(str::trim) else {
-        return Ok(());
+        return Ok(quire::tagger::CRF);
     };
     let lower = raw.to_ascii_lowercase();
-    if lower.is_empty() || lower == "crf" || lower == "wapiti" {
-        return Ok(());
+    if lower.is_empty() || lower == "wapiti" {
+        return Ok(quire::tagger::CRF);
     }
-    if lower.starts_with("bilstm") || lower.starts_with("bilsmt") || lower.contains("bert") {
+    if let Some(name) = quire::tagger::architecture_name(&lower) {
+        return Ok(name);
+    }
+    if lower.starts_with("bilstm") || lower.starts_with("bidlstm") || lower.contains("bert") {
         return Err(ApiError::invalid(
             "architecture",
-            format!("`{raw}` is not available in Quire (only CRF)"),
+            format!("`{raw}` is not available in Quire (CRF or BiLSTM-CRF)"),
         ));
     }
     Err(ApiError::invalid(
         "architecture",
-        format!("unknown architecture `{raw}` (CRF, BiLSTM-CRF, BiLSTM-CRF-ELMo)"),
+        format!("unknown architecture `{raw}` (CRF, BiLSTM-CRF)"),
     ))
 }
 
@@ -145,7 +149,7 @@ async fn model_training(
             ),
         ));
     }
-    architecture_param(&params)?;
+    let architecture = architecture_param(&params)?;
     let type_raw = params
         .text("type")?
         .map(str::trim)
@@ -234,6 +238,7 @@ async fn model_training(
         threads: t.threads,
         max_iter,
         epsilon,
+        architecture: architecture.to_string(),
     };
     let prepared = runner.prepare(spec, state.models.clone(), hold);
     let token = state
@@ -331,8 +336,9 @@ async fn cancel(
     Ok(HttpResponse::Ok().json(state_json(run)))
 }
 
-/// `GET|POST /api/model`: the served model's folder as a ZIP (model.crf, template.txt,
-/// meta.json).
+/// `GET|POST /api/model`: a model's folder as a ZIP: the CRF's (model.crf, template.txt,
+/// meta.json, and serving.json when present) or, with `architecture=BiLSTM-CRF`, the
+/// BiLSTM-CRF's (model.safetensors, vocab.json, meta.json).
 async fn model_zip(
     state: State,
     req: HttpRequest,
@@ -340,15 +346,19 @@ async fn model_zip(
 ) -> Result<HttpResponse, ApiError> {
     guard(&state, &req)?;
     let (name, flavor) = model_param(&params)?;
-    architecture_param(&params)?;
+    let architecture = architecture_param(&params)?;
     let key = name.dir_name(flavor);
-    let dir = name.dir(&state.config.models.dir, flavor);
-    if !dir.join(quire::crf::MODEL_FILE).is_file() {
+    let model_dir = name.dir(&state.config.models.dir, flavor);
+    if !quire::tagger::weights_file(&model_dir, architecture).is_file() {
         return Err(ApiError::invalid(
             "model",
-            format!("`{key}` is a valid model name but is not trained here (no model file)"),
+            format!(
+                "`{key}` is a valid model name but is not trained here for {architecture} \
+                 (no model file)"
+            ),
         ));
     }
+    let dir = quire::tagger::architecture_dir(&model_dir, architecture);
     let zip = web::block(move || zip_folder(&dir))
         .await
         .map_err(|e| internal(e.to_string()))?

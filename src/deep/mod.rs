@@ -1,0 +1,913 @@
+/*!
+BiLSTM-CRF sequence labelling on candle: the deep architecture beside the CRFs (GROBID's
+DeLFT `BidLSTM_CRF_FEATURES`, grobid-models.md §7), trained and run on the CPU.
+
+It reads the same [`Sequence`]s the CRF trainer reads, so every model whose corpus reader
+exists can train it without code of its own:
+- **Token**: column 0 of each row, as a learned word embedding (lower-cased, digits folded to
+  `0`; a word seen once in training is unknown) and as a character CNN (embedded characters,
+  one convolution of width 3, max-pooled over the word).
+- **Features**: every other column whose training values are few (at most
+  [`DeepParams::max_feature_values`] distinct values: capitalisation, punctuation class,
+  lexicon flags, positions, Quire's structure columns) is an embedded categorical input, as
+  DeLFT's `FEATURES` variants take GROBID's CRF columns; the wide columns (prefixes,
+  suffixes, the lower-cased token) are left to the word and character channels.
+- **Network**: the concatenated inputs (dropout) through one bidirectional LSTM layer
+  (dropout), a linear layer to label scores, and a linear-chain CRF (start, transition and
+  end scores) trained by its negative log-likelihood and decoded by Viterbi.
+- **Training**: Adam on batches of sequences of equal length (so no masks or padding are
+  needed), the order of the batches shuffled each epoch; after each epoch the field-level
+  micro F1 on a held-out part of the training data decides which epoch's weights are kept,
+  and training stops after [`DeepParams::patience`] epochs without gain.
+- **Files** (`models/<model>/bilstm-crf/`): `model.safetensors` (the weights),
+  `vocab.json` (words, characters, feature columns and values, labels, the parameters) and
+  `meta.json` (as the CRF's: model, labels, feature version, data digest, parameters,
+  evaluation, plus `architecture`).
+
+Nothing is downloaded: the embeddings are learnt from the corpus.
+*/
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::time::Instant;
+
+use candle_core::{DType, Device, Tensor, D};
+use candle_nn::{Conv1d, Conv1dConfig, Embedding, Linear, Module, Optimizer, VarBuilder, VarMap};
+use rand::seq::SliceRandom;
+use rand::SeedableRng;
+
+use crate::crf::Sequence;
+use crate::eval::Evaluation;
+use crate::{Error, Result};
+
+/// The architecture's name in the interface (`architecture=BiLSTM-CRF`).
+pub const ARCHITECTURE: &str = "BiLSTM-CRF";
+/// The sub-folder of `models/<model>/` that holds a deep model.
+pub const DIR: &str = "bilstm-crf";
+pub const WEIGHTS_FILE: &str = "model.safetensors";
+pub const VOCAB_FILE: &str = "vocab.json";
+pub const META_FILE: &str = "meta.json";
+
+/// Sizes and training settings.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct DeepParams {
+    pub word_dim: usize,
+    pub char_dim: usize,
+    pub char_filters: usize,
+    /// Characters of a word the CNN sees (longer words are cut).
+    pub max_chars: usize,
+    pub feature_dim: usize,
+    /// A feature column with more distinct training values than this is not embedded.
+    pub max_feature_values: usize,
+    /// LSTM units per direction.
+    pub hidden: usize,
+    pub dropout: f32,
+    pub learning_rate: f64,
+    /// Sequences per batch (all of one length).
+    pub batch: usize,
+    pub max_epochs: usize,
+    pub patience: usize,
+    /// Share of the training sequences held out to choose the epoch.
+    pub dev_ratio: f64,
+    pub seed: u64,
+}
+
+impl Default for DeepParams {
+    fn default() -> Self {
+        DeepParams {
+            word_dim: 64,
+            char_dim: 24,
+            char_filters: 48,
+            max_chars: 24,
+            feature_dim: 6,
+            max_feature_values: 64,
+            hidden: 96,
+            dropout: 0.3,
+            learning_rate: 0.003,
+            batch: 16,
+            max_epochs: 30,
+            patience: 4,
+            dev_ratio: 0.1,
+            seed: 1,
+        }
+    }
+}
+
+/// One epoch, as reported to the progress callback.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct EpochProgress {
+    pub epoch: usize,
+    /// Mean negative log-likelihood per sequence over the epoch.
+    pub loss: f64,
+    /// Field-level micro F1 (percent) on the held-out part.
+    pub dev_f1: f64,
+    pub best_epoch: usize,
+    pub elapsed_s: f64,
+}
+
+/// A feature column the network embeds, with its values (id 0 is an unseen value).
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+pub struct FeatureColumn {
+    pub column: usize,
+    pub values: Vec<String>,
+}
+
+/// Everything but the weights: how rows become ids.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+pub struct Vocab {
+    /// Id 0 is the unknown word.
+    pub words: Vec<String>,
+    /// Id 0 is padding, 1 an unknown character.
+    pub chars: Vec<char>,
+    pub features: Vec<FeatureColumn>,
+    pub labels: Vec<String>,
+    pub params: DeepParams,
+}
+
+struct Lookup {
+    words: HashMap<String, u32>,
+    chars: HashMap<char, u32>,
+    features: Vec<HashMap<String, u32>>,
+    labels: HashMap<String, u32>,
+}
+
+fn word_key(token: &str) -> String {
+    token
+        .chars()
+        .map(|c| if c.is_ascii_digit() { '0' } else { c })
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
+impl Vocab {
+    /// Build the vocabulary from training sequences.
+    pub fn build(data: &[Sequence], params: &DeepParams) -> Result<Vocab> {
+        let mut word_counts: HashMap<String, usize> = HashMap::new();
+        let mut char_counts: HashMap<char, usize> = HashMap::new();
+        let mut labels: Vec<String> = Vec::new();
+        let columns = data
+            .iter()
+            .flat_map(|s| s.rows.iter().map(|r| r.len()))
+            .min()
+            .unwrap_or(0);
+        let mut values: Vec<Vec<String>> = vec![Vec::new(); columns];
+        let mut seen: Vec<std::collections::HashSet<&str>> =
+            vec![std::collections::HashSet::new(); columns];
+        for s in data {
+            for (row, label) in s.rows.iter().zip(&s.labels) {
+                let Some(token) = row.first() else { continue };
+                *word_counts.entry(word_key(token)).or_default() += 1;
+                for c in token.chars() {
+                    *char_counts.entry(c).or_default() += 1;
+                }
+                for (c, v) in row.iter().enumerate().take(columns).skip(1) {
+                    if seen[c].len() <= params.max_feature_values && seen[c].insert(v) {
+                        values[c].push(v.clone());
+                    }
+                }
+                if !labels.contains(label) {
+                    labels.push(label.clone());
+                }
+            }
+        }
+        if labels.is_empty() {
+            return Err(Error::BadInput("no training tokens".into()));
+        }
+        labels.sort();
+        let mut words: Vec<String> = word_counts
+            .into_iter()
+            .filter(|(_, n)| *n >= 2)
+            .map(|(w, _)| w)
+            .collect();
+        words.sort();
+        words.insert(0, String::new());
+        let mut chars: Vec<char> = char_counts
+            .into_iter()
+            .filter(|(_, n)| *n >= 2)
+            .map(|(c, _)| c)
+            .collect();
+        chars.sort();
+        chars.splice(0..0, ['\0', '\u{fffd}']);
+        let features = values
+            .into_iter()
+            .enumerate()
+            .skip(1)
+            .filter(|(c, v)| v.len() > 1 && seen[*c].len() <= params.max_feature_values)
+            .map(|(column, mut values)| {
+                values.sort();
+                values.insert(0, String::new());
+                FeatureColumn { column, values }
+            })
+            .collect();
+        Ok(Vocab {
+            words,
+            chars,
+            features,
+            labels,
+            params: params.clone(),
+        })
+    }
+
+    fn lookup(&self) -> Lookup {
+        let index = |v: &[String]| -> HashMap<String, u32> {
+            v.iter()
+                .enumerate()
+                .map(|(i, s)| (s.clone(), i as u32))
+                .collect()
+        };
+        Lookup {
+            words: index(&self.words),
+            chars: self
+                .chars
+                .iter()
+                .enumerate()
+                .map(|(i, c)| (*c, i as u32))
+                .collect(),
+            features: self.features.iter().map(|f| index(&f.values)).collect(),
+            labels: index(&self.labels),
+        }
+    }
+}
+
+/// A sequence as ids.
+struct Encoded {
+    words: Vec<u32>,
+    chars: Vec<Vec<u32>>,
+    /// Per embedded column, per token.
+    features: Vec<Vec<u32>>,
+    labels: Vec<u32>,
+}
+
+impl Lookup {
+    fn encode(&self, vocab: &Vocab, rows: &[Vec<String>], labels: Option<&[String]>) -> Encoded {
+        let max_chars = vocab.params.max_chars;
+        let empty = String::new();
+        let words = rows
+            .iter()
+            .map(|r| {
+                let t = r.first().unwrap_or(&empty);
+                *self.words.get(&word_key(t)).unwrap_or(&0)
+            })
+            .collect();
+        let chars = rows
+            .iter()
+            .map(|r| {
+                let t = r.first().unwrap_or(&empty);
+                t.chars()
+                    .take(max_chars)
+                    .map(|c| *self.chars.get(&c).unwrap_or(&1))
+                    .collect()
+            })
+            .collect();
+        let features = vocab
+            .features
+            .iter()
+            .zip(&self.features)
+            .map(|(f, ids)| {
+                rows.iter()
+                    .map(|r| {
+                        r.get(f.column)
+                            .and_then(|v| ids.get(v))
+                            .copied()
+                            .unwrap_or(0)
+                    })
+                    .collect()
+            })
+            .collect();
+        let labels = labels
+            .map(|ls| {
+                ls.iter()
+                    .map(|l| *self.labels.get(l).unwrap_or(&0))
+                    .collect()
+            })
+            .unwrap_or_default();
+        Encoded {
+            words,
+            chars,
+            features,
+            labels,
+        }
+    }
+}
+
+/// Tensors of a batch of sequences of one length.
+struct Batch {
+    words: Tensor,
+    chars: Tensor,
+    features: Vec<Tensor>,
+    /// Gold labels `[B, T]`, their `[B, T, 1]` form for gathering, and the flat indexes of
+    /// the gold transitions (`prev · L + cur`) for `T > 1`.
+    gold: Option<(Tensor, Tensor, Option<Tensor>)>,
+    b: usize,
+    t: usize,
+}
+
+fn batch(items: &[&Encoded], labels: usize, dev: &Device) -> Result<Batch> {
+    let b = items.len();
+    let t = items[0].words.len();
+    let words: Vec<u32> = items.iter().flat_map(|e| e.words.iter().copied()).collect();
+    let width = items
+        .iter()
+        .flat_map(|e| e.chars.iter().map(Vec::len))
+        .max()
+        .unwrap_or(0)
+        .max(3);
+    let mut chars = vec![0u32; b * t * width];
+    for (i, e) in items.iter().enumerate() {
+        for (j, cs) in e.chars.iter().enumerate() {
+            let at = (i * t + j) * width;
+            chars[at..at + cs.len()].copy_from_slice(cs);
+        }
+    }
+    let columns = items[0].features.len();
+    let features = (0..columns)
+        .map(|c| {
+            let v: Vec<u32> = items
+                .iter()
+                .flat_map(|e| e.features[c].iter().copied())
+                .collect();
+            Tensor::from_vec(v, (b, t), dev)
+        })
+        .collect::<candle_core::Result<Vec<_>>>()
+        .map_err(cerr)?;
+    let gold = if items[0].labels.is_empty() {
+        None
+    } else {
+        let g: Vec<u32> = items
+            .iter()
+            .flat_map(|e| e.labels.iter().copied())
+            .collect();
+        let pairs: Vec<u32> = items
+            .iter()
+            .flat_map(|e| {
+                e.labels
+                    .windows(2)
+                    .map(|w| w[0] * labels as u32 + w[1])
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        let gold = Tensor::from_vec(g, (b, t), dev).map_err(cerr)?;
+        let gathered = gold.unsqueeze(2).map_err(cerr)?;
+        let pairs = if t > 1 {
+            Some(Tensor::from_vec(pairs, b * (t - 1), dev).map_err(cerr)?)
+        } else {
+            None
+        };
+        Some((gold, gathered, pairs))
+    };
+    Ok(Batch {
+        words: Tensor::from_vec(words, (b, t), dev).map_err(cerr)?,
+        chars: Tensor::from_vec(chars, (b * t, width), dev).map_err(cerr)?,
+        features,
+        gold,
+        b,
+        t,
+    })
+}
+
+fn cerr(e: candle_core::Error) -> Error {
+    Error::General(format!("candle: {e}"))
+}
+
+/// One LSTM direction; the input projection is computed for all steps at once.
+struct Lstm {
+    w_ih: Tensor,
+    w_hh: Tensor,
+    bias: Tensor,
+    hidden: usize,
+}
+
+fn sigmoid(x: &Tensor) -> candle_core::Result<Tensor> {
+    candle_nn::ops::sigmoid(x)
+}
+
+impl Lstm {
+    fn new(vb: VarBuilder, input: usize, hidden: usize) -> candle_core::Result<Lstm> {
+        let bound = 1.0 / (hidden as f64).sqrt();
+        let init = candle_nn::Init::Uniform {
+            lo: -bound,
+            up: bound,
+        };
+        let bias = vb.get_with_hints(4 * hidden, "bias", candle_nn::Init::Const(0.0))?;
+        Ok(Lstm {
+            w_ih: vb.get_with_hints((4 * hidden, input), "w_ih", init)?,
+            w_hh: vb.get_with_hints((4 * hidden, hidden), "w_hh", init)?,
+            bias,
+            hidden,
+        })
+    }
+
+    /// `x`: `[B, T, D]` → hidden states `[B, T, H]`, read backwards when `reverse`.
+    fn run(&self, x: &Tensor, reverse: bool) -> candle_core::Result<Tensor> {
+        let (b, t, d) = x.dims3()?;
+        let h4 = 4 * self.hidden;
+        let xw = x
+            .reshape((b * t, d))?
+            .matmul(&self.w_ih.t()?)?
+            .broadcast_add(&self.bias)?
+            .reshape((b, t, h4))?;
+        let w_hh = self.w_hh.t()?.contiguous()?;
+        let mut h = Tensor::zeros((b, self.hidden), DType::F32, x.device())?;
+        let mut c = h.clone();
+        let mut out: Vec<Option<Tensor>> = vec![None; t];
+        let steps: Vec<usize> = if reverse {
+            (0..t).rev().collect()
+        } else {
+            (0..t).collect()
+        };
+        for s in steps {
+            let g = (xw.narrow(1, s, 1)?.squeeze(1)? + h.matmul(&w_hh)?)?;
+            let gates = g.chunk(4, 1)?;
+            let i = sigmoid(&gates[0])?;
+            let f = sigmoid(&gates[1])?;
+            let cell = gates[2].tanh()?;
+            let o = sigmoid(&gates[3])?;
+            c = ((f * &c)? + (i * cell)?)?;
+            h = (o * c.tanh()?)?;
+            out[s] = Some(h.clone());
+        }
+        let out: Vec<Tensor> = out
+            .into_iter()
+            .map(|o| o.expect("every step ran"))
+            .collect();
+        Tensor::stack(&out, 1)
+    }
+}
+
+/// The network: inputs, BiLSTM, label scores and the CRF's scores.
+struct Net {
+    word: Embedding,
+    chr: Embedding,
+    conv: Conv1d,
+    features: Vec<Embedding>,
+    fwd: Lstm,
+    bwd: Lstm,
+    out: Linear,
+    trans: Tensor,
+    start: Tensor,
+    end: Tensor,
+    labels: usize,
+    dropout: f32,
+}
+
+impl Net {
+    fn new(vocab: &Vocab, vb: VarBuilder) -> candle_core::Result<Net> {
+        let p = &vocab.params;
+        let labels = vocab.labels.len();
+        let word = candle_nn::embedding(vocab.words.len(), p.word_dim, vb.pp("word"))?;
+        let chr = candle_nn::embedding(vocab.chars.len(), p.char_dim, vb.pp("char"))?;
+        let conv = candle_nn::conv1d(
+            p.char_dim,
+            p.char_filters,
+            3,
+            Conv1dConfig {
+                padding: 1,
+                ..Default::default()
+            },
+            vb.pp("char_cnn"),
+        )?;
+        let features = vocab
+            .features
+            .iter()
+            .enumerate()
+            .map(|(i, f)| {
+                candle_nn::embedding(f.values.len(), p.feature_dim, vb.pp(format!("feature{i}")))
+            })
+            .collect::<candle_core::Result<Vec<_>>>()?;
+        let input = p.word_dim + p.char_filters + p.feature_dim * vocab.features.len();
+        let fwd = Lstm::new(vb.pp("lstm_fwd"), input, p.hidden)?;
+        let bwd = Lstm::new(vb.pp("lstm_bwd"), input, p.hidden)?;
+        let out = candle_nn::linear(2 * p.hidden, labels, vb.pp("out"))?;
+        let small = candle_nn::Init::Uniform { lo: -0.1, up: 0.1 };
+        let trans = vb.get_with_hints((labels, labels), "crf.transitions", small)?;
+        let start = vb.get_with_hints(labels, "crf.start", small)?;
+        let end = vb.get_with_hints(labels, "crf.end", small)?;
+        Ok(Net {
+            word,
+            chr,
+            conv,
+            features,
+            fwd,
+            bwd,
+            out,
+            trans,
+            start,
+            end,
+            labels,
+            dropout: p.dropout,
+        })
+    }
+
+    /// Label scores `[B, T, L]`.
+    fn emissions(&self, b: &Batch, train: bool) -> candle_core::Result<Tensor> {
+        let drop = |x: Tensor| -> candle_core::Result<Tensor> {
+            if train && self.dropout > 0.0 {
+                candle_nn::ops::dropout(&x, self.dropout)
+            } else {
+                Ok(x)
+            }
+        };
+        let words = self.word.forward(&b.words)?;
+        let chars = self.chr.forward(&b.chars)?.transpose(1, 2)?.contiguous()?;
+        let chars = self
+            .conv
+            .forward(&chars)?
+            .relu()?
+            .max(D::Minus1)?
+            .reshape((b.b, b.t, ()))?;
+        let mut parts = vec![words, chars];
+        for (e, ids) in self.features.iter().zip(&b.features) {
+            parts.push(e.forward(ids)?);
+        }
+        let x = drop(Tensor::cat(&parts, 2)?)?;
+        let h = Tensor::cat(&[self.fwd.run(&x, false)?, self.bwd.run(&x, true)?], 2)?;
+        let h = drop(h)?;
+        let hd = h.dim(2)?;
+        self.out
+            .forward(&h.reshape((b.b * b.t, hd))?)?
+            .reshape((b.b, b.t, self.labels))
+    }
+
+    /// Mean negative log-likelihood of the gold labels.
+    fn loss(&self, b: &Batch) -> candle_core::Result<Tensor> {
+        let (gold, gathered, pairs) = b.gold.as_ref().expect("a training batch has labels");
+        let em = self.emissions(b, true)?;
+        let t = b.t;
+        let mut score = em.gather(gathered, 2)?.squeeze(2)?.sum(1)?;
+        score = (score
+            + self
+                .start
+                .index_select(&gold.narrow(1, 0, 1)?.squeeze(1)?, 0)?)?;
+        score = (score
+            + self
+                .end
+                .index_select(&gold.narrow(1, t - 1, 1)?.squeeze(1)?, 0)?)?;
+        if let Some(pairs) = pairs {
+            let tr = self
+                .trans
+                .flatten_all()?
+                .index_select(pairs, 0)?
+                .reshape((b.b, t - 1))?
+                .sum(1)?;
+            score = (score + tr)?;
+        }
+        let trans = self.trans.unsqueeze(0)?;
+        let mut alpha = em.narrow(1, 0, 1)?.squeeze(1)?.broadcast_add(&self.start)?;
+        for i in 1..t {
+            let e = em.narrow(1, i, 1)?.squeeze(1)?;
+            alpha = (alpha.unsqueeze(2)?.broadcast_add(&trans)?.log_sum_exp(1)? + e)?;
+        }
+        let logz = alpha.broadcast_add(&self.end)?.log_sum_exp(1)?;
+        (logz - score)?.mean_all()
+    }
+
+    /// Best label ids per sequence.
+    fn decode(&self, b: &Batch) -> candle_core::Result<Vec<Vec<usize>>> {
+        let em = self.emissions(b, false)?.to_vec3::<f32>()?;
+        let trans = self.trans.to_vec2::<f32>()?;
+        let start = self.start.to_vec1::<f32>()?;
+        let end = self.end.to_vec1::<f32>()?;
+        Ok(em
+            .iter()
+            .map(|seq| viterbi(seq, &trans, &start, &end))
+            .collect())
+    }
+}
+
+/// Viterbi over `[T][L]` scores.
+fn viterbi(em: &[Vec<f32>], trans: &[Vec<f32>], start: &[f32], end: &[f32]) -> Vec<usize> {
+    let t = em.len();
+    if t == 0 {
+        return Vec::new();
+    }
+    let l = start.len();
+    let mut score: Vec<f32> = (0..l).map(|j| start[j] + em[0][j]).collect();
+    let mut back = vec![vec![0usize; l]; t];
+    for i in 1..t {
+        let mut next = vec![f32::NEG_INFINITY; l];
+        for (j, nj) in next.iter_mut().enumerate() {
+            for (k, sk) in score.iter().enumerate() {
+                let v = sk + trans[k][j];
+                if v > *nj {
+                    *nj = v;
+                    back[i][j] = k;
+                }
+            }
+            *nj += em[i][j];
+        }
+        score = next;
+    }
+    let mut best = 0;
+    for j in 1..l {
+        if score[j] + end[j] > score[best] + end[best] {
+            best = j;
+        }
+    }
+    let mut path = vec![best; t];
+    for i in (1..t).rev() {
+        path[i - 1] = back[i][path[i]];
+    }
+    path
+}
+
+/// A trained BiLSTM-CRF: vocabulary and network.
+pub struct Model {
+    vocab: Vocab,
+    lookup: Lookup,
+    net: Net,
+    device: Device,
+    meta: serde_json::Value,
+}
+
+impl std::fmt::Debug for Model {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("deep::Model")
+            .field("labels", &self.vocab.labels)
+            .field("words", &self.vocab.words.len())
+            .field("features", &self.vocab.features.len())
+            .finish()
+    }
+}
+
+/// Sequences per batch at tagging time.
+const TAG_BATCH: usize = 64;
+
+impl Model {
+    /// Load `dir` (`model.safetensors`, `vocab.json`, `meta.json`).
+    pub fn load(dir: &Path) -> Result<Model> {
+        let read = |name: &str| {
+            std::fs::read(dir.join(name))
+                .map_err(|e| Error::General(format!("reading {}: {e}", dir.join(name).display())))
+        };
+        let vocab: Vocab = serde_json::from_slice(&read(VOCAB_FILE)?)
+            .map_err(|e| Error::General(format!("{VOCAB_FILE}: {e}")))?;
+        let meta: serde_json::Value =
+            serde_json::from_slice(&read(META_FILE)?).unwrap_or(serde_json::Value::Null);
+        let device = Device::Cpu;
+        let tensors =
+            candle_core::safetensors::load(dir.join(WEIGHTS_FILE), &device).map_err(cerr)?;
+        let vb = VarBuilder::from_tensors(tensors, DType::F32, &device);
+        let net = Net::new(&vocab, vb).map_err(cerr)?;
+        Ok(Model {
+            lookup: vocab.lookup(),
+            vocab,
+            net,
+            device,
+            meta,
+        })
+    }
+
+    pub fn labels(&self) -> &[String] {
+        &self.vocab.labels
+    }
+
+    pub fn vocab(&self) -> &Vocab {
+        &self.vocab
+    }
+
+    /// `meta.json` as written beside the weights.
+    pub fn meta(&self) -> &serde_json::Value {
+        &self.meta
+    }
+
+    /// Label one sequence of feature rows.
+    pub fn label(&self, rows: &[Vec<String>]) -> Result<Vec<String>> {
+        Ok(self.label_many(&[rows])?.pop().unwrap_or_default())
+    }
+
+    /// Label several sequences, batched by length.
+    pub fn label_many(&self, seqs: &[&[Vec<String>]]) -> Result<Vec<Vec<String>>> {
+        let encoded: Vec<Encoded> = seqs
+            .iter()
+            .map(|r| self.lookup.encode(&self.vocab, r, None))
+            .collect();
+        let mut out: Vec<Vec<String>> = vec![Vec::new(); seqs.len()];
+        for group in length_groups(&encoded, TAG_BATCH, None) {
+            let items: Vec<&Encoded> = group.iter().map(|&i| &encoded[i]).collect();
+            if items[0].words.is_empty() {
+                continue;
+            }
+            let b = batch(&items, self.vocab.labels.len(), &self.device)?;
+            let paths = self.net.decode(&b).map_err(cerr)?;
+            for (&i, path) in group.iter().zip(paths) {
+                out[i] = path
+                    .into_iter()
+                    .map(|l| self.vocab.labels[l].clone())
+                    .collect();
+            }
+        }
+        Ok(out)
+    }
+
+    /// Evaluate against gold sequences, GROBID-style.
+    pub fn evaluate(&self, data: &[Sequence]) -> Result<Evaluation> {
+        let rows: Vec<&[Vec<String>]> = data.iter().map(|s| s.rows.as_slice()).collect();
+        let predicted = self.label_many(&rows)?;
+        let mut e = Evaluation::new();
+        for (s, p) in data.iter().zip(&predicted) {
+            e.add(&s.labels, p);
+        }
+        Ok(e)
+    }
+}
+
+/// Indexes grouped by sequence length, at most `size` a group; shuffled when `rng` is given.
+fn length_groups(
+    data: &[Encoded],
+    size: usize,
+    rng: Option<&mut rand::rngs::StdRng>,
+) -> Vec<Vec<usize>> {
+    let mut by_len: std::collections::BTreeMap<usize, Vec<usize>> = Default::default();
+    for (i, e) in data.iter().enumerate() {
+        by_len.entry(e.words.len()).or_default().push(i);
+    }
+    let mut groups = Vec::new();
+    let mut rng = rng;
+    for (_, mut ids) in by_len {
+        if let Some(r) = rng.as_deref_mut() {
+            ids.shuffle(r);
+        }
+        groups.extend(ids.chunks(size.max(1)).map(<[usize]>::to_vec));
+    }
+    if let Some(r) = rng {
+        groups.shuffle(r);
+    }
+    groups
+}
+
+/// Copies of every variable, by name.
+type Snapshot = Vec<(String, Tensor)>;
+
+/// Copies of every variable, by name.
+fn snapshot(varmap: &VarMap) -> candle_core::Result<Snapshot> {
+    let vars = varmap.data().lock().expect("varmap lock");
+    vars.iter()
+        .map(|(n, v)| Ok((n.clone(), v.as_tensor().copy()?)))
+        .collect()
+}
+
+/// A fresh LSTM's forget gates start open (bias 1; gate order input, forget, cell, output).
+fn forget_gate_bias(varmap: &VarMap, hidden: usize) -> candle_core::Result<()> {
+    let vars = varmap.data().lock().expect("varmap lock");
+    for (name, var) in vars.iter() {
+        if name.ends_with(".bias") && name.starts_with("lstm_") {
+            let v: Vec<f32> = (0..4 * hidden)
+                .map(|i| {
+                    if (hidden..2 * hidden).contains(&i) {
+                        1.0
+                    } else {
+                        0.0
+                    }
+                })
+                .collect();
+            var.set(&Tensor::from_vec(v, 4 * hidden, var.device())?)?;
+        }
+    }
+    Ok(())
+}
+
+/// A finished training: the model in memory and what to write.
+pub struct Trained {
+    pub model: Model,
+    varmap: VarMap,
+    pub epochs: usize,
+    pub best_epoch: usize,
+    pub best_dev_f1: f64,
+    pub seconds: f64,
+}
+
+impl Trained {
+    /// Write `model.safetensors`, `vocab.json` and `meta.json` into `dir`; the bytes of the
+    /// weights file.
+    pub fn save(&mut self, dir: &Path, meta: serde_json::Value) -> Result<usize> {
+        std::fs::create_dir_all(dir)
+            .map_err(|e| Error::General(format!("creating {}: {e}", dir.display())))?;
+        let weights = dir.join(WEIGHTS_FILE);
+        self.varmap.save(&weights).map_err(cerr)?;
+        let write = |name: &str, v: &dyn erased::Json| {
+            std::fs::write(dir.join(name), v.pretty())
+                .map_err(|e| Error::General(format!("writing {name}: {e}")))
+        };
+        write(VOCAB_FILE, &self.model.vocab)?;
+        write(META_FILE, &meta)?;
+        self.model.meta = meta;
+        std::fs::metadata(&weights)
+            .map(|m| m.len() as usize)
+            .map_err(|e| Error::General(format!("{e}")))
+    }
+}
+
+mod erased {
+    pub trait Json {
+        fn pretty(&self) -> String;
+    }
+    impl<T: serde::Serialize> Json for T {
+        fn pretty(&self) -> String {
+            serde_json::to_string_pretty(self).unwrap_or_default()
+        }
+    }
+}
+
+/// Train on `data`; a share ([`DeepParams::dev_ratio`]) is held out to pick the epoch.
+/// `progress` is called after each epoch and stops the training when it answers `false`
+/// (the training then returns `Ok(None)`).
+pub fn train(
+    data: &[Sequence],
+    params: &DeepParams,
+    progress: &mut dyn FnMut(&EpochProgress) -> bool,
+) -> Result<Option<Trained>> {
+    let started = Instant::now();
+    let mut rng = rand::rngs::StdRng::seed_from_u64(params.seed);
+    let mut order: Vec<usize> = (0..data.len()).collect();
+    order.shuffle(&mut rng);
+    let held = ((data.len() as f64) * params.dev_ratio).round() as usize;
+    let held = held.min(data.len().saturating_sub(1));
+    let (dev_ids, train_ids) = order.split_at(held);
+    let train_data: Vec<Sequence> = train_ids.iter().map(|&i| data[i].clone()).collect();
+    let dev_data: Vec<Sequence> = dev_ids.iter().map(|&i| data[i].clone()).collect();
+    let vocab = Vocab::build(&train_data, params)?;
+    let lookup = vocab.lookup();
+    let device = Device::Cpu;
+    let varmap = VarMap::new();
+    let vb = VarBuilder::from_varmap(&varmap, DType::F32, &device);
+    let net = Net::new(&vocab, vb).map_err(cerr)?;
+    forget_gate_bias(&varmap, params.hidden).map_err(cerr)?;
+    let encoded: Vec<Encoded> = train_data
+        .iter()
+        .filter(|s| !s.rows.is_empty())
+        .map(|s| lookup.encode(&vocab, &s.rows, Some(&s.labels)))
+        .collect();
+    let mut opt = candle_nn::AdamW::new(
+        varmap.all_vars(),
+        candle_nn::ParamsAdamW {
+            lr: params.learning_rate,
+            weight_decay: 0.0,
+            ..Default::default()
+        },
+    )
+    .map_err(cerr)?;
+    let model = Model {
+        vocab,
+        lookup,
+        net,
+        device: device.clone(),
+        meta: serde_json::Value::Null,
+    };
+    let mut best: Option<(f64, usize, Snapshot)> = None;
+    let mut epoch = 0;
+    while epoch < params.max_epochs {
+        epoch += 1;
+        let mut total = 0.0;
+        let mut sequences = 0usize;
+        for group in length_groups(&encoded, params.batch, Some(&mut rng)) {
+            let items: Vec<&Encoded> = group.iter().map(|&i| &encoded[i]).collect();
+            let b = batch(&items, model.vocab.labels.len(), &device)?;
+            let loss = model.net.loss(&b).map_err(cerr)?;
+            opt.backward_step(&loss).map_err(cerr)?;
+            total += loss.to_scalar::<f32>().map_err(cerr)? as f64 * items.len() as f64;
+            sequences += items.len();
+        }
+        let dev_f1 = if dev_data.is_empty() {
+            0.0
+        } else {
+            100.0 * model.evaluate(&dev_data)?.field.micro().f1
+        };
+        let improved = best.as_ref().is_none_or(|(f, _, _)| dev_f1 > *f);
+        if improved {
+            let snapshot = snapshot(&varmap).map_err(cerr)?;
+            best = Some((dev_f1, epoch, snapshot));
+        }
+        let best_epoch = best.as_ref().map_or(epoch, |b| b.1);
+        let go_on = progress(&EpochProgress {
+            epoch,
+            loss: total / sequences.max(1) as f64,
+            dev_f1,
+            best_epoch,
+            elapsed_s: started.elapsed().as_secs_f64(),
+        });
+        if !go_on {
+            return Ok(None);
+        }
+        if epoch - best_epoch >= params.patience {
+            break;
+        }
+    }
+    let (best_dev_f1, best_epoch, kept) = best.expect("at least one epoch ran");
+    {
+        let vars = varmap.data().lock().expect("varmap lock");
+        for (name, t) in &kept {
+            vars[name].set(t).map_err(cerr)?;
+        }
+    }
+    Ok(Some(Trained {
+        model,
+        varmap,
+        epochs: epoch,
+        best_epoch,
+        best_dev_f1,
+        seconds: started.elapsed().as_secs_f64(),
+    }))
+}
+
+#[cfg(test)]
+mod tests;

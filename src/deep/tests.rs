@@ -1,0 +1,142 @@
+use super::*;
+
+/// Toy names: a surname (capitalised word), initials (one capital and a dot), `and`; the
+/// label depends on the word's shape and its neighbour, which the network must learn.
+fn toy(i: usize) -> Sequence {
+    let surnames = [
+        "Smith", "Lee", "Garcia", "Novak", "Tanaka", "Okafor", "Berg",
+    ];
+    let mut rows = Vec::new();
+    let mut labels = Vec::new();
+    let n = 1 + i % 3;
+    for k in 0..n {
+        if k > 0 {
+            rows.push(vec!["and".to_string(), "lower".to_string()]);
+            labels.push("<other>".to_string());
+        }
+        let s = surnames[(i + k) % surnames.len()];
+        rows.push(vec![s.to_string(), "cap".to_string()]);
+        labels.push("I-<surname>".to_string());
+        let initial = ((b'A' + ((i * 7 + k) % 26) as u8) as char).to_string();
+        rows.push(vec![initial, "cap".to_string()]);
+        labels.push("I-<forename>".to_string());
+        rows.push(vec![".".to_string(), "punct".to_string()]);
+        labels.push("<forename>".to_string());
+    }
+    Sequence { rows, labels }
+}
+
+fn small_params() -> DeepParams {
+    DeepParams {
+        word_dim: 8,
+        char_dim: 6,
+        char_filters: 8,
+        feature_dim: 3,
+        hidden: 12,
+        dropout: 0.0,
+        learning_rate: 0.03,
+        batch: 8,
+        max_epochs: 25,
+        patience: 25,
+        dev_ratio: 0.2,
+        ..DeepParams::default()
+    }
+}
+
+#[test]
+fn viterbi_follows_transitions_over_emissions() {
+    // Two labels; emissions favour label 1 at step 1, but 0 -> 1 is forbidden.
+    let em = vec![vec![2.0, 0.0], vec![0.0, 1.0]];
+    let trans = vec![vec![0.0, -10.0], vec![0.0, 0.0]];
+    assert_eq!(viterbi(&em, &trans, &[0.0, 0.0], &[0.0, 0.0]), vec![0, 0]);
+    let open = vec![vec![0.0, 0.0], vec![0.0, 0.0]];
+    assert_eq!(viterbi(&em, &open, &[0.0, 0.0], &[0.0, 0.0]), vec![0, 1]);
+    // The end score decides the last label.
+    assert_eq!(viterbi(&em, &open, &[0.0, 0.0], &[3.0, 0.0]), vec![0, 0]);
+    assert!(viterbi(&[], &open, &[0.0, 0.0], &[0.0, 0.0]).is_empty());
+}
+
+#[test]
+fn the_vocabulary_embeds_narrow_columns_only() {
+    let data: Vec<Sequence> = (0..30)
+        .map(|i| Sequence {
+            rows: vec![vec![
+                format!("w{}", i % 4),
+                format!("wide{i}"),
+                ["a", "b"][i % 2].into(),
+            ]],
+            labels: vec!["<x>".into()],
+        })
+        .collect();
+    let params = DeepParams {
+        max_feature_values: 10,
+        ..DeepParams::default()
+    };
+    let v = Vocab::build(&data, &params).unwrap();
+    let cols: Vec<usize> = v.features.iter().map(|f| f.column).collect();
+    assert_eq!(cols, vec![2], "column 1 has 30 values, more than 10");
+    assert_eq!(v.features[0].values, vec!["", "a", "b"]);
+    assert_eq!(v.labels, vec!["<x>"]);
+    // Digits fold to 0 and words are lower-cased: w0..w3 are one word, seen 30 times.
+    assert_eq!(v.words, vec!["", "w0"]);
+    assert_eq!(word_key("Abc1999"), "abc0000");
+}
+
+#[test]
+fn a_tiny_model_learns_saves_and_loads_with_the_same_labels() {
+    let data: Vec<Sequence> = (0..60).map(toy).collect();
+    let mut epochs = Vec::new();
+    let mut trained = train(&data, &small_params(), &mut |p| {
+        epochs.push(p.clone());
+        true
+    })
+    .unwrap()
+    .expect("not cancelled");
+    assert!(!epochs.is_empty());
+    assert!(
+        epochs.last().unwrap().loss < epochs[0].loss,
+        "the loss falls: {epochs:?}"
+    );
+    let unseen: Vec<Sequence> = (100..112).map(toy).collect();
+    let e = trained.model.evaluate(&unseen).unwrap();
+    assert!(
+        e.field.micro().f1 > 0.95,
+        "learnt the toy task: {}",
+        e.table()
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let meta = serde_json::json!({"architecture": ARCHITECTURE});
+    let bytes = trained.save(dir.path(), meta.clone()).unwrap();
+    assert!(bytes > 0);
+    let loaded = Model::load(dir.path()).unwrap();
+    assert_eq!(loaded.meta(), &meta);
+    for s in &unseen {
+        assert_eq!(
+            loaded.label(&s.rows).unwrap(),
+            trained.model.label(&s.rows).unwrap()
+        );
+    }
+    // Batched and one-by-one tagging agree, whatever the lengths.
+    let rows: Vec<&[Vec<String>]> = unseen.iter().map(|s| s.rows.as_slice()).collect();
+    let many = loaded.label_many(&rows).unwrap();
+    for (s, m) in unseen.iter().zip(&many) {
+        assert_eq!(&loaded.label(&s.rows).unwrap(), m);
+    }
+    // Unknown words and feature values, and an empty sequence, do not fail.
+    let odd = vec![vec!["Zyxwv".to_string(), "never-seen".to_string()]];
+    assert_eq!(loaded.label(&odd).unwrap().len(), 1);
+    assert!(loaded.label(&[]).unwrap().is_empty());
+}
+
+#[test]
+fn a_false_progress_answer_cancels() {
+    let data: Vec<Sequence> = (0..20).map(toy).collect();
+    let mut seen = 0;
+    let r = train(&data, &small_params(), &mut |_| {
+        seen += 1;
+        false
+    })
+    .unwrap();
+    assert!(r.is_none());
+    assert_eq!(seen, 1);
+}
