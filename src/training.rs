@@ -112,6 +112,8 @@ pub struct TrainingReport {
     pub model_bytes: Option<usize>,
     pub data_digest: String,
     pub cancelled: bool,
+    /// The model folder an incremental run started from.
+    pub started_from: Option<PathBuf>,
 }
 
 /// SHA-256 of sequences: rows tab-separated with the label last, a blank line between
@@ -183,6 +185,7 @@ fn train_one(
     template: &Template,
     data: &[Sequence],
     params: &TrainParams,
+    start: Option<&[u8]>,
     (fold, folds): (usize, usize),
     progress: &mut dyn FnMut(&Event),
     cancel: &AtomicBool,
@@ -193,9 +196,9 @@ fn train_one(
         sequences: data.len(),
         tokens: tokens(data),
     });
-    let start = Instant::now();
+    let started = Instant::now();
     let mut iterations = 0;
-    let result = crate::crf::train(template, data, params, &mut |p| {
+    let mut on_iteration = |p: &Progress| {
         iterations = p.iteration;
         progress(&Event::Iteration {
             fold,
@@ -203,12 +206,16 @@ fn train_one(
             progress: p.clone(),
         });
         !cancel.load(Ordering::Relaxed)
-    });
+    };
+    let result = match start {
+        Some(bytes) => crate::crf::train_from(template, data, params, bytes, &mut on_iteration),
+        None => crate::crf::train(template, data, params, &mut on_iteration),
+    };
     match result {
         Ok(bytes) => Ok(Some(Trained {
             bytes,
             iterations,
-            seconds: start.elapsed().as_secs_f64(),
+            seconds: started.elapsed().as_secs_f64(),
         })),
         Err(_) if cancel.load(Ordering::Relaxed) => Ok(None),
         Err(e) => Err(e),
@@ -242,7 +249,35 @@ pub fn run(
     progress: &mut dyn FnMut(&Event),
     cancel: Arc<AtomicBool>,
 ) -> Result<TrainingReport> {
+    run_from(
+        spec, dataset, models_dir, kind, params, None, progress, cancel,
+    )
+}
+
+/// As [`run`]; with `start` (a model folder holding a CRF trained for this spec) every
+/// training starts from that model's weights ([`crate::crf::train_from`], GROBID's
+/// `incremental`).
+#[allow(clippy::too_many_arguments)]
+pub fn run_from(
+    spec: &dyn ModelSpec,
+    dataset: &Path,
+    models_dir: &Path,
+    kind: TrainingKind,
+    params: &TrainParams,
+    start: Option<&Path>,
+    progress: &mut dyn FnMut(&Event),
+    cancel: Arc<AtomicBool>,
+) -> Result<TrainingReport> {
     let template = Template::parse(spec.template())?;
+    let start_bytes = match start {
+        Some(dir) => {
+            // Loading checks the files and the feature version first.
+            Model::load(dir, spec.feature_version())?;
+            let path = dir.join(crate::crf::MODEL_FILE);
+            Some(std::fs::read(&path).map_err(|e| Error::Io { path, source: e })?)
+        }
+        None => None,
+    };
     let mut report = TrainingReport {
         model: spec.name().dir_name(spec.flavor()),
         architecture: "CRF",
@@ -260,6 +295,7 @@ pub fn run(
         model_bytes: None,
         data_digest: String::new(),
         cancelled: false,
+        started_from: start.map(Path::to_path_buf),
     };
     let (train_sets, eval_sets, write) = partition(spec, dataset, kind, progress, &mut report)?;
     let folds = train_sets.len();
@@ -269,6 +305,7 @@ pub fn run(
             &template,
             train_data,
             params,
+            start_bytes.as_deref(),
             (f + 1, folds),
             progress,
             &cancel,
@@ -350,13 +387,16 @@ pub fn run(
 /// kinds, folds and seeds as [`run`], on the same sequences. `Full` and `Holdout` write
 /// `models/<dir>/bilstm-crf/` (weights, vocabulary, `meta.json`); the CRF beside it is not
 /// touched. Each epoch is reported as an `Iteration` event (loss per sequence; `train_error`
-/// carries 100 − the held-out field F1 that picks the epoch).
+/// carries 100 − the held-out field F1 that picks the epoch). With `start` (a BiLSTM-CRF
+/// folder) every training starts from that model's vocabulary and weights.
+#[allow(clippy::too_many_arguments)]
 pub fn run_deep(
     spec: &dyn ModelSpec,
     dataset: &Path,
     models_dir: &Path,
     kind: TrainingKind,
     params: &DeepParams,
+    start: Option<&Path>,
     progress: &mut dyn FnMut(&Event),
     cancel: Arc<AtomicBool>,
 ) -> Result<TrainingReport> {
@@ -377,6 +417,7 @@ pub fn run_deep(
         model_bytes: None,
         data_digest: String::new(),
         cancelled: false,
+        started_from: start.map(Path::to_path_buf),
     };
     let (train_sets, eval_sets, write) = partition(spec, dataset, kind, progress, &mut report)?;
     let folds = train_sets.len();
@@ -388,7 +429,7 @@ pub fn run_deep(
             sequences: train_data.len(),
             tokens: tokens(train_data),
         });
-        let trained = deep::train(train_data, params, &mut |p| {
+        let trained = deep::train_from(train_data, params, start, &mut |p| {
             progress(&Event::Iteration {
                 fold: f + 1,
                 folds,

@@ -108,7 +108,23 @@ pub fn train(
     params: &TrainParams,
     progress: &mut dyn FnMut(&Progress) -> bool,
 ) -> Result<Vec<u8>> {
-    train::train(template, data, params, progress)
+    train::train(template, data, params, None, progress)
+}
+
+/// Incremental training (Wapiti's `-m`, GROBID's `incremental`): as [`train`], but the
+/// weights start from the model in `start` (CRFsuite bytes, as [`train`] writes them) for every
+/// feature both share: an attribute and label pair of the new data that the old model
+/// weighted, and the transitions between labels both know. Features the old model lacks start
+/// at zero; features only the old model had are dropped (a feature exists only where the new
+/// data observes it).
+pub fn train_from(
+    template: &Template,
+    data: &[Sequence],
+    params: &TrainParams,
+    start: &[u8],
+    progress: &mut dyn FnMut(&Progress) -> bool,
+) -> Result<Vec<u8>> {
+    train::train(template, data, params, Some(start), progress)
 }
 
 #[cfg(test)]

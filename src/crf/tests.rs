@@ -289,3 +289,51 @@ fn model_is_shareable_between_threads() {
         assert!(h.join().unwrap());
     }
 }
+
+#[test]
+fn incremental_training_starts_from_the_old_weights() {
+    let (t, start) = trained();
+    let short = TrainParams {
+        max_iter: 2,
+        ..params()
+    };
+    let first_loss = |start: Option<&[u8]>| {
+        let mut first = None;
+        let bytes = match start {
+            Some(s) => train_from(&t, &corpus(), &short, s, &mut |p| {
+                first.get_or_insert(p.loss);
+                true
+            }),
+            None => train(&t, &corpus(), &short, &mut |p| {
+                first.get_or_insert(p.loss);
+                true
+            }),
+        }
+        .unwrap();
+        (first.unwrap(), bytes)
+    };
+    let (cold, _) = first_loss(None);
+    let (warm, bytes) = first_loss(Some(&start));
+    assert!(warm < cold / 2.0, "warm {warm} against cold {cold}");
+    // Two iterations from the old weights still tag the corpus as the old model does.
+    let model = Model::from_parts(&bytes, t.clone(), meta(1)).unwrap();
+    for s in corpus() {
+        assert_eq!(model.label(&s.rows).unwrap(), s.labels);
+    }
+    // New data with a label the old model never saw: shared features start from the old
+    // weights, the new label's from zero, and training goes on.
+    let mut more = corpus();
+    more.push(seq(&[("Spring", "I-<season>"), ("2004", "I-<year>")]));
+    let bytes = train_from(&t, &more, &params(), &start, &mut |_| true).unwrap();
+    let model = Model::from_parts(&bytes, t, meta(1)).unwrap();
+    assert!(model.labels().iter().any(|l| l == "I-<season>"));
+    // Bytes that are not a model are refused.
+    assert!(train_from(
+        &Template::parse(TEMPLATE).unwrap(),
+        &corpus(),
+        &short,
+        b"junk",
+        &mut |_| true
+    )
+    .is_err());
+}

@@ -597,6 +597,48 @@ fn viterbi_errors(ws: &mut Workspace, feats: &Features, exp_trans: &[f64], gold:
 
 /// Scale a vector to sum 1; return the factor used (1/sum).
 #[inline(always)]
+/// Copy into `w` the weights `old` has for the features of `feats` (matched by attribute text
+/// and label name); answers how many were non-zero.
+fn warm_start(corpus: &Corpus, feats: &Features, old: &format::Tables, w: &mut [f64]) -> usize {
+    let old_label: Vec<Option<usize>> = corpus
+        .labels
+        .iter()
+        .map(|l| old.labels.iter().position(|o| o == l))
+        .collect();
+    let mut kept = 0;
+    for (a, name) in corpus.attrs.iter().enumerate() {
+        let Some(&oa) = old.attr_ids.get(name.as_str()) else {
+            continue;
+        };
+        let (ob, oe) = (
+            old.attr_off[oa as usize] as usize,
+            old.attr_off[oa as usize + 1] as usize,
+        );
+        let old_feats = &old.st[ob..oe];
+        for k in feats.state_range(a as u32) {
+            let Some(ol) = old_label[feats.feat_label[k] as usize] else {
+                continue;
+            };
+            if let Some(f) = old_feats.iter().find(|f| f.label as usize == ol) {
+                w[k] = f.weight;
+                kept += usize::from(f.weight != 0.0);
+            }
+        }
+    }
+    if feats.transitions {
+        let (l, ol) = (feats.num_labels, old.labels.len());
+        let base = feats.num_state();
+        for i in 0..l {
+            for j in 0..l {
+                if let (Some(oi), Some(oj)) = (old_label[i], old_label[j]) {
+                    w[base + i * l + j] = old.trans[oi * ol + oj];
+                }
+            }
+        }
+    }
+    kept
+}
+
 fn normalise(v: &mut [f64]) -> f64 {
     let sum: f64 = v.iter().sum();
     let c = if sum > 0.0 { 1.0 / sum } else { 1.0 };
@@ -609,6 +651,7 @@ pub(crate) fn train(
     template: &Template,
     data: &[Sequence],
     params: &TrainParams,
+    start: Option<&[u8]>,
     progress: &mut dyn FnMut(&Progress) -> bool,
 ) -> Result<Vec<u8>> {
     let corpus = Corpus::build(template, data)?;
@@ -634,6 +677,10 @@ pub(crate) fn train(
     );
     let mut objective = Objective::new(&corpus, &feats, threads);
     let mut w = vec![0.0; feats.num_features()];
+    if let Some(bytes) = start {
+        let kept = warm_start(&corpus, &feats, &format::read(bytes)?, &mut w);
+        tracing::info!(kept, "CRF training starts from an existing model's weights");
+    }
     let opt = OwlqnParams {
         c1: params.c1,
         c2: params.c2,

@@ -816,6 +816,18 @@ pub fn train(
     params: &DeepParams,
     progress: &mut dyn FnMut(&EpochProgress) -> bool,
 ) -> Result<Option<Trained>> {
+    train_from(data, params, None, progress)
+}
+
+/// As [`train`]; with `start` (a saved model's folder) the training keeps that model's
+/// vocabulary and sizes and starts from its weights (incremental training: words, characters
+/// and feature values it does not know stay unknown). `params` gives the training settings.
+pub fn train_from(
+    data: &[Sequence],
+    params: &DeepParams,
+    start: Option<&Path>,
+    progress: &mut dyn FnMut(&EpochProgress) -> bool,
+) -> Result<Option<Trained>> {
     let started = Instant::now();
     let mut rng = rand::rngs::StdRng::seed_from_u64(params.seed);
     let mut order: Vec<usize> = (0..data.len()).collect();
@@ -825,13 +837,44 @@ pub fn train(
     let (dev_ids, train_ids) = order.split_at(held);
     let train_data: Vec<Sequence> = train_ids.iter().map(|&i| data[i].clone()).collect();
     let dev_data: Vec<Sequence> = dev_ids.iter().map(|&i| data[i].clone()).collect();
-    let vocab = Vocab::build(&train_data, params)?;
-    let lookup = vocab.lookup();
     let device = Device::Cpu;
     let varmap = VarMap::new();
     let vb = VarBuilder::from_varmap(&varmap, DType::F32, &device);
-    let net = Net::new(&vocab, vb).map_err(cerr)?;
-    forget_gate_bias(&varmap, params.hidden).map_err(cerr)?;
+    let (vocab, net) = match start {
+        Some(dir) => {
+            let old = Model::load(dir)?;
+            let mut vocab = old.vocab.clone();
+            let sizes = vocab.params.clone();
+            vocab.params = DeepParams {
+                word_dim: sizes.word_dim,
+                char_dim: sizes.char_dim,
+                char_filters: sizes.char_filters,
+                max_chars: sizes.max_chars,
+                feature_dim: sizes.feature_dim,
+                max_feature_values: sizes.max_feature_values,
+                hidden: sizes.hidden,
+                ..params.clone()
+            };
+            let net = Net::new(&vocab, vb).map_err(cerr)?;
+            let tensors = candle_core::safetensors::load(dir.join(WEIGHTS_FILE), &device)
+                .map_err(cerr)?;
+            let vars = varmap.data().lock().expect("varmap lock");
+            for (name, var) in vars.iter() {
+                let t = tensors.get(name).ok_or_else(|| {
+                    Error::General(format!("{}: no tensor `{name}`", dir.display()))
+                })?;
+                var.set(t).map_err(cerr)?;
+            }
+            (vocab, net)
+        }
+        None => {
+            let vocab = Vocab::build(&train_data, params)?;
+            let net = Net::new(&vocab, vb).map_err(cerr)?;
+            forget_gate_bias(&varmap, params.hidden).map_err(cerr)?;
+            (vocab, net)
+        }
+    };
+    let lookup = vocab.lookup();
     let encoded: Vec<Encoded> = train_data
         .iter()
         .filter(|s| !s.rows.is_empty())

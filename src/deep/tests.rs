@@ -140,3 +140,32 @@ fn a_false_progress_answer_cancels() {
     assert!(r.is_none());
     assert_eq!(seen, 1);
 }
+
+#[test]
+fn incremental_training_keeps_the_vocabulary_and_starts_from_the_weights() {
+    let data: Vec<Sequence> = (0..60).map(toy).collect();
+    let mut trained = train(&data, &small_params(), &mut |_| true)
+        .unwrap()
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    trained.save(dir.path(), serde_json::json!({})).unwrap();
+    let one = DeepParams {
+        max_epochs: 1,
+        ..small_params()
+    };
+    let first_loss = |start: Option<&Path>| {
+        let mut loss = None;
+        let t = train_from(&data, &one, start, &mut |p| {
+            loss = Some(p.loss);
+            true
+        })
+        .unwrap()
+        .unwrap();
+        (loss.unwrap(), t)
+    };
+    let (cold, _) = first_loss(None);
+    let (warm, again) = first_loss(Some(dir.path()));
+    assert!(warm < cold / 2.0, "warm {warm} against cold {cold}");
+    assert_eq!(again.model.vocab().words, trained.model.vocab().words);
+    assert!(train_from(&data, &one, Some(Path::new("/nonexistent")), &mut |_| true).is_err());
+}

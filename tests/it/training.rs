@@ -235,8 +235,16 @@ fn bad_requests_are_refused_before_anything_starts() {
             "`n`",
         ),
         (
-            vec![("model", "date"), ("incremental", "1")],
-            "incremental training is not available",
+            vec![("model", "citation"), ("incremental", "1")],
+            "there is none here",
+        ),
+        (
+            vec![
+                ("model", "date"),
+                ("incremental", "1"),
+                ("architecture", "BiLSTM-CRF"),
+            ],
+            "there is none here",
         ),
         (
             vec![("model", "date"), ("incremental", "yes")],

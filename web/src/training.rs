@@ -58,6 +58,9 @@ pub struct JobSpec {
     /// `CRF` or `BiLSTM-CRF`.
     #[serde(default = "crf_architecture")]
     pub architecture: String,
+    /// Incremental training: the served model folder whose weights every training starts from.
+    #[serde(default)]
+    pub start_dir: Option<PathBuf>,
 }
 
 fn crf_architecture() -> String {
@@ -233,6 +236,7 @@ pub fn result_json(report: &TrainingReport) -> serde_json::Value {
         "corpus": report.corpus,
         "data_digest": report.data_digest,
         "params": report.params,
+        "incremental": report.started_from.is_some(),
     });
     match &report.evaluation {
         Some(e) => {
@@ -289,16 +293,18 @@ pub fn child_main(job_json: &str) -> anyhow::Result<()> {
             &job.out_dir,
             job.kind,
             &p,
+            job.start_dir.as_deref(),
             &mut |e| reporter.on(e),
             Arc::new(AtomicBool::new(false)),
         )?
     } else {
-        training::run(
+        training::run_from(
             spec,
             &job.dataset,
             &job.out_dir,
             job.kind,
             &params,
+            job.start_dir.as_deref(),
             &mut |e| reporter.on(e),
             Arc::new(AtomicBool::new(false)),
         )?

@@ -118,6 +118,9 @@ pub struct TrainArgs {
     /// BiLSTM-CRF: epochs without gain on the held-out tenth before stopping.
     #[arg(long)]
     pub patience: Option<usize>,
+    /// Start from the weights of the model in --models-dir (GROBID's incremental training).
+    #[arg(long)]
+    pub incremental: bool,
 }
 
 #[derive(Debug, Clone, clap::Args)]
@@ -229,12 +232,16 @@ pub fn train(args: TrainArgs) -> anyhow::Result<()> {
         if let Some(v) = args.patience {
             p.patience = v;
         }
+        let start = args
+            .incremental
+            .then(|| training::deep_dir(spec, &args.model.models_dir));
         let report = training::run_deep(
             spec,
             &args.model.dataset(),
             &args.model.models_dir,
             kind,
             &p,
+            start.as_deref(),
             &mut print_event,
             cancel,
         )?;
@@ -256,12 +263,16 @@ pub fn train(args: TrainArgs) -> anyhow::Result<()> {
     if let Some(v) = args.epsilon {
         params.epsilon = v;
     }
-    let report = training::run(
+    let start = args
+        .incremental
+        .then(|| spec.name().dir(&args.model.models_dir, spec.flavor()));
+    let report = training::run_from(
         spec,
         &args.model.dataset(),
         &args.model.models_dir,
         kind,
         &params,
+        start.as_deref(),
         &mut print_event,
         cancel,
     )?;

@@ -164,22 +164,33 @@ async fn model_training(
         ));
     }
     let n = params.int_range("n", 10, 2, 1000)? as usize;
-    match params.text("incremental")?.map(str::trim) {
-        None | Some("") | Some("0") | Some("false") => {}
-        Some("1") | Some("true") => {
-            return Err(ApiError::invalid(
-                "incremental",
-                "incremental training is not available: Quire's CRF trainer cannot start from \
-                 an existing model's weights yet (train with incremental=0)",
-            ))
-        }
+    let incremental = match params.text("incremental")?.map(str::trim) {
+        None | Some("") | Some("0") | Some("false") => false,
+        Some("1") | Some("true") => true,
         Some(other) => {
             return Err(ApiError::invalid(
                 "incremental",
                 format!("`{other}`: expected 0 or 1"),
             ))
         }
-    }
+    };
+    // Incremental: every training starts from the served model's weights.
+    let start_dir = if incremental {
+        let served = name.dir(&state.config.models.dir, flavor);
+        if !quire::tagger::weights_file(&served, architecture).is_file() {
+            return Err(ApiError::invalid(
+                "incremental",
+                format!(
+                    "incremental training starts from the served {architecture} model of `{}`, \
+                     and there is none here",
+                    name.dir_name(flavor)
+                ),
+            ));
+        }
+        Some(quire::tagger::architecture_dir(&served, architecture))
+    } else {
+        None
+    };
     let seed = params.int_range("seed", DEFAULT_SEED as i64, 0, i64::MAX)? as u64;
     let kind = match type_raw.as_str() {
         "full" => TrainingKind::Full,
@@ -239,6 +250,7 @@ async fn model_training(
         max_iter,
         epsilon,
         architecture: architecture.to_string(),
+        start_dir,
     };
     let prepared = runner.prepare(spec, state.models.clone(), hold);
     let token = state
