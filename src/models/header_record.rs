@@ -548,7 +548,9 @@ pub fn find_dois(text: &str) -> Vec<String> {
         let mut e = j + 1;
         while e < b.len() && !b[e].is_ascii_whitespace() && b[e] != b'"' {
             // A `<` ends the DOI (markup after it) unless it opens a SICI's `<start::item>`
-            // (`…31:2<205::AID-JBM8>3.0.CO;2-R`): a `::` then a `>` within the same word.
+            // (`…31:2<205::AID-JBM8>3.0.CO;2-R`: a `::` then a `>` within the same word) or
+            // `<start:code>` (`…(1985)042<0338:PFUANN>2.0.CO;2`: digits, `:`, letters and
+            // digits, `>`).
             if b[e] == b'<' {
                 let word: Vec<u8> = b[e..]
                     .iter()
@@ -556,7 +558,16 @@ pub fn find_dois(text: &str) -> Vec<String> {
                     .copied()
                     .collect();
                 let close = word.iter().position(|&c| c == b'>');
-                let sici = close.is_some_and(|k| word[..k].windows(2).any(|w| w == b"::"));
+                let sici = close.is_some_and(|k| {
+                    let inner = &word[1..k];
+                    let digits = inner.iter().take_while(|c| c.is_ascii_digit()).count();
+                    let code = &inner[digits..];
+                    inner.windows(2).any(|w| w == b"::")
+                        || (digits > 0
+                            && code.len() > 1
+                            && code[0] == b':'
+                            && code[1..].iter().all(u8::is_ascii_alphanumeric))
+                });
                 if !sici {
                     break;
                 }
@@ -1543,6 +1554,12 @@ mod tests {
             vec!["10.1002/(SICI)1097-4636(199606)31:2<205::AID-JBM8>3.0.CO;2-R"]
         );
         assert_eq!(find_dois("10.1000/abc.12<br/>x"), vec!["10.1000/abc.12"]);
+        assert_eq!(find_dois("10.1000/abc.12<b2:x>"), vec!["10.1000/abc.12"]);
+        assert_eq!(find_dois("10.1000/abc.12<12:>x"), vec!["10.1000/abc.12"]);
+        assert_eq!(
+            find_dois("14, 338-345. (doi:10.1175/1520-0434(1999)014<0338:PFUANN>2.0.CO;2)"),
+            vec!["10.1175/1520-0434(1999)014<0338:PFUANN>2.0.CO;2"]
+        );
         assert_eq!(
             find_arxiv("arXiv:2101.01234v2 [cs.LG]").as_deref(),
             Some("2101.01234v2")

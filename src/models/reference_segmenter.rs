@@ -323,14 +323,35 @@ pub struct RawReference {
     pub tokens: Range<usize>,
 }
 
+/// Zero-width characters (spaces, joiners, word joiner, BOM) that some PDFs put inside long
+/// identifiers as break opportunities: they carry no text.
+fn is_zero_width(c: char) -> bool {
+    matches!(c, '\u{200B}'..='\u{200D}' | '\u{2060}' | '\u{FEFF}')
+}
+
+/// `s` without its zero-width characters.
+fn strip_zero_width(s: &str) -> std::borrow::Cow<'_, str> {
+    if s.contains(is_zero_width) {
+        s.chars()
+            .filter(|c| !is_zero_width(*c))
+            .collect::<String>()
+            .into()
+    } else {
+        s.into()
+    }
+}
+
 /// Append `tok` to `s` after the separator `sep` (a newline joins as a space, but a
-/// line-final hyphen joins a lower-case continuation without it: de-hyphenation).
-fn push_joined(s: &mut String, sep: Sep, tok: &str) {
+/// line-final hyphen joins a lower-case continuation without it: de-hyphenation). `line` is
+/// the text of `tok`'s line from `tok` on (see [`line_from`]): whether a line break continues
+/// an identifier looks at more than its first token. Zero-width characters are dropped.
+fn push_joined(s: &mut String, sep: Sep, tok: &str, line: &str) {
+    let tok = strip_zero_width(tok);
     if !s.is_empty() {
         match sep {
             Sep::None => {}
             Sep::Space => s.push(' '),
-            Sep::Newline if url_continues(s, tok) => {}
+            Sep::Newline if url_continues(s, line) => {}
             Sep::Newline => {
                 if s.ends_with('-') {
                     let lower = tok.chars().next().is_some_and(char::is_lowercase);
@@ -347,15 +368,95 @@ fn push_joined(s: &mut String, sep: Sep, tok: &str) {
             }
         }
     }
-    s.push_str(tok);
+    s.push_str(&tok);
 }
 
-/// Whether a DOI or URL that ends the text so far continues on the next line with `tok`
-/// (publishers break long identifiers anywhere, `https://doi.org/10.1016/` / `j.envres.…`): the
-/// line break is then no space. A URL continues after a separator character (`/ . - _ = & ? #
-/// :`); a DOI also before a lower-case or digit start, since nothing but its own rest
-/// follows a DOI that way (the next field would open with a capital, a bracket or a label).
-fn url_continues(s: &str, tok: &str) -> bool {
+/// The text of token `i`'s line from `i` on, zero-width characters dropped and a space for
+/// each space separator (at most 16 tokens), and the index after the line's last token when
+/// the line ends within them.
+fn line_from(tokens: &[RefSegToken], i: usize) -> (String, Option<usize>) {
+    let mut s = String::new();
+    for (j, t) in tokens.iter().enumerate().skip(i).take(16) {
+        s.push_str(&strip_zero_width(&t.facts.text));
+        match t.sep {
+            Sep::Newline => return (s, Some(j + 1)),
+            Sep::Space => s.push(' '),
+            Sep::None => {}
+        }
+    }
+    let end = (i + 16 >= tokens.len()).then_some(tokens.len());
+    (s.trim_end().to_string(), end)
+}
+
+/// Whether a line opens like a numbered reference: 1 to 3 digits, `.` or `)`, then a word
+/// (`21. Vandenberg, SY`).
+fn starts_like_reference_number(line: &str) -> bool {
+    let digits = line.bytes().take_while(u8::is_ascii_digit).count();
+    (1..=3).contains(&digits)
+        && line[digits..].starts_with(['.', ')'])
+        && line[digits + 1..]
+            .trim_start()
+            .chars()
+            .next()
+            .is_some_and(char::is_alphabetic)
+}
+
+/// Whether a word is a web host name or address without scheme (`frontiersin.org`,
+/// `royalsocietypublishing.org/journal/rsta`): running heads and feet print them, DOIs do not
+/// end with one.
+fn is_web_host(word: &str) -> bool {
+    let host = word.split('/').next().unwrap_or("");
+    let host = host.trim_end_matches(['.', ',', ';', ')']);
+    let Some((name, tld)) = host.rsplit_once('.') else {
+        return false;
+    };
+    !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '.'))
+        && ["org", "com", "net", "edu", "gov", "info"].contains(&tld.to_ascii_lowercase().as_str())
+}
+
+/// Whether a word is an ordinary capitalised word (`European`): a DOI broken after a `.` does
+/// not go on with one (a running head or the next field does).
+fn is_capitalised_word(word: &str) -> bool {
+    let w = word.trim_end_matches(['.', ',', ';', ':']);
+    let mut chars = w.chars();
+    chars.next().is_some_and(char::is_uppercase)
+        && w.chars().count() >= 3
+        && chars.all(char::is_lowercase)
+}
+
+/// Whether the text ends with a bracketed identifier that the bracket closed: `(doi:…)`,
+/// `(https://doi.org/…)`, `[10.…]`, brackets balanced from the opening one on.
+fn closes_bracketed(s: &str) -> bool {
+    let lower = s.to_ascii_lowercase();
+    [('(', ')'), ('[', ']')].into_iter().any(|(open, close)| {
+        if !lower.ends_with(close) {
+            return false;
+        }
+        let Some(at) = ["doi", "http", "10."]
+            .iter()
+            .filter_map(|p| lower.rfind(&format!("{open}{p}")))
+            .max()
+        else {
+            return false;
+        };
+        let inner = &lower[at..];
+        inner.split(' ').count() <= 2 && inner.matches(open).count() == inner.matches(close).count()
+    })
+}
+
+/// Whether a DOI or URL that ends the text so far continues on the next line, whose text is
+/// `line` (publishers break long identifiers anywhere, `https://doi.org/10.1016/` /
+/// `j.envres.…`): the line break is then no space. A URL continues after a separator character
+/// (`/ . - _ = & ? # :`); a DOI also before a lower-case or digit start, or a separator
+/// followed by its rest (`fvets` / `.2018.00303`), since nothing but its own rest follows a DOI
+/// that way (the next field would open with a capital, a bracket or a label). It does not
+/// continue when the line opens like a numbered reference (`21. Vandenberg`), a DOI with a
+/// web host (a running head or foot), or, after a `.`, with a capitalised word; nor once the
+/// bracket that opened it (`(doi:…)`) is closed.
+fn url_continues(s: &str, line: &str) -> bool {
     let chunk = s.rsplit(' ').next().unwrap_or("");
     let lower = chunk.to_ascii_lowercase();
     let doi_prefix = lower.find("10.").is_some_and(|i| {
@@ -370,12 +471,45 @@ fn url_continues(s: &str, tok: &str) -> bool {
     if !is_url {
         return false;
     }
+    let first = line.split(' ').next().unwrap_or("");
+    // A host name goes on a URL broken after its scheme or `www.`, not a DOI with a suffix.
+    let running_host = doi_prefix && !chunk.ends_with('/') && is_web_host(first);
+    if starts_like_reference_number(line) || running_host || closes_bracketed(s) {
+        return false;
+    }
+    if chunk.ends_with('.') && is_capitalised_word(first) {
+        return false;
+    }
     let open_end = chunk.ends_with(['/', '.', '-', '_', '=', '&', '?', '#', ':']);
-    let continuation = tok
+    let continuation = first
         .chars()
         .next()
         .is_some_and(|c| c.is_ascii_lowercase() || c.is_ascii_digit());
-    open_end || (is_doi && continuation)
+    let separated_rest = first.len() > 1
+        && first.starts_with(['.', '-', '_', '/'])
+        && first[1..].starts_with(|c: char| c.is_ascii_alphanumeric());
+    open_end || (is_doi && (continuation || separated_rest))
+}
+
+/// The rest of an identifier that the reference segmenter cut off the reference ending with
+/// it: token `i` opens a line that holds one word and nothing else (`6119.`, `aab3050)`),
+/// which continues the DOI or URL ending `text` (see [`url_continues`]) and is not the next
+/// reference's number (`marker` + 1). Returns the index after that line.
+fn identifier_rest(tokens: &[RefSegToken], i: usize, text: &str, marker: &str) -> Option<usize> {
+    let (line, end) = line_from(tokens, i);
+    let end = end?;
+    if line.is_empty() || line.contains(' ') || !line.starts_with(|c: char| c.is_alphanumeric()) {
+        return None;
+    }
+    let number = |s: &str| {
+        s.trim_matches(|c: char| !c.is_ascii_digit())
+            .parse::<u32>()
+            .ok()
+    };
+    if number(marker).is_some_and(|n| number(&line) == Some(n + 1)) {
+        return None;
+    }
+    url_continues(text, &line).then_some(end)
 }
 
 /// The stronger of two separators (a newline over a space over nothing).
@@ -440,9 +574,31 @@ pub fn decode(tokens: &[RefSegToken], labels: &[String]) -> Result<Vec<RawRefere
     // Separator since the last token added to the marker / the text.
     let mut marker_sep = Sep::None;
     let mut text_sep = Sep::None;
+    // Tokens before this index continue the current reference's identifier (see
+    // [`identifier_rest`]), whatever their label; then the next label or reference token
+    // begins a reference when one of them did.
+    let mut rest_end = 0;
+    let mut begin_after_rest = false;
     for (i, (t, l)) in tokens.iter().zip(labels).enumerate() {
-        let label = Label::parse(l).unwrap_or(Label::Other);
-        let begins = l.starts_with("I-");
+        let mut label = Label::parse(l).unwrap_or(Label::Other);
+        let mut begins = l.starts_with("I-");
+        if i >= rest_end
+            && text_sep == Sep::Newline
+            && !cur.text.is_empty()
+            && (begins || label != Label::Reference)
+        {
+            if let Some(end) = identifier_rest(tokens, i, &cur.text, &cur.marker) {
+                rest_end = end;
+            }
+        }
+        if i < rest_end {
+            begin_after_rest |= begins && label != Label::Other;
+            label = Label::Reference;
+            begins = false;
+        } else if begin_after_rest && label != Label::Other {
+            begins = true;
+            begin_after_rest = false;
+        }
         match label {
             Label::Label | Label::Reference => {
                 if begins && !cur.text.is_empty() {
@@ -451,10 +607,15 @@ pub fn decode(tokens: &[RefSegToken], labels: &[String]) -> Result<Vec<RawRefere
                     text_sep = Sep::None;
                 }
                 if label == Label::Label {
-                    push_joined(&mut cur.marker, marker_sep, &t.facts.text);
+                    push_joined(&mut cur.marker, marker_sep, &t.facts.text, "");
                     marker_sep = Sep::None;
                 } else {
-                    push_joined(&mut cur.text, text_sep, &t.facts.text);
+                    let line = if text_sep == Sep::Newline {
+                        line_from(tokens, i).0
+                    } else {
+                        String::new()
+                    };
+                    push_joined(&mut cur.text, text_sep, &t.facts.text, &line);
                     text_sep = Sep::None;
                 }
                 cur.first.get_or_insert(i);
@@ -1033,24 +1194,187 @@ pp pp p pp pp pp p pp pp pp LINESTART LINEINDENT NOCAPS NODIGIT 0 0 0 0 0 0 0 0 
     #[test]
     fn identifiers_broken_over_lines_are_joined_and_words_are_not() {
         let mut s = String::from("Smith J. A title. https://doi.org/10.1016/");
-        push_joined(&mut s, Sep::Newline, "j.envres.2020.1");
+        push_joined(&mut s, Sep::Newline, "j.envres.2020.1", "j.envres.2020.1");
         assert!(
             s.ends_with("https://doi.org/10.1016/j.envres.2020.1"),
             "{s}"
         );
-        push_joined(&mut s, Sep::Newline, "02263");
+        push_joined(&mut s, Sep::Newline, "02263", "02263");
         assert!(s.ends_with("10.1016/j.envres.2020.102263"), "{s}");
         let mut t = String::from("See https://example.org/data-");
-        push_joined(&mut t, Sep::Newline, "set");
+        push_joined(&mut t, Sep::Newline, "set", "set");
         assert!(t.ends_with("https://example.org/data-set"), "{t}");
+        // A host name after a scheme or `www.` is the URL's own.
+        let mut h = String::from("Report. https://");
+        push_joined(&mut h, Sep::Newline, "doi", "doi.org/10.1080/1.2");
+        assert!(h.ends_with(" https://doi"), "{h}");
+        let mut h = String::from("Report. https://www.");
+        push_joined(
+            &mut h,
+            Sep::Newline,
+            "example",
+            "example.org/page.pdf (2020)",
+        );
+        assert!(h.ends_with(" https://www.example"), "{h}");
         let mut w = String::from("Nature 5:1-9. 10.1038/");
-        push_joined(&mut w, Sep::Newline, "s41380-021-01161-7");
+        push_joined(
+            &mut w,
+            Sep::Newline,
+            "s41380-021-01161-7",
+            "s41380-021-01161-7",
+        );
         assert!(w.ends_with(" 10.1038/s41380-021-01161-7"), "{w}");
         let mut u = String::from("doi:10.1000/xyz");
-        push_joined(&mut u, Sep::Newline, "PMID");
+        push_joined(&mut u, Sep::Newline, "PMID", "PMID");
         assert_eq!(u, "doi:10.1000/xyz PMID");
         let mut v = String::from("Journal of Examples. 2001;");
-        push_joined(&mut v, Sep::Newline, "12");
+        push_joined(&mut v, Sep::Newline, "12", "12");
         assert_eq!(v, "Journal of Examples. 2001; 12");
+    }
+
+    #[test]
+    fn identifiers_end_before_reference_numbers_running_heads_and_closed_brackets() {
+        // The next reference's number opens the next line: the DOI ended.
+        let mut s = String::from("J Public Health. 33:1-12. doi: 10.1007/s10389-025-02418-z");
+        push_joined(&mut s, Sep::Newline, "21", "21. Vandenberg, SY, Chircop, A");
+        assert!(s.ends_with("02418-z 21"), "{s}");
+        let mut s = String::from("Educ Med J. doi: 10.21315/eimj2024.16.2.7");
+        push_joined(&mut s, Sep::Newline, "24", "24) World Health Organization");
+        assert!(s.ends_with("2.7 24"), "{s}");
+        // But a digit run that is no reference number still continues it.
+        let mut s = String::from("https://doi.org/10.1177/0165025424126");
+        push_joined(&mut s, Sep::Newline, "6119", "6119.");
+        assert!(s.ends_with("10.1177/01650254241266119"), "{s}");
+        // A running foot (a web host) is no part of the DOI.
+        let mut s = String::from("(2022) 19:7974. doi:10.3390/ijerph19137974");
+        push_joined(&mut s, Sep::Newline, "frontiersin", "frontiersin.org");
+        assert!(s.ends_with("ijerph19137974 frontiersin"), "{s}");
+        // `(doi:…)` closed by its bracket: what follows is something else.
+        let mut s = String::from("Energy 148, 461-468. (doi:10.1016/j.energy.2018.01.177)");
+        push_joined(&mut s, Sep::Newline, "running", "running head text");
+        assert!(s.ends_with("01.177) running"), "{s}");
+        let mut s = String::from("(doi: 10.1175/1520-0434(1999)014<0338:PFUANN>2.0.CO;2)");
+        push_joined(&mut s, Sep::Newline, "62", "62");
+        assert!(s.ends_with("CO;2) 62"), "{s}");
+        // An unclosed bracket inside the DOI does not end it.
+        let mut s = String::from("(doi:10.1016/S0140-6736(20)");
+        push_joined(&mut s, Sep::Newline, "30123-4", "30123-4)");
+        assert!(s.ends_with("6736(20)30123-4"), "{s}");
+        // After a `.`, a capitalised word is the next field, not the DOI's rest.
+        let mut s = String::from("2021;12:675936. doi:10.3389/fpsyt.2021.675936.");
+        push_joined(&mut s, Sep::Newline, "European", "European Psychiatry");
+        assert!(s.ends_with("675936. European"), "{s}");
+    }
+
+    #[test]
+    fn identifiers_continue_after_a_separator_and_through_zero_width_characters() {
+        // The line goes on with a `.` and the DOI's rest.
+        let mut s = String::from("Front Vet Sci 5:303. https://doi.org/10.3389/fvets");
+        push_joined(&mut s, Sep::Newline, ".", ".2018.00303");
+        assert!(s.ends_with("10.3389/fvets."), "{s}");
+        // ... but a lone full stop is punctuation.
+        let mut s = String::from("doi:10.1000/xyz");
+        push_joined(&mut s, Sep::Newline, ".", ". Accessed 2020");
+        assert!(s.ends_with("xyz ."), "{s}");
+        // Zero-width characters are dropped, also where they hide the separator.
+        let mut s = String::from("https://doi.org/10.3389/fvets");
+        push_joined(&mut s, Sep::Newline, "\u{200B}.", ".2018.00303");
+        assert_eq!(s, "https://doi.org/10.3389/fvets.");
+        let mut s = String::from("https://doi.org/10.1016/");
+        push_joined(&mut s, Sep::None, "j.x\u{2060}yz\u{FEFF}", "");
+        assert_eq!(s, "https://doi.org/10.1016/j.xyz");
+    }
+
+    #[test]
+    fn a_dois_rest_cut_off_as_a_label_or_a_reference_start_is_taken_back() {
+        use Sep::{Newline as N, None as O, Space as S};
+        let toks = vec![
+            rt("20", O),            // 0 label
+            rt(".", S),             // 1
+            rt("Adebayo", S),       // 2 reference
+            rt("A", O),             // 3
+            rt(".", S),             // 4
+            rt("https", O),         // 5
+            rt("://", O),           // 6
+            rt("doi.org/", O),      // 7
+            rt("10.3390/", O),      // 8
+            rt("ijerph1719696", N), // 9
+            rt("9", O),             // 10 label (wrongly)
+            rt(".", N),             // 11
+            rt("21", O),            // 12 label
+            rt(".", S),             // 13
+            rt("Aran", S),          // 14 reference
+            rt("N", O),             // 15
+            rt(".", N),             // 16
+        ];
+        let l = labels(&[
+            "I-<label>",
+            "<label>",
+            "I-<reference>",
+            "<reference>",
+            "<reference>",
+            "<reference>",
+            "<reference>",
+            "<reference>",
+            "<reference>",
+            "<reference>",
+            "I-<label>",
+            "<label>",
+            "I-<label>",
+            "<label>",
+            "I-<reference>",
+            "<reference>",
+            "<reference>",
+        ]);
+        let refs = decode(&toks, &l).unwrap();
+        assert_eq!(refs.len(), 2, "{refs:?}");
+        assert!(
+            refs[0]
+                .text
+                .ends_with("https://doi.org/10.3390/ijerph17196969."),
+            "{}",
+            refs[0].text
+        );
+        assert_eq!(refs[1].marker.as_deref(), Some("21"));
+        assert_eq!(refs[1].text, "Aran N.");
+        // The next reference's own number on a line of its own is not taken.
+        let mut l2 = l.clone();
+        let mut toks2 = toks.clone();
+        toks2[10] = rt("21", O);
+        toks2[12] = rt("x", O);
+        l2[12] = "<label>".into();
+        let refs = decode(&toks2, &l2).unwrap();
+        assert_eq!(refs.len(), 2, "{refs:?}");
+        assert!(refs[0].text.ends_with("ijerph1719696"), "{}", refs[0].text);
+        // A cut-off rest labelled as the start of a reference (`aab3050)`), the next
+        // reference beginning after it without an `I-` of its own.
+        let toks3 = vec![
+            rt("108", O),                 // 0 label
+            rt(".", S),                   // 1
+            rt("Lake", S),                // 2 reference
+            rt("(", O),                   // 3
+            rt("doi:10.1126/science", O), // 4
+            rt(".", N),                   // 5
+            rt("aab3050", O),             // 6 reference start (wrongly)
+            rt(")", N),                   // 7
+            rt("Smieja", S),              // 8 reference (no I-)
+            rt("M", N),                   // 9
+        ];
+        let l3 = labels(&[
+            "I-<label>",
+            "<label>",
+            "I-<reference>",
+            "<reference>",
+            "<reference>",
+            "<reference>",
+            "I-<reference>",
+            "<reference>",
+            "<reference>",
+            "<reference>",
+        ]);
+        let refs = decode(&toks3, &l3).unwrap();
+        assert_eq!(refs.len(), 2, "{refs:?}");
+        assert_eq!(refs[0].text, "Lake (doi:10.1126/science.aab3050)");
+        assert_eq!(refs[1].text, "Smieja M");
     }
 }
