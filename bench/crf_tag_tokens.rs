@@ -9,33 +9,12 @@
 
 #[path = "synth.rs"]
 mod synth;
+#[path = "timing.rs"]
+mod timing;
 
-use std::time::Instant;
+use timing::rate;
 
 use quire::crf::{train, Model, ModelMeta, Sequence, Template, TrainParams};
-
-/// CPU seconds of this process (tagging is single-threaded here, so this is the tagging
-/// thread's time, robust to other load on the machine).
-fn cpu_s() -> f64 {
-    // SAFETY: getrusage only writes into the zeroed struct we pass.
-    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
-    unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut ru) };
-    let tv = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 * 1e-6;
-    tv(ru.ru_utime) + tv(ru.ru_stime)
-}
-
-/// Run `f` (which tags `tokens` tokens) repeatedly for at least half a CPU second; return
-/// tokens per wall second and per CPU second.
-fn rate(tokens: usize, mut f: impl FnMut()) -> (f64, f64) {
-    let (w0, c0) = (Instant::now(), cpu_s());
-    let mut rounds = 0;
-    while rounds == 0 || cpu_s() - c0 < 0.5 {
-        f();
-        rounds += 1;
-    }
-    let n = (tokens * rounds) as f64;
-    (n / w0.elapsed().as_secs_f64(), n / (cpu_s() - c0))
-}
 
 fn measure(model: &Model, bytes: &[u8], test: &[Sequence], k: &str) {
     let tokens: usize = test.iter().map(|s| s.labels.len()).sum();
@@ -54,7 +33,7 @@ fn measure(model: &Model, bytes: &[u8], test: &[Sequence], k: &str) {
         .zip(test)
         .map(|(o, s)| o.iter().zip(&s.labels).filter(|(a, b)| a == b).count())
         .sum();
-    let (wall, cpu) = rate(tokens, || {
+    let (wall, cpu) = rate(tokens, 0.5, || {
         for s in test {
             std::hint::black_box(model.label(&s.rows).expect("label"));
         }
@@ -81,7 +60,7 @@ fn measure(model: &Model, bytes: &[u8], test: &[Sequence], k: &str) {
                 .collect()
         })
         .collect();
-    let (wall, cpu) = rate(tokens, || {
+    let (wall, cpu) = rate(tokens, 0.5, || {
         for s in &interned {
             std::hint::black_box(model.label_attr_ids(s));
         }
@@ -113,7 +92,7 @@ fn measure(model: &Model, bytes: &[u8], test: &[Sequence], k: &str) {
             .collect();
         theirs.push(out);
     }
-    let (wall, cpu) = rate(tokens, || {
+    let (wall, cpu) = rate(tokens, 0.5, || {
         for x in &attrs {
             std::hint::black_box(tagger.tag(x).expect("crfs tag"));
         }

@@ -116,6 +116,37 @@ pub struct TrainingReport {
     pub started_from: Option<PathBuf>,
 }
 
+impl TrainingReport {
+    /// An empty report of a run that is about to read its data.
+    fn new(
+        spec: &dyn ModelSpec,
+        architecture: &'static str,
+        kind: TrainingKind,
+        params: serde_json::Result<serde_json::Value>,
+        start: Option<&Path>,
+    ) -> TrainingReport {
+        TrainingReport {
+            model: spec.name().dir_name(spec.flavor()),
+            architecture,
+            kind,
+            params: params.unwrap_or_default(),
+            corpus: ReadStats::default(),
+            evaluation_part: None,
+            train_sequences: 0,
+            eval_sequences: 0,
+            evaluation: None,
+            fold_field_f1: Vec::new(),
+            iterations: 0,
+            training_s: 0.0,
+            model_dir: None,
+            model_bytes: None,
+            data_digest: String::new(),
+            cancelled: false,
+            started_from: start.map(Path::to_path_buf),
+        }
+    }
+}
+
 /// SHA-256 of sequences: rows tab-separated with the label last, a blank line between
 /// sequences.
 pub fn digest(data: &[Sequence]) -> String {
@@ -278,25 +309,7 @@ pub fn run_from(
         }
         None => None,
     };
-    let mut report = TrainingReport {
-        model: spec.name().dir_name(spec.flavor()),
-        architecture: "CRF",
-        kind,
-        params: serde_json::to_value(params).unwrap_or_default(),
-        corpus: ReadStats::default(),
-        evaluation_part: None,
-        train_sequences: 0,
-        eval_sequences: 0,
-        evaluation: None,
-        fold_field_f1: Vec::new(),
-        iterations: 0,
-        training_s: 0.0,
-        model_dir: None,
-        model_bytes: None,
-        data_digest: String::new(),
-        cancelled: false,
-        started_from: start.map(Path::to_path_buf),
-    };
+    let mut report = TrainingReport::new(spec, "CRF", kind, serde_json::to_value(params), start);
     let (train_sets, eval_sets, write) = partition(spec, dataset, kind, progress, &mut report)?;
     let folds = train_sets.len();
     let mut pooled = Evaluation::new();
@@ -400,25 +413,13 @@ pub fn run_deep(
     progress: &mut dyn FnMut(&Event),
     cancel: Arc<AtomicBool>,
 ) -> Result<TrainingReport> {
-    let mut report = TrainingReport {
-        model: spec.name().dir_name(spec.flavor()),
-        architecture: deep::ARCHITECTURE,
+    let mut report = TrainingReport::new(
+        spec,
+        deep::ARCHITECTURE,
         kind,
-        params: serde_json::to_value(params).unwrap_or_default(),
-        corpus: ReadStats::default(),
-        evaluation_part: None,
-        train_sequences: 0,
-        eval_sequences: 0,
-        evaluation: None,
-        fold_field_f1: Vec::new(),
-        iterations: 0,
-        training_s: 0.0,
-        model_dir: None,
-        model_bytes: None,
-        data_digest: String::new(),
-        cancelled: false,
-        started_from: start.map(Path::to_path_buf),
-    };
+        serde_json::to_value(params),
+        start,
+    );
     let (train_sets, eval_sets, write) = partition(spec, dataset, kind, progress, &mut report)?;
     let folds = train_sets.len();
     let mut pooled = Evaluation::new();

@@ -182,17 +182,7 @@ impl Models {
         flavor: Option<&str>,
         dir: &std::path::Path,
     ) -> Result<(Arc<model::ModelSlot>, u64)> {
-        let handle = self
-            .inner
-            .handles
-            .iter()
-            .find(|((m, f), _)| *m == model && *f == flavor)
-            .map(|(_, h)| h)
-            .ok_or_else(|| Error::ModelAbsent {
-                model: model.dir_name(flavor),
-                reason: "no model actor runs for this flavour (it starts at start-up when the                          flavour's files exist); restart the service to serve it"
-                    .to_string(),
-            })?;
+        let handle = self.handle_for(model, flavor)?;
         let slot = handle.slot.clone();
         let Some(feature_version) = slot.feature_version() else {
             return Err(Error::ModelAbsent {
@@ -213,17 +203,23 @@ impl Models {
         flavor: Option<&str>,
         tagger: quire::tagger::Tagger,
     ) -> Result<u64> {
-        let handle = self
-            .inner
+        let handle = self.handle_for(model, flavor)?;
+        Ok(handle.slot.install(tagger))
+    }
+
+    /// The actor that serves exactly `model` with `flavor`, for a live swap.
+    fn handle_for(&self, model: ModelName, flavor: Option<&str>) -> Result<&ModelHandle> {
+        self.inner
             .handles
             .iter()
             .find(|((m, f), _)| *m == model && *f == flavor)
             .map(|(_, h)| h)
             .ok_or_else(|| Error::ModelAbsent {
                 model: model.dir_name(flavor),
-                reason: "no model actor runs for this flavour".to_string(),
-            })?;
-        Ok(handle.slot.install(tagger))
+                reason: "no model actor runs for this flavour (it starts at start-up when the \
+                         flavour's files exist); restart the service to serve it"
+                    .to_string(),
+            })
     }
 
     /// Whether an actor serves exactly `model` with `flavor` (a flavour's actor starts only when

@@ -638,17 +638,7 @@ impl Runner {
             None
         };
         // Served now; make the files follow so that a restart serves the same version.
-        exchange(&new_dir, &served)?;
-        // The version it replaced is kept as `previous` (one only).
-        let previous = self
-            .models_dir
-            .join(VERSIONS_DIR)
-            .join(key)
-            .join("previous");
-        let _ = std::fs::remove_dir_all(&previous);
-        if new_dir.exists() {
-            let _ = std::fs::rename(&new_dir, &previous);
-        }
+        self.put_in_place(&new_dir, &served, key, "previous")?;
         let new_lexicon = staging.join("lexicon");
         if new_lexicon.is_dir() {
             exchange(&new_lexicon, &self.models_dir.join("lexicon"))?;
@@ -690,17 +680,26 @@ impl Runner {
             None
         };
         std::fs::create_dir_all(&served_model)?;
-        exchange(&new_dir, &served)?;
-        let previous = self
-            .models_dir
-            .join(VERSIONS_DIR)
-            .join(key)
-            .join("previous-bilstm-crf");
+        self.put_in_place(&new_dir, &served, key, "previous-bilstm-crf")?;
+        Ok(version)
+    }
+
+    /// Exchanges the new folder with the served one; the replaced version is kept under
+    /// `.versions/<key>/<keep_as>` (one only).
+    fn put_in_place(
+        &self,
+        new_dir: &Path,
+        served: &Path,
+        key: &str,
+        keep_as: &str,
+    ) -> anyhow::Result<()> {
+        exchange(new_dir, served)?;
+        let previous = self.models_dir.join(VERSIONS_DIR).join(key).join(keep_as);
         let _ = std::fs::remove_dir_all(&previous);
         if new_dir.exists() {
-            let _ = std::fs::rename(&new_dir, &previous);
+            let _ = std::fs::rename(new_dir, &previous);
         }
-        Ok(version)
+        Ok(())
     }
 }
 
