@@ -294,18 +294,28 @@ impl Lookup {
 struct Batch {
     words: Tensor,
     chars: Tensor,
+    /// `[B·T, C]`: 1 for a word's characters, 0 for padding (positions past its end).
+    char_mask: Tensor,
     features: Vec<Tensor>,
     /// Gold labels `[B, T]`, their `[B, T, 1]` form for gathering, and the flat indexes of
     /// the gold transitions (`prev · L + cur`) for `T > 1`.
     gold: Option<(Tensor, Tensor, Option<Tensor>)>,
     b: usize,
     t: usize,
+    /// For a batch of unequal lengths (tagging only; padded at the end): each sequence's
+    /// length, and the row indexes of `[B·T, ·]` that reverse every sequence within its own
+    /// length (padding stays in place), so the backward LSTM never reads padding first.
+    padded: Option<(Vec<usize>, Tensor)>,
 }
 
 fn batch(items: &[&Encoded], labels: usize, dev: &Device) -> Result<Batch> {
     let b = items.len();
-    let t = items[0].words.len();
-    let words: Vec<u32> = items.iter().flat_map(|e| e.words.iter().copied()).collect();
+    let lens: Vec<usize> = items.iter().map(|e| e.words.len()).collect();
+    let t = lens.iter().copied().max().unwrap_or(0);
+    fn pad(v: &[u32], t: usize) -> impl Iterator<Item = u32> + '_ {
+        v.iter().copied().chain(std::iter::repeat_n(0, t - v.len()))
+    }
+    let words: Vec<u32> = items.iter().flat_map(|e| pad(&e.words, t)).collect();
     let width = items
         .iter()
         .flat_map(|e| e.chars.iter().map(Vec::len))
@@ -313,26 +323,45 @@ fn batch(items: &[&Encoded], labels: usize, dev: &Device) -> Result<Batch> {
         .unwrap_or(0)
         .max(3);
     let mut chars = vec![0u32; b * t * width];
+    let mut char_mask = vec![0f32; b * t * width];
     for (i, e) in items.iter().enumerate() {
         for (j, cs) in e.chars.iter().enumerate() {
             let at = (i * t + j) * width;
             chars[at..at + cs.len()].copy_from_slice(cs);
+            char_mask[at..at + cs.len()].fill(1.0);
         }
     }
     let columns = items[0].features.len();
     let features = (0..columns)
         .map(|c| {
-            let v: Vec<u32> = items
-                .iter()
-                .flat_map(|e| e.features[c].iter().copied())
-                .collect();
+            let v: Vec<u32> = items.iter().flat_map(|e| pad(&e.features[c], t)).collect();
             Tensor::from_vec(v, (b, t), dev)
         })
         .collect::<candle_core::Result<Vec<_>>>()
         .map_err(cerr)?;
+    let padded = if lens.iter().all(|&l| l == t) {
+        None
+    } else {
+        let rev: Vec<u32> = lens
+            .iter()
+            .enumerate()
+            .flat_map(|(i, &l)| {
+                (0..t).map(move |j| (i * t + if j < l { l - 1 - j } else { j }) as u32)
+            })
+            .collect();
+        Some((
+            lens.clone(),
+            Tensor::from_vec(rev, b * t, dev).map_err(cerr)?,
+        ))
+    };
     let gold = if items[0].labels.is_empty() {
         None
     } else {
+        if padded.is_some() {
+            return Err(Error::General(
+                "a training batch must hold sequences of one length".into(),
+            ));
+        }
         let g: Vec<u32> = items
             .iter()
             .flat_map(|e| e.labels.iter().copied())
@@ -358,11 +387,21 @@ fn batch(items: &[&Encoded], labels: usize, dev: &Device) -> Result<Batch> {
     Ok(Batch {
         words: Tensor::from_vec(words, (b, t), dev).map_err(cerr)?,
         chars: Tensor::from_vec(chars, (b * t, width), dev).map_err(cerr)?,
+        char_mask: Tensor::from_vec(char_mask, (b * t, width), dev).map_err(cerr)?,
         features,
         gold,
         b,
         t,
+        padded,
     })
+}
+
+/// Rows of `x` (`[B, T, D]`) taken in the order of `index` (`[B·T]`).
+fn reorder(x: &Tensor, index: &Tensor) -> candle_core::Result<Tensor> {
+    let (b, t, d) = x.dims3()?;
+    x.reshape((b * t, d))?
+        .index_select(index, 0)?
+        .reshape((b, t, d))
 }
 
 fn cerr(e: candle_core::Error) -> Error {
@@ -508,19 +547,35 @@ impl Net {
             }
         };
         let words = self.word.forward(&b.words)?;
-        let chars = self.chr.forward(&b.chars)?.transpose(1, 2)?.contiguous()?;
+        // Padding characters embed as zeros (as the convolution's own border) and positions
+        // past a word's end are left out of the max-pooling, so a word's character features
+        // do not depend on the longest word of its batch.
+        let mask = b.char_mask.unsqueeze(1)?;
+        let chars = self
+            .chr
+            .forward(&b.chars)?
+            .transpose(1, 2)?
+            .broadcast_mul(&mask)?
+            .contiguous()?;
+        let outside = ((&mask - 1.0)? * 1e4)?;
         let chars = self
             .conv
             .forward(&chars)?
-            .relu()?
+            .broadcast_add(&outside)?
             .max(D::Minus1)?
+            .relu()?
             .reshape((b.b, b.t, ()))?;
         let mut parts = vec![words, chars];
         for (e, ids) in self.features.iter().zip(&b.features) {
             parts.push(e.forward(ids)?);
         }
         let x = drop(Tensor::cat(&parts, 2)?)?;
-        let h = Tensor::cat(&[self.fwd.run(&x, false)?, self.bwd.run(&x, true)?], 2)?;
+        let backward = match &b.padded {
+            // Each sequence reversed within its length, read forwards, put back in order.
+            Some((_, rev)) => reorder(&self.bwd.run(&reorder(&x, rev)?, false)?, rev)?,
+            None => self.bwd.run(&x, true)?,
+        };
+        let h = Tensor::cat(&[self.fwd.run(&x, false)?, backward], 2)?;
         let h = drop(h)?;
         let hd = h.dim(2)?;
         self.out
@@ -567,9 +622,14 @@ impl Net {
         let trans = self.trans.to_vec2::<f32>()?;
         let start = self.start.to_vec1::<f32>()?;
         let end = self.end.to_vec1::<f32>()?;
+        let lens: Vec<usize> = match &b.padded {
+            Some((lens, _)) => lens.clone(),
+            None => vec![b.t; b.b],
+        };
         Ok(em
             .iter()
-            .map(|seq| viterbi(seq, &trans, &start, &end))
+            .zip(lens)
+            .map(|(seq, l)| viterbi(&seq[..l], &trans, &start, &end))
             .collect())
     }
 }
@@ -682,11 +742,13 @@ impl Model {
             .map(|r| self.lookup.encode(&self.vocab, r, None))
             .collect();
         let mut out: Vec<Vec<String>> = vec![Vec::new(); seqs.len()];
-        for group in length_groups(&encoded, TAG_BATCH, None) {
+        // Sorted by length, so that a padded batch holds sequences of close lengths.
+        let mut order: Vec<usize> = (0..encoded.len())
+            .filter(|&i| !encoded[i].words.is_empty())
+            .collect();
+        order.sort_by_key(|&i| encoded[i].words.len());
+        for group in order.chunks(TAG_BATCH) {
             let items: Vec<&Encoded> = group.iter().map(|&i| &encoded[i]).collect();
-            if items[0].words.is_empty() {
-                continue;
-            }
             let b = batch(&items, self.vocab.labels.len(), &self.device)?;
             let paths = self.net.decode(&b).map_err(cerr)?;
             for (&i, path) in group.iter().zip(paths) {
@@ -711,31 +773,22 @@ impl Model {
     }
 }
 
-/// Indexes grouped by sequence length, at most `size` a group; shuffled when `rng` is given.
-fn length_groups(
-    data: &[Encoded],
-    size: usize,
-    rng: Option<&mut rand::rngs::StdRng>,
-) -> Vec<Vec<usize>> {
+/// Indexes grouped by sequence length, at most `size` a group, shuffled (training batches).
+fn length_groups(data: &[Encoded], size: usize, rng: &mut rand::rngs::StdRng) -> Vec<Vec<usize>> {
     let mut by_len: std::collections::BTreeMap<usize, Vec<usize>> = Default::default();
     for (i, e) in data.iter().enumerate() {
         by_len.entry(e.words.len()).or_default().push(i);
     }
     let mut groups = Vec::new();
-    let mut rng = rng;
     for (_, mut ids) in by_len {
-        if let Some(r) = rng.as_deref_mut() {
-            ids.shuffle(r);
-        }
+        ids.shuffle(rng);
         groups.extend(ids.chunks(size.max(1)).map(<[usize]>::to_vec));
     }
-    if let Some(r) = rng {
-        groups.shuffle(r);
-    }
+    groups.shuffle(rng);
     groups
 }
 
-/// Copies of every variable, by name.
+/// Every variable's tensor, by name.
 type Snapshot = Vec<(String, Tensor)>;
 
 /// Copies of every variable, by name.
@@ -856,8 +909,8 @@ pub fn train_from(
                 ..params.clone()
             };
             let net = Net::new(&vocab, vb).map_err(cerr)?;
-            let tensors = candle_core::safetensors::load(dir.join(WEIGHTS_FILE), &device)
-                .map_err(cerr)?;
+            let tensors =
+                candle_core::safetensors::load(dir.join(WEIGHTS_FILE), &device).map_err(cerr)?;
             let vars = varmap.data().lock().expect("varmap lock");
             for (name, var) in vars.iter() {
                 let t = tensors.get(name).ok_or_else(|| {
@@ -902,7 +955,7 @@ pub fn train_from(
         epoch += 1;
         let mut total = 0.0;
         let mut sequences = 0usize;
-        for group in length_groups(&encoded, params.batch, Some(&mut rng)) {
+        for group in length_groups(&encoded, params.batch, &mut rng) {
             let items: Vec<&Encoded> = group.iter().map(|&i| &encoded[i]).collect();
             let b = batch(&items, model.vocab.labels.len(), &device)?;
             let loss = model.net.loss(&b).map_err(cerr)?;

@@ -169,3 +169,46 @@ fn incremental_training_keeps_the_vocabulary_and_starts_from_the_weights() {
     assert_eq!(again.model.vocab().words, trained.model.vocab().words);
     assert!(train_from(&data, &one, Some(Path::new("/nonexistent")), &mut |_| true).is_err());
 }
+
+#[test]
+fn a_padded_batch_scores_each_sequence_as_it_scores_alone() {
+    let data: Vec<Sequence> = (0..30).map(toy).collect();
+    let params = DeepParams {
+        max_epochs: 2,
+        ..small_params()
+    };
+    let trained = train(&data, &params, &mut |_| true).unwrap().unwrap();
+    let m = &trained.model;
+    let seqs: Vec<Encoded> = [0, 1, 2]
+        .iter()
+        .map(|&i| m.lookup.encode(&m.vocab, &data[i].rows, None))
+        .collect();
+    let lens: Vec<usize> = seqs.iter().map(|e| e.words.len()).collect();
+    assert!(lens[0] < lens[1] && lens[1] < lens[2], "{lens:?}");
+    let items: Vec<&Encoded> = seqs.iter().collect();
+    let together = batch(&items, m.vocab.labels.len(), &m.device).unwrap();
+    assert!(together.padded.is_some());
+    let together = m
+        .net
+        .emissions(&together, false)
+        .unwrap()
+        .to_vec3::<f32>()
+        .unwrap();
+    for (k, e) in seqs.iter().enumerate() {
+        let alone = batch(&[e], m.vocab.labels.len(), &m.device).unwrap();
+        let alone = m
+            .net
+            .emissions(&alone, false)
+            .unwrap()
+            .to_vec3::<f32>()
+            .unwrap();
+        for t in 0..lens[k] {
+            for (a, b) in alone[0][t].iter().zip(&together[k][t]) {
+                assert!(
+                    (a - b).abs() < 1e-4,
+                    "sequence {k}, token {t}: {a} against {b}"
+                );
+            }
+        }
+    }
+}
