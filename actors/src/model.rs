@@ -376,7 +376,7 @@ impl Handler<Label> for ModelActor {
 }
 
 /// Sequences a deep model tags in one batch.
-const DEEP_BATCH: usize = 32;
+const DEEP_BATCH: usize = 128;
 
 /// Load the model now (start-up preloading); answers the resulting state.
 #[derive(Debug)]

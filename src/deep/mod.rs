@@ -747,7 +747,21 @@ impl Model {
             .filter(|&i| !encoded[i].words.is_empty())
             .collect();
         order.sort_by_key(|&i| encoded[i].words.len());
-        for group in order.chunks(TAG_BATCH) {
+        // Consecutive sequences whose lengths stay within a quarter (plus 2) of the group's
+        // shortest share a batch, so little of a batch is padding.
+        let mut groups: Vec<&[usize]> = Vec::new();
+        let mut from = 0;
+        for k in 1..=order.len() {
+            let first = encoded[order[from]].words.len();
+            let ends = k == order.len()
+                || k - from == TAG_BATCH
+                || encoded[order[k]].words.len() > first + first / 4 + 2;
+            if ends {
+                groups.push(&order[from..k]);
+                from = k;
+            }
+        }
+        for group in groups {
             let items: Vec<&Encoded> = group.iter().map(|&i| &encoded[i]).collect();
             let b = batch(&items, self.vocab.labels.len(), &self.device)?;
             let paths = self.net.decode(&b).map_err(cerr)?;
