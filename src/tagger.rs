@@ -75,21 +75,30 @@ impl Tagger {
     /// Load what `dir` declares it serves; a deep model must have been trained with
     /// `feature_version` as the CRF must.
     pub fn load(dir: &Path, feature_version: u32) -> Result<Tagger> {
-        match served_architecture(dir)? {
-            CRF => Ok(Tagger::Crf(crf::Model::load(dir, feature_version)?)),
-            _ => {
-                let model = deep::Model::load(&dir.join(deep::DIR))?;
-                let found = model.meta()["feature_version"].as_u64().unwrap_or(0) as u32;
-                if found != feature_version {
-                    return Err(Error::ModelMismatch {
-                        model: dir.display().to_string(),
-                        expected: feature_version,
-                        found,
-                    });
-                }
-                Ok(Tagger::Deep(model))
-            }
+        let architecture = served_architecture(dir)?;
+        Tagger::load_as(
+            &architecture_dir(dir, architecture),
+            architecture,
+            feature_version,
+        )
+    }
+
+    /// Load `architecture`'s files from `files` (a model folder for the CRF, its
+    /// `bilstm-crf/` for the deep model), checking the feature version either way.
+    pub fn load_as(files: &Path, architecture: &str, feature_version: u32) -> Result<Tagger> {
+        if architecture != deep::ARCHITECTURE {
+            return Ok(Tagger::Crf(crf::Model::load(files, feature_version)?));
         }
+        let model = deep::Model::load(files)?;
+        let found = model.meta()["feature_version"].as_u64().unwrap_or(0) as u32;
+        if found != feature_version {
+            return Err(Error::ModelMismatch {
+                model: files.display().to_string(),
+                expected: feature_version,
+                found,
+            });
+        }
+        Ok(Tagger::Deep(model))
     }
 
     pub fn architecture(&self) -> &'static str {

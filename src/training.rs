@@ -343,33 +343,18 @@ pub fn run_from(
             ),
         )?;
         let eval = match eval_sets.get(f) {
-            Some(data) => {
-                report.eval_sequences += data.len();
-                let e = evaluate(&model, data)?;
-                let f1 = 100.0 * e.field.micro().f1;
-                progress(&Event::Evaluated {
-                    fold: f + 1,
-                    folds,
-                    field_micro_f1: f1,
-                });
-                report.fold_field_f1.push(f1);
-                pooled.merge(&e);
-                Some(e)
-            }
+            Some(data) => Some(record_fold(
+                evaluate(&model, data)?,
+                data.len(),
+                (f + 1, folds),
+                &mut report,
+                &mut pooled,
+                progress,
+            )),
             None => None,
         };
         if write {
-            let evaluation = match &eval {
-                Some(e) => {
-                    let mut v = e.summary();
-                    v["kind"] = serde_json::json!(kind.name());
-                    v
-                }
-                None => serde_json::json!({
-                    "kind": kind.name(),
-                    "note": "trained on corpus and evaluation parts; no held-out figures",
-                }),
-            };
+            let evaluation = evaluation_json(eval.as_ref(), kind);
             let meta = meta_for(
                 spec,
                 model.labels().to_vec(),
@@ -453,29 +438,18 @@ pub fn run_deep(
         report.train_sequences = train_data.len();
         report.data_digest = digest(train_data);
         let eval = match eval_sets.get(f) {
-            Some(data) => {
-                report.eval_sequences += data.len();
-                let e = trained.model.evaluate(data)?;
-                let f1 = 100.0 * e.field.micro().f1;
-                progress(&Event::Evaluated {
-                    fold: f + 1,
-                    folds,
-                    field_micro_f1: f1,
-                });
-                report.fold_field_f1.push(f1);
-                pooled.merge(&e);
-                Some(e)
-            }
+            Some(data) => Some(record_fold(
+                trained.model.evaluate(data)?,
+                data.len(),
+                (f + 1, folds),
+                &mut report,
+                &mut pooled,
+                progress,
+            )),
             None => None,
         };
         if write {
-            let mut evaluation = match &eval {
-                Some(e) => e.summary(),
-                None => serde_json::json!({
-                    "note": "trained on corpus and evaluation parts; no held-out figures",
-                }),
-            };
-            evaluation["kind"] = serde_json::json!(kind.name());
+            let mut evaluation = evaluation_json(eval.as_ref(), kind);
             evaluation["epochs"] = serde_json::json!(trained.epochs);
             evaluation["best_epoch"] = serde_json::json!(trained.best_epoch);
             evaluation["dev_field_f1"] = serde_json::json!(trained.best_dev_f1);
@@ -502,6 +476,40 @@ pub fn run_deep(
         report.evaluation = Some(pooled);
     }
     Ok(report)
+}
+
+/// A fold's evaluation of `sequences` held-out sequences: reported, its field micro F1 kept
+/// per fold, its counts pooled.
+fn record_fold(
+    e: Evaluation,
+    sequences: usize,
+    (fold, folds): (usize, usize),
+    report: &mut TrainingReport,
+    pooled: &mut Evaluation,
+    progress: &mut dyn FnMut(&Event),
+) -> Evaluation {
+    report.eval_sequences += sequences;
+    let f1 = 100.0 * e.field.micro().f1;
+    progress(&Event::Evaluated {
+        fold,
+        folds,
+        field_micro_f1: f1,
+    });
+    report.fold_field_f1.push(f1);
+    pooled.merge(&e);
+    e
+}
+
+/// The `evaluation` object of a written model's `meta.json`.
+fn evaluation_json(eval: Option<&Evaluation>, kind: TrainingKind) -> serde_json::Value {
+    let mut v = match eval {
+        Some(e) => e.summary(),
+        None => serde_json::json!({
+            "note": "trained on corpus and evaluation parts; no held-out figures",
+        }),
+    };
+    v["kind"] = serde_json::json!(kind.name());
+    v
 }
 
 /// Where a model's BiLSTM-CRF lives: `models/<dir>/bilstm-crf/`.

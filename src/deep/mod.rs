@@ -851,27 +851,17 @@ impl Trained {
             .map_err(|e| Error::General(format!("creating {}: {e}", dir.display())))?;
         let weights = dir.join(WEIGHTS_FILE);
         self.varmap.save(&weights).map_err(cerr)?;
-        let write = |name: &str, v: &dyn erased::Json| {
-            std::fs::write(dir.join(name), v.pretty())
+        let write = |name: &str, json: serde_json::Result<String>| {
+            let text = json.map_err(|e| Error::General(format!("{name}: {e}")))?;
+            std::fs::write(dir.join(name), text)
                 .map_err(|e| Error::General(format!("writing {name}: {e}")))
         };
-        write(VOCAB_FILE, &self.model.vocab)?;
-        write(META_FILE, &meta)?;
+        write(VOCAB_FILE, serde_json::to_string_pretty(&self.model.vocab))?;
+        write(META_FILE, serde_json::to_string_pretty(&meta))?;
         self.model.meta = meta;
         std::fs::metadata(&weights)
             .map(|m| m.len() as usize)
             .map_err(|e| Error::General(format!("{e}")))
-    }
-}
-
-mod erased {
-    pub trait Json {
-        fn pretty(&self) -> String;
-    }
-    impl<T: serde::Serialize> Json for T {
-        fn pretty(&self) -> String {
-            serde_json::to_string_pretty(self).unwrap_or_default()
-        }
     }
 }
 

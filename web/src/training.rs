@@ -198,15 +198,8 @@ fn check_written(
     dataset: &Path,
     architecture: &str,
 ) -> anyhow::Result<usize> {
-    let model: quire::tagger::Tagger = if architecture == quire::deep::ARCHITECTURE {
-        let m = quire::deep::Model::load(dir)
-            .with_context(|| format!("the new model in {} does not load", dir.display()))?;
-        quire::tagger::Tagger::Deep(m)
-    } else {
-        quire::crf::Model::load(dir, spec.feature_version())
-            .with_context(|| format!("the new model in {} does not load", dir.display()))?
-            .into()
-    };
+    let model = quire::tagger::Tagger::load_as(dir, architecture, spec.feature_version())
+        .with_context(|| format!("the new model in {} does not load", dir.display()))?;
     let (data, _) = spec.read(dataset, Part::Corpus)?;
     let mut checked = 0;
     for seq in data.iter().take(20) {
@@ -664,18 +657,15 @@ impl Runner {
         let served_model = name.dir(&self.models_dir, flavor);
         let served = served_model.join(quire::deep::DIR);
         let spec = models::spec(name, flavor).context("no model definition")?;
-        let loaded = quire::deep::Model::load(&new_dir)?;
-        let found = loaded.meta()["feature_version"].as_u64().unwrap_or(0) as u32;
-        anyhow::ensure!(
-            found == spec.feature_version(),
-            "the new model has feature version {found}, this build expects {}",
-            spec.feature_version()
-        );
+        let loaded = quire::tagger::Tagger::load_as(
+            &new_dir,
+            quire::deep::ARCHITECTURE,
+            spec.feature_version(),
+        )?;
         let declared = quire::tagger::served_architecture(&served_model)
             .is_ok_and(|a| a == quire::deep::ARCHITECTURE);
         let version = if declared && models.has_actor(name, flavor) {
-            let tagger = quire::tagger::Tagger::Deep(loaded);
-            Some(models.install_tagger(name, flavor, tagger)?)
+            Some(models.install_tagger(name, flavor, loaded)?)
         } else {
             None
         };
