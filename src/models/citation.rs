@@ -69,6 +69,8 @@ pub struct Citation {
     pub date: Option<Date>,
     /// ISSN, from a consolidation record.
     pub issn: Option<String>,
+    /// An open-access link to the work, from a consolidation record.
+    pub oa_url: Option<String>,
     /// Where a consolidation matched this citation from (`embedded`, …); `None` while it is
     /// as extracted.
     pub consolidated: Option<String>,
@@ -235,6 +237,9 @@ pub fn decode<L: AsRef<str>>(raw: &str, toks: &[Tok], labels: &[L]) -> Citation 
     // Identifiers and URLs keep the input's own spacing (no space inside `10.1000/xyz`).
     let norm = crate::tokenizer::normalise(raw);
     let ranges = text::token_ranges(&norm, toks);
+    // Where the kept date span starts and ends: a second date span right after it ("June 1",
+    // "2018" around the comma of "June 1, 2018") continues it.
+    let mut date_span: Option<(usize, usize)> = None;
     for (label, a, b) in spans(labels) {
         if label == "<other>" {
             continue;
@@ -261,7 +266,18 @@ pub fn decode<L: AsRef<str>>(raw: &str, toks: &[Tok], labels: &[L]) -> Citation 
         match label.as_str() {
             "<author>" => put(&mut c.author_text, v),
             "<editor>" => put(&mut c.editor_text, v),
-            "<date>" => first(&mut c.date_text, v),
+            "<date>" => match date_span {
+                None => {
+                    c.date_text = Some(v);
+                    date_span = Some((a, b));
+                }
+                Some((from, to)) if continues_date(toks, to, a) => {
+                    let joined = text::join_tokens(toks.get(from..b).unwrap_or_default());
+                    c.date_text = Some(strip_wrapping(&clean_field(&joined)));
+                    date_span = Some((from, b));
+                }
+                Some(_) => {}
+            },
             "<title>" => put(&mut c.title, v),
             "<journal>" => first(&mut c.journal, v),
             "<booktitle>" => first(&mut c.booktitle, v),
@@ -282,6 +298,17 @@ pub fn decode<L: AsRef<str>>(raw: &str, toks: &[Tok], labels: &[L]) -> Citation 
     }
     split_leading_year(&mut c);
     c
+}
+
+/// Whether a date span starting at token `next` continues the one ending at `end`: at most
+/// two tokens between them, each a comma, full stop, slash or hyphen.
+fn continues_date(toks: &[Tok], end: usize, next: usize) -> bool {
+    next >= end
+        && next - end <= 2
+        && toks.get(end..next).is_some_and(|gap| {
+            gap.iter()
+                .all(|t| matches!(t.text.as_str(), "," | "." | "/" | "-" | "–"))
+        })
 }
 
 /// The string the citation model sees: backslashes removed, leading `[({.,])}: ` and
@@ -617,6 +644,22 @@ mod tests {
         ]);
         l.extend([Pubnum; 7]);
         l
+    }
+
+    #[test]
+    fn a_date_split_around_its_comma_is_one_date() {
+        let p = prepare("Hayes K. Mental health. Int J Ment Health Syst. June 1, 2018;12(1):28. Reprinted 2020.");
+        let t = toks(&p);
+        let texts: Vec<&str> = t.iter().map(|t| t.text.as_str()).collect();
+        let at = |w: &str| texts.iter().position(|&x| x == w).unwrap();
+        let mut labels = vec!["<other>".to_string(); t.len()];
+        labels[at("June")] = "I-<date>".into();
+        labels[at("June") + 1] = "<date>".into();
+        labels[at("2018")] = "I-<date>".into();
+        labels[at("2020")] = "I-<date>".into();
+        let c = decode(&p, &t, &labels);
+        // The year after the comma joins the month and day; a date further on does not.
+        assert_eq!(c.date_text.as_deref(), Some("June 1, 2018"));
     }
 
     #[test]
