@@ -61,6 +61,8 @@ pub struct HeaderRecord {
     pub front_text: Vec<String>,
     /// Upper-case hex MD5 of the uploaded bytes.
     pub md5: Option<String>,
+    /// An open-access link to the article, from a consolidation record.
+    pub oa_url: Option<String>,
 }
 
 impl HeaderRecord {

@@ -96,6 +96,9 @@ pub struct Annotations {
 /// A reference's external link, as GROBID picks it: an open-access link, else the DOI
 /// resolver, else the arXiv abstract page, else the web address printed in the reference.
 pub fn reference_url(c: &Citation) -> Option<String> {
+    if let Some(url) = &c.oa_url {
+        return Some(url.clone());
+    }
     if let Some(doi) = c.doi() {
         return Some(format!("https://dx.doi.org/{doi}"));
     }
@@ -531,7 +534,7 @@ mod tests {
     }
 
     #[test]
-    fn urls_prefer_the_doi_then_arxiv_then_a_web_link() {
+    fn urls_prefer_open_access_then_the_doi_then_arxiv_then_a_web_link() {
         let mut c = Citation {
             web: Some("https://example.org/paper".into()),
             ..Citation::default()
@@ -549,6 +552,11 @@ mod tests {
         assert_eq!(
             reference_url(&c).as_deref(),
             Some("https://dx.doi.org/10.1000/xyz")
+        );
+        c.oa_url = Some("https://repo.example/xyz.pdf".into());
+        assert_eq!(
+            reference_url(&c).as_deref(),
+            Some("https://repo.example/xyz.pdf")
         );
         assert_eq!(reference_url(&Citation::default()), None);
     }

@@ -201,7 +201,39 @@ pub fn parse_work(v: &Value) -> Result<Record, Reject> {
         publisher: text(v, "publisher"),
         kind: text(v, "type"),
         funders,
+        oa_url: open_access_url(v),
     })
+}
+
+/// The open-access link of a work object: biblio-glutton's `oaLink` (from Unpaywall) when
+/// the answer has one; else, when the work carries a Creative Commons licence that applies
+/// from publication (no embargo), its full-text `link`, a PDF first.
+pub fn open_access_url(v: &Value) -> Option<String> {
+    let http = |s: &str| s.starts_with("http://") || s.starts_with("https://");
+    if let Some(u) = v.get("oaLink").and_then(Value::as_str).map(str::trim) {
+        if http(u) {
+            return Some(u.to_string());
+        }
+    }
+    let open = v.get("license")?.as_array()?.iter().any(|l| {
+        let url = l.get("URL").and_then(Value::as_str).unwrap_or("");
+        let delay = l.get("delay-in-days").and_then(Value::as_i64).unwrap_or(0);
+        url.contains("creativecommons.org/") && delay <= 0
+    });
+    if !open {
+        return None;
+    }
+    let links = v.get("link")?.as_array()?;
+    let url_of = |want: &str| {
+        links.iter().find_map(|l| {
+            let ty = l.get("content-type").and_then(Value::as_str).unwrap_or("");
+            let u = l.get("URL").and_then(Value::as_str)?.trim();
+            (ty == want && http(u)).then(|| u.to_string())
+        })
+    };
+    url_of("application/pdf")
+        .or_else(|| url_of("text/html"))
+        .or_else(|| url_of("unspecified"))
 }
 
 /// The work list of a data-file document: `items`, or `message.items`.
@@ -338,6 +370,36 @@ mod tests {
         // An API answer wraps the work in `message`.
         let wrapped = json!({"status": "ok", "message": w});
         assert_eq!(parse_work(&wrapped).expect("wrapped"), r);
+    }
+
+    #[test]
+    fn an_open_licence_gives_the_open_access_link() {
+        let work = |license: serde_json::Value| {
+            json!({
+                "DOI": "10.1000/oa", "title": ["Open"],
+                "license": license,
+                "link": [
+                    {"URL": "https://pub.example/oa.xml", "content-type": "text/xml"},
+                    {"URL": "https://pub.example/oa.pdf", "content-type": "application/pdf"}
+                ]
+            })
+        };
+        let cc =
+            json!([{"URL": "http://creativecommons.org/licenses/by/4.0/", "delay-in-days": 0}]);
+        let r = parse_work(&work(cc)).expect("record");
+        assert_eq!(r.oa_url.as_deref(), Some("https://pub.example/oa.pdf"));
+        // An embargoed or publisher licence gives none.
+        let embargo = json!([{"URL": "https://creativecommons.org/licenses/by-nc/4.0/", "delay-in-days": 365}]);
+        assert_eq!(parse_work(&work(embargo)).expect("record").oa_url, None);
+        let closed = json!([{"URL": "https://www.elsevier.com/tdm/userlicense/1.0/"}]);
+        assert_eq!(parse_work(&work(closed)).expect("record").oa_url, None);
+        // biblio-glutton's answer names the link itself.
+        let glutton =
+            json!({"DOI": "10.1000/g", "title": ["G"], "oaLink": "https://repo.example/g.pdf"});
+        assert_eq!(
+            parse_work(&glutton).expect("record").oa_url.as_deref(),
+            Some("https://repo.example/g.pdf")
+        );
     }
 
     #[test]

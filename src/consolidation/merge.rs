@@ -157,6 +157,7 @@ pub fn citation(c: &mut Citation, r: &Record, mode: Mode, source: &str) {
         if let Some(issn) = r.issn.first() {
             c.issn = Some(issn.clone());
         }
+        set(&mut c.oa_url, &r.oa_url);
     }
     set_citation_doi(c, &r.doi);
     c.consolidated = Some(source.to_string());
@@ -207,6 +208,7 @@ pub fn header(h: &mut HeaderRecord, r: &Record, mode: Mode) {
     if let Some(d) = record_date(r) {
         h.date = Some(d);
     }
+    set(&mut h.oa_url, &r.oa_url);
 }
 
 #[cfg(test)]
@@ -236,6 +238,7 @@ mod tests {
             last_page: Some("20".into()),
             year: Some(2010),
             issn: vec!["1234-5678".into()],
+            oa_url: Some("https://repo.example/abc.pdf".into()),
             ..Record::default()
         }
     }
@@ -268,6 +271,7 @@ mod tests {
         assert_eq!(c.doi().as_deref(), Some("10.1000/abc"));
         assert!(c.pubnums.contains(&"PMID 123".to_string()));
         assert_eq!(c.issn.as_deref(), Some("1234-5678"));
+        assert_eq!(c.oa_url.as_deref(), Some("https://repo.example/abc.pdf"));
         assert_eq!(c.authors.len(), 2);
         // The extracted forename is longer than the record's initial.
         assert_eq!(c.authors[0].forename.as_deref(), Some("John"));
@@ -282,6 +286,7 @@ mod tests {
         citation(&mut c, &record(), Mode::DoiOnly, "embedded");
         assert_eq!(c.title.as_deref(), Some("Corect Titel"));
         assert_eq!(c.authors.len(), 1);
+        assert_eq!(c.oa_url, None);
         assert_eq!(c.doi().as_deref(), Some("10.1000/abc"));
         assert_eq!(c.consolidated.as_deref(), Some("embedded"));
     }

@@ -92,6 +92,10 @@ pub struct Record {
     pub kind: Option<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub funders: Vec<Funder>,
+    /// Where the work can be read openly: biblio-glutton's `oaLink`, or the full-text link
+    /// of a Crossref record under a Creative Commons licence ([`crossref::open_access_url`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub oa_url: Option<String>,
 }
 
 impl Record {

@@ -107,7 +107,11 @@ impl Builder {
             }
             "ptr" => {
                 if let Some(t) = attr(e, "target") {
-                    set(&mut self.c.web, &t);
+                    if attr(e, "type").as_deref() == Some("open-access") {
+                        set(&mut self.c.oa_url, &t);
+                    } else {
+                        set(&mut self.c.web, &t);
+                    }
                 }
             }
             _ => {}
@@ -381,6 +385,8 @@ mod tests {
                 raw: "2019".into(),
             }),
             pubnums: vec!["10.5555/deep.2019".into()],
+            web: Some("https://example.org/deep".into()),
+            oa_url: Some("https://repo.example/deep.pdf".into()),
             ..Citation::default()
         }
     }
@@ -406,6 +412,11 @@ mod tests {
         assert_eq!(r.authors[0].surname.as_deref(), Some("Smith"));
         assert_eq!(r.authors[0].middlename.as_deref(), Some("A"));
         assert_eq!(r.doi().as_deref(), Some("10.5555/deep.2019"));
+        assert!(
+            xml.contains(r#"<ptr type="open-access" target="https://repo.example/deep.pdf" />"#)
+        );
+        assert_eq!(r.oa_url, c.oa_url);
+        assert_eq!(r.web, c.web);
         assert_eq!(r.raw, c.raw);
         // Written again from what was read: the same element.
         assert_eq!(

@@ -231,6 +231,13 @@ fn write_article(w: &mut TeiWriter, a: &Article, opt: &TeiOptions) {
             w.line("idno", &[("type", ty)], v);
         }
     }
+    if let Some(url) = &h.oa_url {
+        w.line_empty(
+            "ptr",
+            &[("type", "open-access"), ("target", url)],
+            Slash::Spaced,
+        );
+    }
     w.line_if("note", &[("type", "submission")], h.submission.as_deref());
     w.close("biblStruct").close("sourceDesc").close("fileDesc");
     w.open("encodingDesc", &[]).open("appInfo", &[]);

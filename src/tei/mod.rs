@@ -352,6 +352,13 @@ fn identifiers(w: &mut TeiWriter, c: &Citation) {
             w.line("idno", &[], p);
         }
     }
+    if let Some(url) = &c.oa_url {
+        w.line_empty(
+            "ptr",
+            &[("type", "open-access"), ("target", url)],
+            Slash::Spaced,
+        );
+    }
     if let Some(web) = &c.web {
         w.line_empty("ptr", &[("target", web)], Slash::Spaced);
     }

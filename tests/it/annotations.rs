@@ -170,6 +170,77 @@ fn reference_annotations_have_grobids_shape_and_the_teis_boxes() {
     assert_eq!(fm.len(), tei_formula_boxes, "{fm:?}");
 }
 
+/// With `consolidateCitations=1`, a reference matched to a record under a Creative Commons
+/// licence links to the record's open-access PDF (GROBID's first URL choice), in the JSON and
+/// as `<ptr type="open-access">` in the TEI; without consolidation it has no URL.
+#[test]
+fn a_consolidated_reference_links_to_its_open_access_copy() {
+    if !crate::common::models_present(&NEEDED) {
+        return;
+    }
+    let Some(pdfium) = crate::common::pdfium_lib() else {
+        return;
+    };
+    let dir = tempfile::tempdir().expect("temp dir");
+    let works = dir.path().join("works.jsonl");
+    let record = serde_json::json!({
+        "DOI": "10.5555/water.2009",
+        "title": ["Water and energy exchange at the land surface"],
+        "author": [{"given": "Emeka", "family": "Okafor"}],
+        "container-title": ["Journal of Land Surface Studies"],
+        "issued": {"date-parts": [[2009]]},
+        "type": "journal-article",
+        "license": [{"URL": "https://creativecommons.org/licenses/by/4.0/", "delay-in-days": 0}],
+        "link": [{"URL": "https://press.example/water-2009.pdf", "content-type": "application/pdf"}]
+    });
+    std::fs::write(&works, record.to_string()).expect("write works");
+    let index = dir.path().join("index");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_quire"))
+        .args(["biblio", "import", "--index-dir"])
+        .args([&index, &works])
+        .output()
+        .expect("run quire biblio import");
+    assert!(out.status.success(), "{out:?}");
+    let s = Server::builder()
+        .repo_models()
+        .set(
+            "models",
+            &format!("pdfium_lib = {:?}", pdfium.display().to_string()),
+        )
+        .set(
+            "consolidation",
+            &format!("index_dir = {:?}", index.display().to_string()),
+        )
+        .start();
+    let url_of_b2 = |consolidate: &str| {
+        let (status, _, body) = s.post_pdf(
+            ANNOTATIONS,
+            linked_article(),
+            &[("consolidateCitations", consolidate)],
+            None,
+        );
+        assert_eq!(status, 200, "{body}");
+        let json: Value = serde_json::from_str(&body).expect("JSON");
+        json["refBibs"][2].get("url").cloned()
+    };
+    assert_eq!(url_of_b2("0"), None);
+    assert_eq!(
+        url_of_b2("1"),
+        Some(Value::from("https://press.example/water-2009.pdf"))
+    );
+    let (status, _, tei) = s.post_pdf(
+        "/api/processReferences",
+        linked_article(),
+        &[("consolidateCitations", "1")],
+        None,
+    );
+    assert_eq!(status, 200, "{tei}");
+    assert!(
+        tei.contains(r#"<ptr type="open-access" target="https://press.example/water-2009.pdf" />"#),
+        "{tei}"
+    );
+}
+
 #[test]
 fn figures_and_tables_come_with_include_figures_tables() {
     let Some(s) = Server::with_models(&NEEDED) else {

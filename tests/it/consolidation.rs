@@ -44,14 +44,17 @@ fn quire(args: &[&str]) -> (bool, String) {
 /// Writes the two record files and imports them into `dir/index`; returns the import's output.
 fn build_index(dir: &Path) -> String {
     let jsonl = dir.join("works.jsonl");
+    let mut deep = work(
+        "10.5555/DEEP.2019",
+        "Deep Parsing of References",
+        &[("John A.", "Smith"), ("Katrien", "van der Berg")],
+        2019,
+    );
+    // Open access from publication: its full-text PDF becomes the record's open-access link.
+    deep["license"] = serde_json::json!([{"URL": "http://creativecommons.org/licenses/by/4.0/", "delay-in-days": 0}]);
+    deep["link"] = serde_json::json!([{"URL": "https://press.example/deep.pdf", "content-type": "application/pdf"}]);
     let lines = [
-        work(
-            "10.5555/DEEP.2019",
-            "Deep Parsing of References",
-            &[("John A.", "Smith"), ("Katrien", "van der Berg")],
-            2019,
-        )
-        .to_string(),
+        deep.to_string(),
         "{\"DOI\": \"10.5555/broken\", \"title\": [".to_string(),
         serde_json::json!({"title": ["A record without DOI"]}).to_string(),
     ];
@@ -200,6 +203,10 @@ fn process_citation_applies_each_consolidation_value() {
         merged.contains("<note type=\"consolidation\">embedded</note>"),
         "{merged}"
     );
+    assert!(
+        merged.contains("<ptr type=\"open-access\" target=\"https://press.example/deep.pdf\" />"),
+        "{merged}"
+    );
 
     // 2: the DOI only; the extracted journal stays.
     let doi_only = citation(&s, REF, "2");
@@ -216,6 +223,7 @@ fn process_citation_applies_each_consolidation_value() {
         "{doi_only}"
     );
     assert!(!doi_only.contains("Test Press"), "{doi_only}");
+    assert!(!doi_only.contains("open-access"), "{doi_only}");
 
     // A printed DOI whose record is another paper is refused; nothing else matches.
     let wrong = citation(&s, WRONG_DOI, "1");

@@ -247,12 +247,14 @@ fn answers_are_cached_and_a_429_is_retried_after_its_delay() {
 #[test]
 fn glutton_client_uses_the_lookup_service() {
     let fake = Fake::start(|target| {
-        let rec = work(
+        let mut rec = work(
             "10.5555/glut",
             "Reference matching over loopback",
             "Moreau",
             2020,
         );
+        // biblio-glutton adds Unpaywall's open-access link to the Crossref record.
+        rec["oaLink"] = "https://repo.example/glut.pdf".into();
         if target.starts_with("/service/lookup?doi=10.5555%2Fglut")
             || (target.starts_with("/service/lookup?atitle=")
                 && target.contains("firstAuthor=Moreau"))
@@ -272,6 +274,10 @@ fn glutton_client_uses_the_lookup_service() {
     );
     let o = c.find(&extracted(), false).expect("search").expect("found");
     assert_eq!(o.record.doi, "10.5555/glut");
+    assert_eq!(
+        o.record.oa_url.as_deref(),
+        Some("https://repo.example/glut.pdf")
+    );
     let unknown = Extracted {
         title: Some("Nothing like this exists anywhere".into()),
         first_author: Some("Nobody".into()),
