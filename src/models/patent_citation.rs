@@ -209,7 +209,51 @@ pub fn decode(text: &str, t: &Tokens, labels: &[String]) -> Result<Vec<Found>> {
             out.push(Found { kind, range: r });
         }
     }
+    // Numbers printed in a form only patents take, which the model left unlabelled.
+    for r in printed_numbers(text) {
+        if !out
+            .iter()
+            .any(|f| f.range.start < r.end && r.start < f.range.end)
+        {
+            out.push(Found {
+                kind: MarkKind::Patent,
+                range: r,
+            });
+        }
+    }
+    out.sort_by_key(|f| f.range.start);
     Ok(out)
+}
+
+/// Patent numbers printed in a form no other text takes, as byte ranges of `text`: a PCT
+/// application (`PCT/ES99/00300`), or the code of a large patent office (WIPO ST.3), an
+/// optional publication marker (`EP-A-`), and a number of at least six digits in the ways
+/// offices group them (`JP 10-058899`, `US 6,123,456 B1`, `WO 2004/012345`, `DE 101 23 456`),
+/// with its kind code. The model's labels come first; these catch what it leaves unlabelled
+/// in a language or a sentence it rarely saw. Office codes that are also common upper-case
+/// words (`AT`, `IT`, `IN`, `NO`, …) are not among them.
+pub fn printed_numbers(text: &str) -> Vec<Range<usize>> {
+    static R: OnceLock<regex::Regex> = OnceLock::new();
+    let re = R.get_or_init(|| {
+        regex::Regex::new(
+            r"(?x)
+            \bPCT\s?/\s?[A-Z]{2}\s?(?:\d{2}|\d{4})\s?/\s?\d{3,6}\b
+            |
+            \b(?P<office>US|EP|WO|JP|DE|FR|GB|ES|CN|KR|CA|AU|CH|NL|SE|DK|RU|SU|BR|TW)
+            (?:\s?-\s?[ABU]\d?\s?-\s?|\s?-\s?|\s)?
+            (?P<number>\d+(?:(?:[,.]|\s?[/-]\s?|\s)\d+)*)
+            (?:\s?[ABCUTY]\d?\b)?",
+        )
+        .expect("a valid expression")
+    });
+    re.captures_iter(text)
+        .filter(|c| match c.name("number") {
+            Some(n) => n.as_str().chars().filter(char::is_ascii_digit).count() >= 6,
+            None => true,
+        })
+        .filter_map(|c| c.get(0))
+        .map(|m| m.range())
+        .collect()
 }
 
 /// Split a plain text into the units the model labels: its lines (without the line break),
@@ -478,6 +522,43 @@ mod tests {
         let found = decode(text, &t, &labels).unwrap();
         let texts: Vec<&str> = found.iter().map(|f| &text[f.range.clone()]).collect();
         assert_eq!(texts, vec!["EP 0 123 456 B1", "Smith, Nature"]);
+    }
+
+    #[test]
+    fn numbers_in_a_patent_form_are_found_where_the_model_saw_none() {
+        let text = "La solicitud PCT/ ES 99/00300, los expedientes JP 10-058899, EP-A-0 123 456 y \
+                    US 6,123,456 B1; en 1999 se midieron 120000 muestras a 25 CA 94305 y WO 2004.";
+        let got: Vec<&str> = printed_numbers(text)
+            .into_iter()
+            .map(|r| &text[r])
+            .collect();
+        assert_eq!(
+            got,
+            [
+                "PCT/ ES 99/00300",
+                "JP 10-058899",
+                "EP-A-0 123 456",
+                "US 6,123,456 B1"
+            ]
+        );
+        // Added to the model's spans where they do not overlap one; everything else stays.
+        let t = tokens(text);
+        let mut labels = vec!["<other>".to_string(); t.toks.len()];
+        let jp = t.toks.iter().position(|p| p.tok.text == "JP").unwrap();
+        labels[jp] = "I-<refPatent>".into();
+        labels[jp + 1] = "<refPatent>".into();
+        let found = decode(text, &t, &labels).unwrap();
+        let texts: Vec<&str> = found.iter().map(|f| &text[f.range.clone()]).collect();
+        assert_eq!(
+            texts,
+            [
+                "PCT/ ES 99/00300",
+                "JP 10",
+                "EP-A-0 123 456",
+                "US 6,123,456 B1"
+            ]
+        );
+        assert!(found.iter().all(|f| f.kind == MarkKind::Patent));
     }
 
     #[test]

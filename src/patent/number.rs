@@ -297,7 +297,9 @@ pub fn parse(text: &str) -> Vec<PatentNumber> {
             prev_end = range.end;
             continue;
         }
-        if digits(run).len() < 4 || (several && is_year(run)) {
+        // No office numbers a document with more than 16 digits (epodoc numbers have at most
+        // about 13): a longer run is a table of figures, not a patent.
+        if digits(run).len() < 4 || digits(run).len() > 16 || (several && is_year(run)) {
             continue;
         }
         // The office named last before the number.
@@ -593,6 +595,9 @@ mod tests {
     fn text_without_a_number_gives_nothing() {
         assert!(parse("European patent").is_empty());
         assert!(parse("").is_empty());
+        // A run of digits longer than any office's numbers is a table of figures.
+        assert!(parse("0318318318231829130354457814027483551094").is_empty());
+        assert_eq!(parse("US 12345678901234").len(), 1);
     }
 
     /// A separator style for a number's digit groups.
