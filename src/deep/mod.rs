@@ -420,6 +420,33 @@ fn sigmoid(x: &Tensor) -> candle_core::Result<Tensor> {
     candle_nn::ops::sigmoid(x)
 }
 
+/// tanh as a rational function of degree 13/6, exact to float precision over the clamped
+/// range (the approximation Eigen uses; near 0 it is x within 2e-7); a plain loop over it
+/// vectorises, unlike `f32::tanh`.
+#[inline(always)]
+fn tanh_f32(x: f32) -> f32 {
+    const CLAMP: f32 = 7.905_311;
+    let x = x.clamp(-CLAMP, CLAMP);
+    let x2 = x * x;
+    let mut p = -2.760_768_5e-16_f32;
+    p = p * x2 + 2.000_188e-13;
+    p = p * x2 + -8.604_672e-11;
+    p = p * x2 + 5.122_297e-8;
+    p = p * x2 + 1.485_722_4e-5;
+    p = p * x2 + 6.372_619_3e-4;
+    p = p * x2 + 4.893_524_6e-3;
+    let mut q = 1.198_258_4e-6_f32;
+    q = q * x2 + 1.185_347_1e-4;
+    q = q * x2 + 2.268_434_6e-3;
+    q = q * x2 + 4.893_525e-3;
+    x * p / q
+}
+
+#[inline(always)]
+fn sigmoid_f32(x: f32) -> f32 {
+    0.5 * tanh_f32(0.5 * x) + 0.5
+}
+
 impl Lstm {
     fn new(vb: VarBuilder, input: usize, hidden: usize) -> candle_core::Result<Lstm> {
         let bound = 1.0 / (hidden as f64).sqrt();
@@ -471,6 +498,102 @@ impl Lstm {
             .collect();
         Tensor::stack(&out, 1)
     }
+}
+
+/// The recurrent steps of [`Lstm::run`] in plain loops, for tagging: over the input
+/// projections `xw`
+/// (`[B, T, 4H]`) and `w_hh_t` (`[H, 4H]`): hidden states `[B, T, H]`.
+#[inline(always)]
+fn lstm_steps(
+    xw: &[f32],
+    w_hh_t: &[f32],
+    b: usize,
+    t: usize,
+    hd: usize,
+    reverse: bool,
+) -> Vec<f32> {
+    let h4 = 4 * hd;
+    let mut h = vec![0f32; b * hd];
+    let mut c = vec![0f32; b * hd];
+    let mut out = vec![0f32; b * t * hd];
+    let mut g = vec![0f32; h4];
+    for step in 0..t {
+        let s = if reverse { t - 1 - step } else { step };
+        for bi in 0..b {
+            let at = (bi * t + s) * h4;
+            g.copy_from_slice(&xw[at..at + h4]);
+            for (k, &hk) in h[bi * hd..(bi + 1) * hd].iter().enumerate() {
+                for (gj, wj) in g.iter_mut().zip(&w_hh_t[k * h4..(k + 1) * h4]) {
+                    *gj += hk * *wj;
+                }
+            }
+            let (gi, rest) = g.split_at(hd);
+            let (gf, rest) = rest.split_at(hd);
+            let (gc, go) = rest.split_at(hd);
+            let cb = &mut c[bi * hd..(bi + 1) * hd];
+            let hb = &mut h[bi * hd..(bi + 1) * hd];
+            for j in 0..hd {
+                let cj = sigmoid_f32(gf[j]) * cb[j] + sigmoid_f32(gi[j]) * tanh_f32(gc[j]);
+                cb[j] = cj;
+                hb[j] = sigmoid_f32(go[j]) * tanh_f32(cj);
+            }
+            out[(bi * t + s) * hd..(bi * t + s + 1) * hd].copy_from_slice(hb);
+        }
+    }
+    out
+}
+
+/// [`lstm_steps`] compiled for AVX2 (eight lanes instead of SSE's four).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn lstm_steps_avx2(
+    xw: &[f32],
+    w_hh_t: &[f32],
+    b: usize,
+    t: usize,
+    hd: usize,
+    reverse: bool,
+) -> Vec<f32> {
+    lstm_steps(xw, w_hh_t, b, t, hd, reverse)
+}
+
+/// [`lstm_steps`], with AVX2 where the CPU has it.
+fn lstm_steps_best(
+    xw: &[f32],
+    w_hh_t: &[f32],
+    b: usize,
+    t: usize,
+    hd: usize,
+    reverse: bool,
+) -> Vec<f32> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU supports AVX2, checked just above.
+            return unsafe { lstm_steps_avx2(xw, w_hh_t, b, t, hd, reverse) };
+        }
+    }
+    lstm_steps(xw, w_hh_t, b, t, hd, reverse)
+}
+
+/// Per LSTM direction, what tagging derives from its weights (see [`TaggingTables`]).
+struct DirectionTables {
+    /// The input weights of word embeddings and character features, `[inner, 4H]`.
+    w_inner_t: Tensor,
+    /// Per feature column, per value: its part of the input projection (`4H` each).
+    features: Vec<Vec<f32>>,
+    /// The recurrent weights, `[H, 4H]`.
+    w_hh_t: Vec<f32>,
+}
+
+/// What tagging derives from the weights once ([`Net::tagging_tables`]): per kernel offset,
+/// per character, what the character adds to each CNN filter; the filters' biases; both
+/// directions' tables.
+struct TaggingTables {
+    chars: Vec<Vec<f32>>,
+    conv_b: Vec<f32>,
+    fwd: DirectionTables,
+    bwd: DirectionTables,
 }
 
 /// The network: inputs, BiLSTM, label scores and the CRF's scores.
@@ -537,8 +660,8 @@ impl Net {
         })
     }
 
-    /// Label scores `[B, T, L]`.
-    fn emissions(&self, b: &Batch, train: bool) -> candle_core::Result<Tensor> {
+    /// Label scores `[B, T, L]` as a tensor graph (dropout when `train`).
+    fn emissions_graph(&self, b: &Batch, train: bool) -> candle_core::Result<Tensor> {
         let drop = |x: Tensor| -> candle_core::Result<Tensor> {
             if train && self.dropout > 0.0 {
                 candle_nn::ops::dropout(&x, self.dropout)
@@ -583,10 +706,165 @@ impl Net {
             .reshape((b.b, b.t, self.labels))
     }
 
+    /// What tagging derives from the weights once, for [`Net::emissions_tagging`].
+    fn tagging_tables(&self) -> candle_core::Result<TaggingTables> {
+        let conv_w = self.conv.weight(); // [F, Cdim, 3]
+        let (filters, _, width) = conv_w.dims3()?;
+        let char_emb = self.chr.embeddings();
+        let chars = (0..width)
+            .map(|k| {
+                char_emb
+                    .matmul(&conv_w.narrow(2, k, 1)?.squeeze(2)?.t()?)?
+                    .flatten_all()?
+                    .to_vec1::<f32>()
+            })
+            .collect::<candle_core::Result<_>>()?;
+        let conv_b: Vec<f32> = match self.conv.bias() {
+            Some(bias) => bias.to_vec1()?,
+            None => vec![0.0; filters],
+        };
+        let inner = self.word.hidden_size() + filters;
+        let fdim = self.features.first().map_or(0, |e| e.hidden_size());
+        let direction = |l: &Lstm| -> candle_core::Result<DirectionTables> {
+            let features = self
+                .features
+                .iter()
+                .enumerate()
+                .map(|(fi, e)| {
+                    let part = l.w_ih.narrow(1, inner + fi * fdim, fdim)?;
+                    e.embeddings().matmul(&part.t()?)?.flatten_all()?.to_vec1()
+                })
+                .collect::<candle_core::Result<_>>()?;
+            Ok(DirectionTables {
+                w_inner_t: l.w_ih.narrow(1, 0, inner)?.t()?.contiguous()?,
+                features,
+                w_hh_t: l.w_hh.t()?.contiguous()?.flatten_all()?.to_vec1()?,
+            })
+        };
+        Ok(TaggingTables {
+            chars,
+            conv_b,
+            fwd: direction(&self.fwd)?,
+            bwd: direction(&self.bwd)?,
+        })
+    }
+
+    /// Label scores `[B, T, L]` for tagging, the same arithmetic as
+    /// [`Net::emissions_graph`] without dropout, in plain loops over `tables`
+    /// ([`Net::tagging_tables`]):
+    /// - the character CNN: a window of three characters sums, per filter, what each of its
+    ///   characters contributes at its place, looked up per character instead of multiplied
+    ///   out per position, over each word's own characters only;
+    /// - each feature column's part of both LSTMs' input projections, looked up per value;
+    ///   words and character features go through one matrix product;
+    /// - the recurrences in [`lstm_steps_best`].
+    fn emissions_tagging(&self, b: &Batch, tables: &TaggingTables) -> candle_core::Result<Tensor> {
+        let (bn, t) = (b.b, b.t);
+        let n = bn * t;
+        let dev = b.words.device();
+        let filters = tables.conv_b.len();
+        let width = tables.chars.len();
+        let chars: Vec<u32> = b.chars.flatten_all()?.to_vec1()?;
+        let mask: Vec<f32> = b.char_mask.flatten_all()?.to_vec1()?;
+        let cw = b.chars.dim(1)?;
+        let wdim = self.word.hidden_size();
+        let inner = wdim + filters;
+        let words: Vec<f32> = self.word.forward(&b.words)?.flatten_all()?.to_vec1()?;
+        // Per token: its word embedding, then its character features.
+        let mut x = vec![0f32; n * inner];
+        let mut acc = vec![0f32; filters];
+        let half = width / 2;
+        for i in 0..n {
+            let row = &mut x[i * inner..(i + 1) * inner];
+            row[..wdim].copy_from_slice(&words[i * wdim..(i + 1) * wdim]);
+            let len = mask[i * cw..(i + 1) * cw]
+                .iter()
+                .filter(|&&m| m > 0.0)
+                .count();
+            let cs = &chars[i * cw..i * cw + len];
+            let best = &mut row[wdim..];
+            best.fill(f32::NEG_INFINITY);
+            for p in 0..len {
+                acc.copy_from_slice(&tables.conv_b);
+                for (k, table) in tables.chars.iter().enumerate() {
+                    let Some(q) = (p + k).checked_sub(half).filter(|&q| q < len) else {
+                        continue;
+                    };
+                    let c = cs[q] as usize;
+                    for (a, v) in acc.iter_mut().zip(&table[c * filters..(c + 1) * filters]) {
+                        *a += v;
+                    }
+                }
+                for (m, a) in best.iter_mut().zip(&acc) {
+                    *m = m.max(*a);
+                }
+            }
+            // ReLU; a word without characters has none (the graph's masked max is far below 0).
+            for m in best.iter_mut() {
+                *m = if len == 0 { 0.0 } else { m.max(0.0) };
+            }
+        }
+        let x = Tensor::from_vec(x, (n, inner), dev)?;
+        let feature_ids: Vec<Vec<u32>> = b
+            .features
+            .iter()
+            .map(|f| f.flatten_all()?.to_vec1())
+            .collect::<candle_core::Result<_>>()?;
+        let hd = self.fwd.hidden;
+        let h4 = 4 * hd;
+        let project = |lstm: &Lstm, d: &DirectionTables| -> candle_core::Result<Vec<f32>> {
+            let mut xw: Vec<f32> = x
+                .matmul(&d.w_inner_t)?
+                .broadcast_add(&lstm.bias)?
+                .flatten_all()?
+                .to_vec1()?;
+            for (table, ids) in d.features.iter().zip(&feature_ids) {
+                for (row, &id) in xw.chunks_exact_mut(h4).zip(ids) {
+                    let add = &table[id as usize * h4..(id as usize + 1) * h4];
+                    for (r, a) in row.iter_mut().zip(add) {
+                        *r += a;
+                    }
+                }
+            }
+            Ok(xw)
+        };
+        let fwd = lstm_steps_best(
+            &project(&self.fwd, &tables.fwd)?,
+            &tables.fwd.w_hh_t,
+            bn,
+            t,
+            hd,
+            false,
+        );
+        let bwd_in = project(&self.bwd, &tables.bwd)?;
+        let bwd = match &b.padded {
+            // Each sequence reversed within its length, read forwards, put back in order.
+            Some((_, rev)) => {
+                let rev: Vec<u32> = rev.to_vec1()?;
+                let rows = |v: &[f32], w: usize| -> Vec<f32> {
+                    rev.iter()
+                        .flat_map(|&r| v[r as usize * w..(r as usize + 1) * w].iter().copied())
+                        .collect()
+                };
+                let out = lstm_steps_best(&rows(&bwd_in, h4), &tables.bwd.w_hh_t, bn, t, hd, false);
+                rows(&out, hd)
+            }
+            None => lstm_steps_best(&bwd_in, &tables.bwd.w_hh_t, bn, t, hd, true),
+        };
+        let mut h = Vec::with_capacity(n * 2 * hd);
+        for i in 0..n {
+            h.extend_from_slice(&fwd[i * hd..(i + 1) * hd]);
+            h.extend_from_slice(&bwd[i * hd..(i + 1) * hd]);
+        }
+        self.out
+            .forward(&Tensor::from_vec(h, (n, 2 * hd), dev)?)?
+            .reshape((bn, t, self.labels))
+    }
+
     /// Mean negative log-likelihood of the gold labels.
     fn loss(&self, b: &Batch) -> candle_core::Result<Tensor> {
         let (gold, gathered, pairs) = b.gold.as_ref().expect("a training batch has labels");
-        let em = self.emissions(b, true)?;
+        let em = self.emissions_graph(b, true)?;
         let t = b.t;
         let mut score = em.gather(gathered, 2)?.squeeze(2)?.sum(1)?;
         score = (score
@@ -617,8 +895,8 @@ impl Net {
     }
 
     /// Best label ids per sequence.
-    fn decode(&self, b: &Batch) -> candle_core::Result<Vec<Vec<usize>>> {
-        let em = self.emissions(b, false)?.to_vec3::<f32>()?;
+    fn decode(&self, b: &Batch, tables: &TaggingTables) -> candle_core::Result<Vec<Vec<usize>>> {
+        let em = self.emissions_tagging(b, tables)?.to_vec3::<f32>()?;
         let trans = self.trans.to_vec2::<f32>()?;
         let start = self.start.to_vec1::<f32>()?;
         let end = self.end.to_vec1::<f32>()?;
@@ -677,6 +955,9 @@ pub struct Model {
     net: Net,
     device: Device,
     meta: serde_json::Value,
+    /// The tagging tables of the current weights, made on first use; training forgets them
+    /// whenever the weights change ([`Model::forget_tables`]).
+    tables: std::sync::Mutex<Option<std::sync::Arc<TaggingTables>>>,
 }
 
 impl std::fmt::Debug for Model {
@@ -714,11 +995,28 @@ impl Model {
             net,
             device,
             meta,
+            tables: Default::default(),
         })
     }
 
     pub fn labels(&self) -> &[String] {
         &self.vocab.labels
+    }
+
+    /// The tagging tables of the current weights.
+    fn tables(&self) -> Result<std::sync::Arc<TaggingTables>> {
+        let mut slot = self.tables.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(t) = slot.as_ref() {
+            return Ok(t.clone());
+        }
+        let t = std::sync::Arc::new(self.net.tagging_tables().map_err(cerr)?);
+        *slot = Some(t.clone());
+        Ok(t)
+    }
+
+    /// Drop the tagging tables: the weights changed (a training step).
+    fn forget_tables(&self) {
+        *self.tables.lock().unwrap_or_else(|e| e.into_inner()) = None;
     }
 
     pub fn vocab(&self) -> &Vocab {
@@ -761,10 +1059,11 @@ impl Model {
                 from = k;
             }
         }
+        let tables = self.tables()?;
         for group in groups {
             let items: Vec<&Encoded> = group.iter().map(|&i| &encoded[i]).collect();
             let b = batch(&items, self.vocab.labels.len(), &self.device)?;
-            let paths = self.net.decode(&b).map_err(cerr)?;
+            let paths = self.net.decode(&b, &tables).map_err(cerr)?;
             for (&i, path) in group.iter().zip(paths) {
                 out[i] = path
                     .into_iter()
@@ -952,6 +1251,7 @@ pub fn train_from(
         net,
         device: device.clone(),
         meta: serde_json::Value::Null,
+        tables: Default::default(),
     };
     let mut best: Option<(f64, usize, Snapshot)> = None;
     let mut epoch = 0;
@@ -967,6 +1267,7 @@ pub fn train_from(
             total += loss.to_scalar::<f32>().map_err(cerr)? as f64 * items.len() as f64;
             sequences += items.len();
         }
+        model.forget_tables();
         let dev_f1 = if dev_data.is_empty() {
             0.0
         } else {
@@ -999,6 +1300,7 @@ pub fn train_from(
             vars[name].set(t).map_err(cerr)?;
         }
     }
+    model.forget_tables();
     Ok(Some(Trained {
         model,
         varmap,

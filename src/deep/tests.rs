@@ -190,7 +190,7 @@ fn a_padded_batch_scores_each_sequence_as_it_scores_alone() {
     assert!(together.padded.is_some());
     let together = m
         .net
-        .emissions(&together, false)
+        .emissions_tagging(&together, &m.tables().unwrap())
         .unwrap()
         .to_vec3::<f32>()
         .unwrap();
@@ -198,7 +198,7 @@ fn a_padded_batch_scores_each_sequence_as_it_scores_alone() {
         let alone = batch(&[e], m.vocab.labels.len(), &m.device).unwrap();
         let alone = m
             .net
-            .emissions(&alone, false)
+            .emissions_tagging(&alone, &m.tables().unwrap())
             .unwrap()
             .to_vec3::<f32>()
             .unwrap();
@@ -208,6 +208,107 @@ fn a_padded_batch_scores_each_sequence_as_it_scores_alone() {
                     (a - b).abs() < 1e-4,
                     "sequence {k}, token {t}: {a} against {b}"
                 );
+            }
+        }
+    }
+}
+
+#[test]
+fn the_tagging_lstm_steps_compute_what_the_graph_does() {
+    let dev = Device::Cpu;
+    let varmap = VarMap::new();
+    let vb = VarBuilder::from_varmap(&varmap, DType::F32, &dev);
+    let lstm = Lstm::new(vb.pp("l"), 7, 5).unwrap();
+    // Gate inputs well outside tanh's linear range, so the approximation is exercised.
+    let bias = Tensor::randn(0f32, 2.0, 20, &dev).unwrap();
+    let lstm = Lstm { bias, ..lstm };
+    let x = (Tensor::randn(0f32, 1.0, (3, 6, 7), &dev).unwrap() * 3.0).unwrap();
+    let xw: Vec<f32> = x
+        .reshape((18, 7))
+        .unwrap()
+        .matmul(&lstm.w_ih.t().unwrap())
+        .unwrap()
+        .broadcast_add(&lstm.bias)
+        .unwrap()
+        .flatten_all()
+        .unwrap()
+        .to_vec1()
+        .unwrap();
+    let w_hh_t: Vec<f32> = lstm
+        .w_hh
+        .t()
+        .unwrap()
+        .contiguous()
+        .unwrap()
+        .flatten_all()
+        .unwrap()
+        .to_vec1()
+        .unwrap();
+    for reverse in [false, true] {
+        let a: Vec<f32> = lstm
+            .run(&x, reverse)
+            .unwrap()
+            .flatten_all()
+            .unwrap()
+            .to_vec1()
+            .unwrap();
+        for b in [
+            lstm_steps(&xw, &w_hh_t, 3, 6, 5, reverse),
+            lstm_steps_best(&xw, &w_hh_t, 3, 6, 5, reverse),
+        ] {
+            assert_eq!(a.len(), b.len());
+            for (p, q) in a.iter().zip(&b) {
+                assert!((p - q).abs() < 1e-5, "reverse {reverse}: {p} against {q}");
+            }
+        }
+    }
+    for x in [-20.0f32, -3.0, -0.5, -1e-5, 0.0, 2e-4, 0.7, 4.0, 9.0] {
+        assert!((tanh_f32(x) - x.tanh()).abs() < 2e-7, "tanh {x}");
+        assert!(
+            (sigmoid_f32(x) - 1.0 / (1.0 + (-x).exp())).abs() < 2e-7,
+            "sigmoid {x}"
+        );
+    }
+}
+
+#[test]
+fn tagging_scores_are_the_graphs_scores() {
+    let data: Vec<Sequence> = (0..30).map(toy).collect();
+    let params = DeepParams {
+        max_epochs: 2,
+        ..small_params()
+    };
+    let trained = train(&data, &params, &mut |_| true).unwrap().unwrap();
+    let m = &trained.model;
+    let seqs: Vec<Encoded> = [0, 1, 2, 5]
+        .iter()
+        .map(|&i| m.lookup.encode(&m.vocab, &data[i].rows, None))
+        .collect();
+    let padded: Vec<&Encoded> = seqs.iter().collect();
+    let even: Vec<&Encoded> = vec![&seqs[0], &seqs[0]];
+    for items in [padded, even] {
+        let b = batch(&items, m.vocab.labels.len(), &m.device).unwrap();
+        let graph = m
+            .net
+            .emissions_graph(&b, false)
+            .unwrap()
+            .to_vec3::<f32>()
+            .unwrap();
+        let tagging = m
+            .net
+            .emissions_tagging(&b, &m.tables().unwrap())
+            .unwrap()
+            .to_vec3::<f32>()
+            .unwrap();
+        for (k, (g, t)) in graph.iter().zip(&tagging).enumerate() {
+            let len = items[k].words.len();
+            for (pos, (a, b)) in g.iter().zip(t).take(len).enumerate() {
+                for (x, y) in a.iter().zip(b) {
+                    assert!(
+                        (x - y).abs() < 1e-4,
+                        "sequence {k}, token {pos}: {x} against {y}"
+                    );
+                }
             }
         }
     }
