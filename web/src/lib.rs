@@ -17,4 +17,5 @@ pub mod logging;
 pub mod params;
 pub mod routes;
 pub mod sandbox;
+pub mod server;
 pub mod training;

@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
-use actix_web::{middleware, web, App, HttpServer};
+use actix_web::{middleware, web, App};
 use anyhow::Context as _;
 use quire_actors::trainer::TrainerRegistry;
 use quire_actors::workers::{WorkerPolicy, WorkerPool, WorkerPoolConfig};
@@ -131,7 +131,21 @@ async fn serve(config: Config) -> anyhow::Result<()> {
 
     let api_state = state.clone();
     let api_config = config.clone();
-    let mut api = HttpServer::new(move || {
+    let settings = crate::server::Settings {
+        max_connections: config.server.max_connections,
+        workers: config.server.workers,
+        header_timeout: Duration::from_secs(config.server.header_timeout_s),
+        max_body_bytes: config.limits.max_upload_mb.saturating_mul(1024 * 1024),
+    };
+    let listen = |port: u16, key: &str| {
+        crate::server::listener(&host, port, config.server.backlog)
+            .with_context(|| format!("cannot listen on {host}:{port} ({key})"))
+    };
+    let api_listener = listen(config.server.port, "server.port")?;
+    let admin_listener = listen(config.server.admin_port, "server.admin_port")?;
+    let api_addr = api_listener.local_addr()?;
+    let admin_addr = admin_listener.local_addr()?;
+    let api = crate::server::serve("quire-api", api_listener, settings, move || {
         App::new()
             .app_data(api_state.clone())
             .app_data(limits)
@@ -140,47 +154,27 @@ async fn serve(config: Config) -> anyhow::Result<()> {
             .wrap(app::cors(&api_config))
             .configure(routes::configure)
             .default_service(web::to(app::not_found))
-    })
-    .max_connections(config.server.max_connections)
-    .backlog(config.server.backlog)
-    .client_request_timeout(Duration::from_secs(config.server.header_timeout_s))
-    .client_disconnect_timeout(Duration::from_secs(2))
-    .bind((host.as_str(), config.server.port))
-    .with_context(|| {
-        format!(
-            "cannot listen on {host}:{} (server.port)",
-            config.server.port
-        )
     })?;
-    if config.server.workers > 0 {
-        api = api.workers(config.server.workers);
-    }
 
     let admin_state = state.clone();
-    let admin = HttpServer::new(move || {
-        App::new()
-            .app_data(admin_state.clone())
-            .wrap(middleware::from_fn(app::head_as_get))
-            .configure(admin::routes)
-            .default_service(web::to(app::not_found))
-    })
-    .workers(1)
-    .max_connections(config.server.max_connections)
-    .backlog(config.server.backlog)
-    .client_request_timeout(Duration::from_secs(config.server.header_timeout_s))
-    .client_disconnect_timeout(Duration::from_secs(2))
-    .bind((host.as_str(), config.server.admin_port))
-    .with_context(|| {
-        format!(
-            "cannot listen on {host}:{} (server.admin_port)",
-            config.server.admin_port
-        )
-    })?;
+    let admin = crate::server::serve(
+        "quire-admin",
+        admin_listener,
+        crate::server::Settings {
+            workers: 1,
+            ..settings
+        },
+        move || {
+            App::new()
+                .app_data(admin_state.clone())
+                .wrap(middleware::from_fn(app::head_as_get))
+                .configure(admin::routes)
+                .default_service(web::to(app::not_found))
+        },
+    )?;
 
     // With port 0 the system picks free ports: say which, on stdout, in one line scripts and the
     // integration tests read (`listening api=HOST:PORT admin=HOST:PORT`).
-    let api_addr = bound_addr(&api.addrs(), "server.port")?;
-    let admin_addr = bound_addr(&admin.addrs(), "server.admin_port")?;
     crate::routes::annotations::set_admin_port(admin_addr.port());
     {
         use std::io::Write as _;
@@ -206,16 +200,8 @@ async fn serve(config: Config) -> anyhow::Result<()> {
             "the models directory does not exist: no model can be used (set models.dir)"
         );
     }
-    futures::try_join!(api.run(), admin.run())?;
+    futures::try_join!(api, admin)?;
     Ok(())
-}
-
-/// The address a server bound (the first, when a host name resolved to several).
-fn bound_addr(addrs: &[std::net::SocketAddr], key: &str) -> anyhow::Result<std::net::SocketAddr> {
-    addrs
-        .first()
-        .copied()
-        .with_context(|| format!("no address bound for {key}"))
 }
 
 /// `/api/health`'s check of the layout workers: up unless starting a worker process failed.
