@@ -500,80 +500,79 @@ impl Lstm {
     }
 }
 
-/// The recurrent steps of [`Lstm::run`] in plain loops, for tagging: over the input
-/// projections `xw`
-/// (`[B, T, 4H]`) and `w_hh_t` (`[H, 4H]`): hidden states `[B, T, H]`.
-#[inline(always)]
-fn lstm_steps(
-    xw: &[f32],
-    w_hh_t: &[f32],
+/// One direction's recurrence for tagging: the input projections `xw` (`[B, T, 4H]`) and the
+/// recurrent weights `w_hh_t` (`[H, 4H]`) of `b` sequences of `t` steps, `hd` units, read
+/// backwards when `reverse`.
+struct Recurrence<'a> {
+    xw: &'a [f32],
+    w_hh_t: &'a [f32],
     b: usize,
     t: usize,
     hd: usize,
     reverse: bool,
-) -> Vec<f32> {
-    let h4 = 4 * hd;
-    let mut h = vec![0f32; b * hd];
-    let mut c = vec![0f32; b * hd];
-    let mut out = vec![0f32; b * t * hd];
-    let mut g = vec![0f32; h4];
-    for step in 0..t {
-        let s = if reverse { t - 1 - step } else { step };
-        for bi in 0..b {
-            let at = (bi * t + s) * h4;
-            g.copy_from_slice(&xw[at..at + h4]);
-            for (k, &hk) in h[bi * hd..(bi + 1) * hd].iter().enumerate() {
-                for (gj, wj) in g.iter_mut().zip(&w_hh_t[k * h4..(k + 1) * h4]) {
-                    *gj += hk * *wj;
-                }
+}
+
+impl Recurrence<'_> {
+    /// The hidden states `[B, T, H]`: the steps of [`Lstm::run`] in plain loops, with AVX2
+    /// where the CPU has it.
+    fn run(&self) -> Vec<f32> {
+        #[cfg(target_arch = "x86_64")]
+        {
+            if std::arch::is_x86_feature_detected!("avx2") {
+                // SAFETY: the CPU supports AVX2, checked just above.
+                return unsafe { self.steps_avx2() };
             }
-            let (gi, rest) = g.split_at(hd);
-            let (gf, rest) = rest.split_at(hd);
-            let (gc, go) = rest.split_at(hd);
-            let cb = &mut c[bi * hd..(bi + 1) * hd];
-            let hb = &mut h[bi * hd..(bi + 1) * hd];
-            for j in 0..hd {
-                let cj = sigmoid_f32(gf[j]) * cb[j] + sigmoid_f32(gi[j]) * tanh_f32(gc[j]);
-                cb[j] = cj;
-                hb[j] = sigmoid_f32(go[j]) * tanh_f32(cj);
-            }
-            out[(bi * t + s) * hd..(bi * t + s + 1) * hd].copy_from_slice(hb);
         }
+        self.steps()
     }
-    out
-}
 
-/// [`lstm_steps`] compiled for AVX2 (eight lanes instead of SSE's four).
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-unsafe fn lstm_steps_avx2(
-    xw: &[f32],
-    w_hh_t: &[f32],
-    b: usize,
-    t: usize,
-    hd: usize,
-    reverse: bool,
-) -> Vec<f32> {
-    lstm_steps(xw, w_hh_t, b, t, hd, reverse)
-}
-
-/// [`lstm_steps`], with AVX2 where the CPU has it.
-fn lstm_steps_best(
-    xw: &[f32],
-    w_hh_t: &[f32],
-    b: usize,
-    t: usize,
-    hd: usize,
-    reverse: bool,
-) -> Vec<f32> {
+    /// [`Recurrence::steps`] compiled for AVX2 (eight lanes instead of SSE's four).
     #[cfg(target_arch = "x86_64")]
-    {
-        if std::arch::is_x86_feature_detected!("avx2") {
-            // SAFETY: the CPU supports AVX2, checked just above.
-            return unsafe { lstm_steps_avx2(xw, w_hh_t, b, t, hd, reverse) };
-        }
+    #[target_feature(enable = "avx2")]
+    unsafe fn steps_avx2(&self) -> Vec<f32> {
+        self.steps()
     }
-    lstm_steps(xw, w_hh_t, b, t, hd, reverse)
+
+    #[inline(always)]
+    fn steps(&self) -> Vec<f32> {
+        let Recurrence {
+            xw,
+            w_hh_t,
+            b,
+            t,
+            hd,
+            reverse,
+        } = *self;
+        let h4 = 4 * hd;
+        let mut h = vec![0f32; b * hd];
+        let mut c = vec![0f32; b * hd];
+        let mut out = vec![0f32; b * t * hd];
+        let mut g = vec![0f32; h4];
+        for step in 0..t {
+            let s = if reverse { t - 1 - step } else { step };
+            for bi in 0..b {
+                let at = (bi * t + s) * h4;
+                g.copy_from_slice(&xw[at..at + h4]);
+                for (k, &hk) in h[bi * hd..(bi + 1) * hd].iter().enumerate() {
+                    for (gj, wj) in g.iter_mut().zip(&w_hh_t[k * h4..(k + 1) * h4]) {
+                        *gj += hk * *wj;
+                    }
+                }
+                let (gi, rest) = g.split_at(hd);
+                let (gf, rest) = rest.split_at(hd);
+                let (gc, go) = rest.split_at(hd);
+                let cb = &mut c[bi * hd..(bi + 1) * hd];
+                let hb = &mut h[bi * hd..(bi + 1) * hd];
+                for j in 0..hd {
+                    let cj = sigmoid_f32(gf[j]) * cb[j] + sigmoid_f32(gi[j]) * tanh_f32(gc[j]);
+                    cb[j] = cj;
+                    hb[j] = sigmoid_f32(go[j]) * tanh_f32(cj);
+                }
+                out[(bi * t + s) * hd..(bi * t + s + 1) * hd].copy_from_slice(hb);
+            }
+        }
+        out
+    }
 }
 
 /// Per LSTM direction, what tagging derives from its weights (see [`TaggingTables`]).
@@ -757,7 +756,7 @@ impl Net {
     ///   out per position, over each word's own characters only;
     /// - each feature column's part of both LSTMs' input projections, looked up per value;
     ///   words and character features go through one matrix product;
-    /// - the recurrences in [`lstm_steps_best`].
+    /// - the recurrences in [`Recurrence::run`].
     fn emissions_tagging(&self, b: &Batch, tables: &TaggingTables) -> candle_core::Result<Tensor> {
         let (bn, t) = (b.b, b.t);
         let n = bn * t;
@@ -828,14 +827,18 @@ impl Net {
             }
             Ok(xw)
         };
-        let fwd = lstm_steps_best(
-            &project(&self.fwd, &tables.fwd)?,
-            &tables.fwd.w_hh_t,
-            bn,
-            t,
-            hd,
-            false,
-        );
+        let recurrence = |xw: &[f32], w_hh_t: &[f32], reverse: bool| {
+            Recurrence {
+                xw,
+                w_hh_t,
+                b: bn,
+                t,
+                hd,
+                reverse,
+            }
+            .run()
+        };
+        let fwd = recurrence(&project(&self.fwd, &tables.fwd)?, &tables.fwd.w_hh_t, false);
         let bwd_in = project(&self.bwd, &tables.bwd)?;
         let bwd = match &b.padded {
             // Each sequence reversed within its length, read forwards, put back in order.
@@ -846,10 +849,10 @@ impl Net {
                         .flat_map(|&r| v[r as usize * w..(r as usize + 1) * w].iter().copied())
                         .collect()
                 };
-                let out = lstm_steps_best(&rows(&bwd_in, h4), &tables.bwd.w_hh_t, bn, t, hd, false);
+                let out = recurrence(&rows(&bwd_in, h4), &tables.bwd.w_hh_t, false);
                 rows(&out, hd)
             }
-            None => lstm_steps_best(&bwd_in, &tables.bwd.w_hh_t, bn, t, hd, true),
+            None => recurrence(&bwd_in, &tables.bwd.w_hh_t, true),
         };
         let mut h = Vec::with_capacity(n * 2 * hd);
         for i in 0..n {
@@ -1086,6 +1089,28 @@ impl Model {
     }
 }
 
+/// Stack for one training step: candle walks (and drops) the computation graph recursively,
+/// and a graph over a sequence of thousands of tokens (a header, a reference section) is
+/// deeper than a thread's default stack. Reserved address space; pages are used as touched.
+const STEP_STACK_BYTES: usize = 1 << 30;
+
+/// Runs `step` (forward, backward, and the graph's drop) on a thread with
+/// [`STEP_STACK_BYTES`] of stack.
+fn step_with_deep_stack<T: Send>(
+    step: impl FnOnce() -> candle_core::Result<T> + Send,
+) -> Result<T> {
+    std::thread::scope(|s| {
+        std::thread::Builder::new()
+            .name("quire-train-step".into())
+            .stack_size(STEP_STACK_BYTES)
+            .spawn_scoped(s, step)
+            .map_err(|e| Error::General(format!("cannot start a training step: {e}")))?
+            .join()
+            .map_err(|_| Error::General("a training step panicked".into()))?
+            .map_err(cerr)
+    })
+}
+
 /// Indexes grouped by sequence length, at most `size` a group, shuffled (training batches).
 fn length_groups(data: &[Encoded], size: usize, rng: &mut rand::rngs::StdRng) -> Vec<Vec<usize>> {
     let mut by_len: std::collections::BTreeMap<usize, Vec<usize>> = Default::default();
@@ -1262,9 +1287,12 @@ pub fn train_from(
         for group in length_groups(&encoded, params.batch, &mut rng) {
             let items: Vec<&Encoded> = group.iter().map(|&i| &encoded[i]).collect();
             let b = batch(&items, model.vocab.labels.len(), &device)?;
-            let loss = model.net.loss(&b).map_err(cerr)?;
-            opt.backward_step(&loss).map_err(cerr)?;
-            total += loss.to_scalar::<f32>().map_err(cerr)? as f64 * items.len() as f64;
+            let loss = step_with_deep_stack(|| {
+                let loss = model.net.loss(&b)?;
+                opt.backward_step(&loss)?;
+                loss.to_scalar::<f32>()
+            })?;
+            total += loss as f64 * items.len() as f64;
             sequences += items.len();
         }
         model.forget_tables();

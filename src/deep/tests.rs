@@ -170,8 +170,8 @@ fn incremental_training_keeps_the_vocabulary_and_starts_from_the_weights() {
     assert!(train_from(&data, &one, Some(Path::new("/nonexistent")), &mut |_| true).is_err());
 }
 
-#[test]
-fn a_padded_batch_scores_each_sequence_as_it_scores_alone() {
+/// A model trained two epochs on the toy data, and the toy sequences `ids` encoded for it.
+fn two_epoch_model(ids: &[usize]) -> (Trained, Vec<Encoded>) {
     let data: Vec<Sequence> = (0..30).map(toy).collect();
     let params = DeepParams {
         max_epochs: 2,
@@ -179,10 +179,17 @@ fn a_padded_batch_scores_each_sequence_as_it_scores_alone() {
     };
     let trained = train(&data, &params, &mut |_| true).unwrap().unwrap();
     let m = &trained.model;
-    let seqs: Vec<Encoded> = [0, 1, 2]
+    let seqs = ids
         .iter()
         .map(|&i| m.lookup.encode(&m.vocab, &data[i].rows, None))
         .collect();
+    (trained, seqs)
+}
+
+#[test]
+fn a_padded_batch_scores_each_sequence_as_it_scores_alone() {
+    let (trained, seqs) = two_epoch_model(&[0, 1, 2]);
+    let m = &trained.model;
     let lens: Vec<usize> = seqs.iter().map(|e| e.words.len()).collect();
     assert!(lens[0] < lens[1] && lens[1] < lens[2], "{lens:?}");
     let items: Vec<&Encoded> = seqs.iter().collect();
@@ -252,10 +259,15 @@ fn the_tagging_lstm_steps_compute_what_the_graph_does() {
             .unwrap()
             .to_vec1()
             .unwrap();
-        for b in [
-            lstm_steps(&xw, &w_hh_t, 3, 6, 5, reverse),
-            lstm_steps_best(&xw, &w_hh_t, 3, 6, 5, reverse),
-        ] {
+        let r = Recurrence {
+            xw: &xw,
+            w_hh_t: &w_hh_t,
+            b: 3,
+            t: 6,
+            hd: 5,
+            reverse,
+        };
+        for b in [r.steps(), r.run()] {
             assert_eq!(a.len(), b.len());
             for (p, q) in a.iter().zip(&b) {
                 assert!((p - q).abs() < 1e-5, "reverse {reverse}: {p} against {q}");
@@ -273,17 +285,8 @@ fn the_tagging_lstm_steps_compute_what_the_graph_does() {
 
 #[test]
 fn tagging_scores_are_the_graphs_scores() {
-    let data: Vec<Sequence> = (0..30).map(toy).collect();
-    let params = DeepParams {
-        max_epochs: 2,
-        ..small_params()
-    };
-    let trained = train(&data, &params, &mut |_| true).unwrap().unwrap();
+    let (trained, seqs) = two_epoch_model(&[0, 1, 2, 5]);
     let m = &trained.model;
-    let seqs: Vec<Encoded> = [0, 1, 2, 5]
-        .iter()
-        .map(|&i| m.lookup.encode(&m.vocab, &data[i].rows, None))
-        .collect();
     let padded: Vec<&Encoded> = seqs.iter().collect();
     let even: Vec<&Encoded> = vec![&seqs[0], &seqs[0]];
     for items in [padded, even] {
@@ -312,4 +315,32 @@ fn tagging_scores_are_the_graphs_scores() {
             }
         }
     }
+}
+
+#[test]
+fn sequences_of_thousands_of_tokens_train() {
+    // One toy name repeated into sequences as long as a header or a reference section: the
+    // graph candle walks recursively in the backward pass is thousands of steps deep.
+    let long = |i: usize| {
+        let mut s = toy(i);
+        while s.rows.len() < 3000 {
+            let t = toy(i + s.rows.len());
+            s.rows.extend(t.rows);
+            s.labels.extend(t.labels);
+        }
+        s
+    };
+    let data: Vec<Sequence> = (0..3).map(long).collect();
+    let params = DeepParams {
+        max_epochs: 1,
+        batch: 2,
+        dev_ratio: 0.34,
+        ..small_params()
+    };
+    let trained = train(&data, &params, &mut |_| true).unwrap().unwrap();
+    assert_eq!(trained.epochs, 1);
+    assert_eq!(
+        trained.model.label(&data[0].rows).unwrap().len(),
+        data[0].rows.len()
+    );
 }

@@ -203,14 +203,8 @@ fn a_consolidated_reference_links_to_its_open_access_copy() {
     assert!(out.status.success(), "{out:?}");
     let s = Server::builder()
         .repo_models()
-        .set(
-            "models",
-            &format!("pdfium_lib = {:?}", pdfium.display().to_string()),
-        )
-        .set(
-            "consolidation",
-            &format!("index_dir = {:?}", index.display().to_string()),
-        )
+        .pdfium(&pdfium)
+        .consolidation_index(&index)
         .start();
     let url_of_b2 = |consolidate: &str| {
         let (status, _, body) = s.post_pdf(

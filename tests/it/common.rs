@@ -169,6 +169,22 @@ impl ServerBuilder {
     }
 
     /// Serves the repository's committed `models/` folder.
+    /// libpdfium at `lib`.
+    pub fn pdfium(self, lib: &Path) -> Self {
+        self.set(
+            "models",
+            &format!("pdfium_lib = {:?}", lib.display().to_string()),
+        )
+    }
+
+    /// The embedded consolidation index in `dir`.
+    pub fn consolidation_index(self, dir: &Path) -> Self {
+        self.set(
+            "consolidation",
+            &format!("index_dir = {:?}", dir.display().to_string()),
+        )
+    }
+
     pub fn repo_models(self) -> Self {
         let models = repo_root().join("models");
         self.set(
@@ -309,10 +325,7 @@ impl Server {
             "models",
             &format!("dir = {:?}", models.display().to_string()),
         )
-        .set(
-            "models",
-            &format!("pdfium_lib = {:?}", pdfium.display().to_string()),
-        )
+        .pdfium(&pdfium)
     }
 
     pub fn start() -> Server {
@@ -326,15 +339,7 @@ impl Server {
             return None;
         }
         let pdfium = pdfium_lib()?;
-        Some(
-            Server::builder()
-                .repo_models()
-                .set(
-                    "models",
-                    &format!("pdfium_lib = {:?}", pdfium.display().to_string()),
-                )
-                .start(),
-        )
+        Some(Server::builder().repo_models().pdfium(&pdfium).start())
     }
 
     /// POSTs `pdf` as the multipart `input` (plus `fields`) to `path`; answers (status,

@@ -88,10 +88,7 @@ fn server_over_index() -> (tempfile::TempDir, Server) {
     let index = dir.path().join("index");
     let s = Server::builder()
         .repo_models()
-        .set(
-            "consolidation",
-            &format!("index_dir = {:?}", index.display().to_string()),
-        )
+        .consolidation_index(&index)
         .start();
     (dir, s)
 }
@@ -262,13 +259,7 @@ fn without_an_index_consolidation_is_a_no_op() {
     let dir = tempfile::tempdir().expect("temp dir");
     let s = Server::builder()
         .repo_models()
-        .set(
-            "consolidation",
-            &format!(
-                "index_dir = {:?}",
-                dir.path().join("absent").display().to_string()
-            ),
-        )
+        .consolidation_index(&dir.path().join("absent"))
         .start();
     let body = citation(&s, REF, "1");
     assert!(
@@ -315,14 +306,8 @@ fn process_header_applies_each_consolidation_value() {
     assert!(ok && out.contains("indexed: 1"), "{out}");
     let s = Server::builder()
         .repo_models()
-        .set(
-            "models",
-            &format!("pdfium_lib = {:?}", pdfium.display().to_string()),
-        )
-        .set(
-            "consolidation",
-            &format!("index_dir = {:?}", index.display().to_string()),
-        )
+        .pdfium(&pdfium)
+        .consolidation_index(&index)
         .start();
     let pdf = crate::header::one_column().build();
     let header = |value: &str| -> String {
