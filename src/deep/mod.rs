@@ -587,12 +587,15 @@ struct DirectionTables {
 
 /// What tagging derives from the weights once ([`Net::tagging_tables`]): per kernel offset,
 /// per character, what the character adds to each CNN filter; the filters' biases; both
-/// directions' tables.
+/// directions' tables; the CRF's transition, start and end scores for Viterbi.
 struct TaggingTables {
     chars: Vec<Vec<f32>>,
     conv_b: Vec<f32>,
     fwd: DirectionTables,
     bwd: DirectionTables,
+    trans: Vec<Vec<f32>>,
+    start: Vec<f32>,
+    end: Vec<f32>,
 }
 
 /// The network: inputs, BiLSTM, label scores and the CRF's scores.
@@ -745,6 +748,9 @@ impl Net {
             conv_b,
             fwd: direction(&self.fwd)?,
             bwd: direction(&self.bwd)?,
+            trans: self.trans.to_vec2()?,
+            start: self.start.to_vec1()?,
+            end: self.end.to_vec1()?,
         })
     }
 
@@ -900,9 +906,6 @@ impl Net {
     /// Best label ids per sequence.
     fn decode(&self, b: &Batch, tables: &TaggingTables) -> candle_core::Result<Vec<Vec<usize>>> {
         let em = self.emissions_tagging(b, tables)?.to_vec3::<f32>()?;
-        let trans = self.trans.to_vec2::<f32>()?;
-        let start = self.start.to_vec1::<f32>()?;
-        let end = self.end.to_vec1::<f32>()?;
         let lens: Vec<usize> = match &b.padded {
             Some((lens, _)) => lens.clone(),
             None => vec![b.t; b.b],
@@ -910,7 +913,7 @@ impl Net {
         Ok(em
             .iter()
             .zip(lens)
-            .map(|(seq, l)| viterbi(&seq[..l], &trans, &start, &end))
+            .map(|(seq, l)| viterbi(&seq[..l], &tables.trans, &tables.start, &tables.end))
             .collect())
     }
 }
