@@ -15,7 +15,7 @@ run: $(PDFIUM)
 	cargo run --release -p quire-web --bin quire -- serve --config $(CONFIG)
 
 build: $(PDFIUM)
-	cargo build --release
+	cargo build --release --workspace
 
 test: $(PDFIUM)
 	cargo fmt --all --check

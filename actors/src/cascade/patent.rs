@@ -3,7 +3,7 @@ The patent citation cascade (`processCitationPatentTXT`, `processCitationPatentS
 `processCitationPatentPDF`, `citationPatentAnnotations`; reference grobid-models.md §1.6):
 the input becomes text segments (the whole plain text; each ST.36 description paragraph; the
 text of a PDF, laid out by the worker processes), each cut into the units the model labels
-(lines; whole paragraphs for ST.36). The `patent-citation` model labels all units in one
+(paragraphs of the plain text and the PDF's text, `patent_citation::units`; each ST.36 paragraph whole). The `patent-citation` model labels all units in one
 batch; `<refPatent>` spans go through the patent-number parser, `<refNPL>` spans through the
 citation, name-citation and date models in one batch each, then consolidation.
 */
@@ -52,7 +52,7 @@ pub type Units = (Segment, Vec<std::ops::Range<usize>>);
 fn segments_of(input: &PatentInput) -> Result<Vec<Units>, Error> {
     Ok(match input {
         PatentInput::Text(t) => {
-            let units = pc::lines(t);
+            let units = pc::units(t);
             vec![(
                 Segment {
                     id: "p1".into(),
@@ -146,7 +146,7 @@ impl Cascade for PatentCascade {
                 PatentInput::Pdf(bytes) => {
                     let doc = ctx.pdf()?.layout(bytes, PageRange::default()).await?;
                     let text = PdfText::of(&doc);
-                    let units = pc::lines(&text.text);
+                    let units = pc::units(&text.text);
                     let seg = Segment {
                         id: "p1".into(),
                         text: text.text.clone(),
