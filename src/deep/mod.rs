@@ -70,6 +70,12 @@ pub struct DeepParams {
     /// Share of the training sequences held out to choose the epoch.
     pub dev_ratio: f64,
     pub seed: u64,
+    /// Training sequences longer than this are cut into windows of this many tokens (0:
+    /// never). Batches hold sequences of one length, so a corpus of long sequences of distinct
+    /// lengths (reference-segmenter: about 1,900 lines each) would otherwise train one
+    /// sequence at a time; tagging always reads whole sequences.
+    #[serde(default)]
+    pub max_length: usize,
 }
 
 impl Default for DeepParams {
@@ -89,6 +95,7 @@ impl Default for DeepParams {
             patience: 4,
             dev_ratio: 0.1,
             seed: 1,
+            max_length: 0,
         }
     }
 }
@@ -236,6 +243,33 @@ struct Encoded {
     /// Per embedded column, per token.
     features: Vec<Vec<u32>>,
     labels: Vec<u32>,
+}
+
+impl Encoded {
+    /// Cut into consecutive windows of `n` tokens, the last one shorter (`n` = 0, or a
+    /// sequence no longer than `n`: itself).
+    fn windows(self, n: usize) -> Vec<Encoded> {
+        let len = self.words.len();
+        if n == 0 || len <= n {
+            return vec![self];
+        }
+        (0..len)
+            .step_by(n)
+            .map(|b| {
+                let e = (b + n).min(len);
+                Encoded {
+                    words: self.words[b..e].to_vec(),
+                    chars: self.chars[b..e].to_vec(),
+                    features: self.features.iter().map(|f| f[b..e].to_vec()).collect(),
+                    labels: self
+                        .labels
+                        .get(b..e)
+                        .map(<[u32]>::to_vec)
+                        .unwrap_or_default(),
+                }
+            })
+            .collect()
+    }
 }
 
 impl Lookup {
@@ -1263,6 +1297,7 @@ pub fn train_from(
         .iter()
         .filter(|s| !s.rows.is_empty())
         .map(|s| lookup.encode(&vocab, &s.rows, Some(&s.labels)))
+        .flat_map(|e| e.windows(params.max_length))
         .collect();
     let mut opt = candle_nn::AdamW::new(
         varmap.all_vars(),

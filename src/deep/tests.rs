@@ -344,3 +344,34 @@ fn sequences_of_thousands_of_tokens_train() {
         data[0].rows.len()
     );
 }
+
+#[test]
+fn long_training_sequences_are_cut_into_windows_of_one_length() {
+    let mut seq = toy(2);
+    while seq.rows.len() < 25 {
+        let t = toy(seq.rows.len());
+        seq.rows.extend(t.rows);
+        seq.labels.extend(t.labels);
+    }
+    let params = small_params();
+    let vocab = Vocab::build(std::slice::from_ref(&seq), &params).unwrap();
+    let lookup = vocab.lookup();
+    let whole = lookup.encode(&vocab, &seq.rows, Some(&seq.labels));
+    let len = whole.words.len();
+    let windows = lookup
+        .encode(&vocab, &seq.rows, Some(&seq.labels))
+        .windows(10);
+    let lens: Vec<usize> = windows.iter().map(|w| w.words.len()).collect();
+    assert_eq!(lens.len(), len.div_ceil(10));
+    assert!(lens[..lens.len() - 1].iter().all(|&l| l == 10), "{lens:?}");
+    // Laid end to end, the windows are the sequence: words, characters, features, labels.
+    let cat = |f: fn(&Encoded) -> Vec<u32>| windows.iter().flat_map(f).collect::<Vec<u32>>();
+    assert_eq!(cat(|w| w.words.clone()), whole.words);
+    assert_eq!(cat(|w| w.labels.clone()), whole.labels);
+    assert_eq!(cat(|w| w.features[0].clone()), whole.features[0]);
+    let chars: Vec<Vec<u32>> = windows.iter().flat_map(|w| w.chars.clone()).collect();
+    assert_eq!(chars, whole.chars);
+    // 0, or a window longer than the sequence, leaves it whole.
+    assert_eq!(lookup.encode(&vocab, &seq.rows, None).windows(0).len(), 1);
+    assert_eq!(lookup.encode(&vocab, &seq.rows, None).windows(len).len(), 1);
+}

@@ -118,6 +118,10 @@ pub struct TrainArgs {
     /// BiLSTM-CRF: epochs without gain on the held-out tenth before stopping.
     #[arg(long)]
     pub patience: Option<usize>,
+    /// BiLSTM-CRF: cut training sequences into windows of at most this many tokens (0: whole
+    /// sequences), so that long ones train in batches.
+    #[arg(long)]
+    pub max_length: Option<usize>,
     /// Start from the weights of the model in --models-dir (GROBID's incremental training).
     #[arg(long)]
     pub incremental: bool,
@@ -231,6 +235,9 @@ pub fn train(args: TrainArgs) -> anyhow::Result<()> {
         }
         if let Some(v) = args.patience {
             p.patience = v;
+        }
+        if let Some(v) = args.max_length {
+            p.max_length = v;
         }
         let start = args
             .incremental
