@@ -337,7 +337,9 @@ impl<'a> Assembler<'a> {
     /// `<other>` text.
     fn section_span(&mut self, range: Range<usize>) {
         let tokens = self.tokens;
-        if self.check.not_a_head(self.doc, &tokens[range.clone()]) {
+        if self.check.not_a_head(self.doc, &tokens[range.clone()])
+            || sentence_fragment(&head(self.doc, &tokens[range.clone()]).text.text)
+        {
             self.inline(&tokens[range]);
             return;
         }
@@ -786,6 +788,33 @@ fn trailing_label(doc: &Document, toks: &[ZoneToken]) -> usize {
 }
 
 /// A head text that is only a section number: `3`, `3.`, `2.1`, `IV.`.
+/// Whether a head's text reads as a piece of running text rather than a head: it opens with a
+/// word in lower case (`hindering the smooth migration of`; a word with a capital or a digit
+/// inside, `mRNA`, `p53`, still opens a head), it ends with a comma, or it holds two sentences
+/// (`… review question one. Thirty-seven studies …`). Heads are capitalised, stand alone and
+/// state one thing; the fulltext model labels such lines `<section>` when they stand apart on
+/// their page (a paragraph's last line, a paragraph after a figure).
+fn sentence_fragment(text: &str) -> bool {
+    let text = text.trim();
+    let first = text
+        .split_whitespace()
+        .find(|w| w.chars().any(char::is_alphanumeric))
+        .unwrap_or("");
+    let lower_start = first.chars().next().is_some_and(char::is_lowercase)
+        && first
+            .chars()
+            .all(|c| !c.is_alphanumeric() || c.is_lowercase());
+    let words: Vec<&str> = text.split_whitespace().collect();
+    let two_sentences = words.len() >= 10
+        && words.windows(2).any(|w| {
+            let end = w[0].strip_suffix('.').unwrap_or("");
+            end.chars().count() >= 3
+                && end.chars().all(char::is_lowercase)
+                && w[1].chars().next().is_some_and(char::is_uppercase)
+        });
+    lower_start || text.ends_with(',') || two_sentences
+}
+
 fn bare_number(t: &str) -> bool {
     let t = t.trim();
     !t.is_empty()

@@ -305,3 +305,56 @@ fn a_running_head_read_into_a_paragraph_does_not_hide_the_head_after_it() {
         .collect();
     assert_eq!(heads, ["Rural areas"], "{:?}", outline(&body));
 }
+
+#[test]
+fn a_section_span_that_reads_as_running_text_is_text() {
+    let b = one_page(vec![
+        vec![vec![S(H, "Results")]],
+        vec![vec![S(P, "The cells migrated slowly, the matrix")]],
+        // The paragraph's last line, labelled as a head.
+        vec![vec![S(H, "hindering the smooth migration of")]],
+        vec![vec![S(P, "the cells towards the wound.")]],
+        vec![vec![S(H, "This response (Fig 3b-d and S1 Fig),")]],
+        vec![vec![S(
+            H,
+            "Fifty studies were included in the review. Thirty studies gave correlations.",
+        )]],
+        vec![vec![S(H, "mRNA levels")]],
+        vec![vec![S(P, "Levels rose.")]],
+    ]);
+    assert_eq!(
+        outline(&assembled(&b)),
+        [
+            "div n=None Results",
+            // It continues the paragraph it was cut from.
+            "p The cells migrated slowly, the matrix hindering the smooth migration of the cells \
+             towards the wound. This response (Fig 3b-d and S1 Fig), Fifty studies were included \
+             in the review. Thirty studies gave correlations.",
+            "div n=None mRNA levels",
+            "p Levels rose.",
+        ]
+    );
+}
+
+#[test]
+fn sentence_fragments_are_told_from_heads() {
+    for head in [
+        "Results",
+        "mRNA levels",
+        "p53 expression",
+        "2.1. Plant Material",
+        "Qualitative Differences in Composition of Essential Oils from R. carthamoides Roots",
+        "Ethics approval and consent to participate",
+    ] {
+        assert!(!sentence_fragment(head), "{head}");
+    }
+    for text in [
+        "hindering the smooth migration of",
+        "deep belief network (DBN)",
+        "This functional group-specific response (Fig 3b-d and S1d-l Fig),",
+        "Fifty-nine studies were included in addressing review question one. Thirty-seven \
+         studies reported correlations.",
+    ] {
+        assert!(sentence_fragment(text), "{text}");
+    }
+}
