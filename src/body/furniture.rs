@@ -1,5 +1,6 @@
 //! Section spans that cannot be heads by their typesetting: text set smaller than the body text
-//! (table cells, figure labels), text rotated into the margin, and running heads or feet.
+//! (table cells, figure labels), text rotated into the margin, running heads or feet, and a
+//! page number or year alone in a page's top or bottom band.
 //!
 //! A journal sets its section heads upright and at least at the size of its body text; a line
 //! that recurs in the top or bottom margin band of many pages is page furniture (running head,
@@ -108,7 +109,23 @@ impl HeadCheck {
             doc.line(r)
                 .is_some_and(|l| self.running.contains(&running_key(&l.tokens)))
         });
-        rotated || small || running
+        // The page's own number or a year alone in its top or bottom band (`6`, `2021` of a
+        // running head the layout set on a line of its own); a section number (`3`, `2.1`) at
+        // a page's top stays a head.
+        let text: String = words.iter().map(|t| t.text.as_str()).collect();
+        let numeric_margin = text.chars().all(|c| c.is_ascii_digit())
+            && lines.iter().all(|r| {
+                let (Some(page), Some(line)) = (doc.pages.get(r.page), doc.line(r)) else {
+                    return false;
+                };
+                let in_band = line.tokens.iter().all(|t| {
+                    t.bbox.y + t.bbox.h < MARGIN_BAND * page.height
+                        || t.bbox.y > (1.0 - MARGIN_BAND) * page.height
+                });
+                let year = text.len() == 4 && (text.starts_with("19") || text.starts_with("20"));
+                in_band && (year || text == (r.page + 1).to_string())
+            });
+        rotated || small || running || numeric_margin
     }
 }
 

@@ -210,7 +210,7 @@ fn a_drop_cap_opens_its_paragraph() {
 }
 
 #[test]
-fn small_rotated_or_running_text_labelled_section_is_text() {
+fn small_rotated_running_or_marginal_numeric_text_labelled_section_is_text() {
     let mut b = build(vec![
         vec![
             vec![vec![S(H, "Journal of Things")]],
@@ -233,10 +233,19 @@ fn small_rotated_or_running_text_labelled_section_is_text() {
             vec![vec![S(P, "Journal of Things")]],
             vec![vec![S(P, "Yet more text.")]],
         ],
+        // A year and the page's number alone at a page's top (parts of a running head set on
+        // lines of their own).
+        vec![
+            vec![vec![S(H, "2021")]],
+            vec![vec![S(P, "and the text goes on.")]],
+            vec![vec![S(H, "4")]],
+            vec![vec![S(P, "and on.")]],
+        ],
     ]);
     edit(&mut b, (0, 3, 0), 0..1, |t| t.font_size = 7.5);
     edit(&mut b, (0, 4, 0), 0..26, |t| t.font_size = 7.5);
     edit(&mut b, (0, 5, 0), 0..5, |t| t.rotation = 90.0);
+    edit(&mut b, (3, 2, 0), 0..1, |t| t.bbox.y = 760.0);
     for page in 0..3 {
         edit(&mut b, (page, 0, 0), 0..3, |t| t.bbox.y = 20.0);
     }
