@@ -612,16 +612,21 @@ mod tests {
         assert_eq!(texts, vec!["EP 0 123 456 B1", "Smith, Nature"]);
     }
 
+    /// The texts of `printed_numbers(text)`.
+    fn printed(text: &str) -> Vec<&str> {
+        printed_numbers(text)
+            .into_iter()
+            .map(|r| &text[r])
+            .collect()
+    }
+
     #[test]
     fn numbers_introduced_by_an_office_name_are_found() {
         let text = "En la Patente de Invención Japonesa 09- 277800 y la Patente Española 490.855; \
                     Japanese Patent Application No. 2004-192527; aus der japanischen \
                     Patentanmeldung 63-67895; a German patent filed 12.05.1998; US patent 12345 \
                     pages; the Swiss Patent publication 506 850.";
-        let got: Vec<&str> = printed_numbers(text)
-            .into_iter()
-            .map(|r| &text[r])
-            .collect();
+        let got = printed(text);
         assert_eq!(
             got,
             [
@@ -641,10 +646,7 @@ mod tests {
     fn numbers_in_a_patent_form_are_found_where_the_model_saw_none() {
         let text = "La solicitud PCT/ ES 99/00300, los expedientes JP 10-058899, EP-A-0 123 456 y \
                     US 6,123,456 B1; en 1999 se midieron 120000 muestras a 25 CA 94305 y WO 2004.";
-        let got: Vec<&str> = printed_numbers(text)
-            .into_iter()
-            .map(|r| &text[r])
-            .collect();
+        let got = printed(text);
         assert_eq!(
             got,
             [
