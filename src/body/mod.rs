@@ -787,10 +787,10 @@ fn trailing_label(doc: &Document, toks: &[ZoneToken]) -> usize {
     }
 }
 
-/// A head text that is only a section number: `3`, `3.`, `2.1`, `IV.`.
 /// Whether a head's text reads as a piece of running text rather than a head: it opens with a
 /// word in lower case (`hindering the smooth migration of`; a word with a capital or a digit
-/// inside, `mRNA`, `p53`, still opens a head), it ends with a comma, or it holds two sentences
+/// inside, `mRNA`, `p53`, or an enumeration mark, `a)`, `iv.`, still opens a head), it ends
+/// with a comma, or it holds two sentences
 /// (`… review question one. Thirty-seven studies …`). Heads are capitalised, stand alone and
 /// state one thing; the fulltext model labels such lines `<section>` when they stand apart on
 /// their page (a paragraph's last line, a paragraph after a figure).
@@ -800,7 +800,10 @@ fn sentence_fragment(text: &str) -> bool {
         .split_whitespace()
         .find(|w| w.chars().any(char::is_alphanumeric))
         .unwrap_or("");
+    let mark =
+        first.ends_with(['.', ')']) && first.chars().filter(|c| c.is_alphabetic()).count() <= 4;
     let lower_start = first.chars().next().is_some_and(char::is_lowercase)
+        && !mark
         && first
             .chars()
             .all(|c| !c.is_alphanumeric() || c.is_lowercase());
@@ -815,6 +818,7 @@ fn sentence_fragment(text: &str) -> bool {
     lower_start || text.ends_with(',') || two_sentences
 }
 
+/// A head text that is only a section number: `3`, `3.`, `2.1`, `IV.`.
 fn bare_number(t: &str) -> bool {
     let t = t.trim();
     !t.is_empty()
