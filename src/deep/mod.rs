@@ -72,7 +72,7 @@ pub struct DeepParams {
     pub seed: u64,
     /// Training sequences longer than this are cut into windows of this many tokens (0:
     /// never). Batches hold sequences of one length, so a corpus of long sequences of distinct
-    /// lengths (reference-segmenter: about 1,900 lines each) would otherwise train one
+    /// lengths (reference-segmenter: about 1,900 tokens each) would otherwise train one
     /// sequence at a time; tagging always reads whole sequences.
     #[serde(default)]
     pub max_length: usize,
