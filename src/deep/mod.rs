@@ -635,11 +635,7 @@ fn gate_product<const FUSED: bool>(g: &mut [f32], h: &[f32], w: &[f32]) {
         for (k, &hk) in h.iter().enumerate() {
             let row = &w[k * h4 + j0..k * h4 + j0 + LANES];
             for (a, wj) in acc.iter_mut().zip(row) {
-                *a = if FUSED {
-                    hk.mul_add(*wj, *a)
-                } else {
-                    *a + hk * *wj
-                };
+                *a = madd::<FUSED>(hk, *wj, *a);
             }
         }
         g[j0..j0 + LANES].copy_from_slice(&acc);
@@ -649,12 +645,18 @@ fn gate_product<const FUSED: bool>(g: &mut [f32], h: &[f32], w: &[f32]) {
             .iter_mut()
             .zip(&w[k * h4 + blocks..(k + 1) * h4])
         {
-            *gj = if FUSED {
-                hk.mul_add(*wj, *gj)
-            } else {
-                *gj + hk * *wj
-            };
+            *gj = madd::<FUSED>(hk, *wj, *gj);
         }
+    }
+}
+
+/// `a + h · w`, fused into one multiply-add when `FUSED`.
+#[inline(always)]
+fn madd<const FUSED: bool>(h: f32, w: f32, a: f32) -> f32 {
+    if FUSED {
+        h.mul_add(w, a)
+    } else {
+        a + h * w
     }
 }
 

@@ -25,6 +25,7 @@ use crate::features::{self as f, Tok};
 use crate::lexicon::{Kind, LexView};
 use crate::models::text;
 use crate::models::{ModelName, ModelSpec, Part, ReadStats};
+use crate::patent::number::NUMBER_PATTERN;
 use crate::patent::st36::{self, MarkKind, Paragraph};
 use crate::tokenizer;
 use crate::{Error, Result};
@@ -235,15 +236,15 @@ pub fn decode(text: &str, t: &Tokens, labels: &[String]) -> Result<Vec<Found>> {
 pub fn printed_numbers(text: &str) -> Vec<Range<usize>> {
     static R: OnceLock<regex::Regex> = OnceLock::new();
     let re = R.get_or_init(|| {
-        regex::Regex::new(
+        regex::Regex::new(&format!(
             r"(?x)
-            \bPCT\s?/\s?[A-Z]{2}\s?(?:\d{2}|\d{4})\s?/\s?\d{3,6}\b
+            \bPCT\s?/\s?[A-Z]{{2}}\s?(?:\d{{2}}|\d{{4}})\s?/\s?\d{{3,6}}\b
             |
             \b(?P<office>US|EP|WO|JP|DE|FR|GB|ES|CN|KR|CA|AU|CH|NL|SE|DK|RU|SU|BR|TW)
             (?:\s?-\s?[ABU]\d?\s?-\s?|\s?-\s?|\s)?
-            (?P<number>\d+(?:(?:[,.]|\s?[/-]\s?|\s)\d+)*)
+            (?P<number>{NUMBER_PATTERN})
             (?:\s?[ABCUTY]\d?\b)?",
-        )
+        ))
         .expect("a valid expression")
     });
     let coded = re
@@ -280,7 +281,7 @@ fn named_office_numbers(text: &str) -> Vec<Range<usize>> {
     let re = R.get_or_init(|| {
         let gap = format!(r"(?:\s+{BETWEEN}){{0,4}}\s+");
         regex::Regex::new(&format!(
-            r"(?i)\b(?:{OFFICE}{gap}{PATENT}|{PATENT}{gap}(?P<office>{OFFICE}))(?:\s+{BETWEEN}){{0,3}}\s+(?P<number>\d+(?:(?:[,.]|\s?[/-]\s?|\s)\d+)*)"
+            r"(?i)\b(?:{OFFICE}{gap}{PATENT}|{PATENT}{gap}(?P<office>{OFFICE}))(?:\s+{BETWEEN}){{0,3}}\s+(?P<number>{NUMBER_PATTERN})"
         ))
         .expect("a valid expression")
     });

@@ -95,10 +95,13 @@ fn re(cell: &'static OnceLock<Regex>, pattern: &str) -> &'static Regex {
 }
 
 /// Runs of digits joined by the separators numbers are printed with: `,` or `.` between
-/// digit groups, `/` or `-` (spaced or not), one space.
+/// digit groups, `/` or `-` (spaced or not), one space. The patent-citation decoder's rules
+/// use the same pattern.
+pub const NUMBER_PATTERN: &str = r"\d+(?:(?:[,.]|\s?[/-]\s?|\s)\d+)*";
+
 fn number_re() -> &'static Regex {
     static R: OnceLock<Regex> = OnceLock::new();
-    re(&R, r"\d+(?:(?:[,.]|\s?[/-]\s?|\s)\d+)*")
+    re(&R, NUMBER_PATTERN)
 }
 
 /// Office mentions, the last one before a number naming its office.
