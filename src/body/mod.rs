@@ -397,12 +397,59 @@ impl<'a> Assembler<'a> {
                 if start > range.start {
                     self.inline(&tokens[range.start..start]);
                 }
-                // As a section span: it may hold a second, numbered head.
-                self.section_span(start..start + k);
+                if self.head_goes_on(start, start + k) {
+                    // The head's second line, read as text by the model; a numbered head
+                    // set after it in the same face is a head of its own.
+                    let cut = numbered_line(self.doc, &tokens[start..start + k])
+                        .map_or(start + k, |at| start + at);
+                    let prev = self.last_head.clone().unwrap_or(start..start);
+                    let merged = prev.start..cut;
+                    if let Some(d) = self.divs.last_mut() {
+                        d.head = Some(head(self.doc, &tokens[merged.clone()]));
+                    }
+                    self.last_head = Some(merged);
+                    if cut < start + k {
+                        self.section_span(cut..start + k);
+                    }
+                } else {
+                    // As a section span: it may hold a second, numbered head.
+                    self.section_span(start..start + k);
+                }
                 self.paragraph(&tokens[start + k..range.end]);
             }
             None => self.paragraph(toks),
         }
+    }
+
+    /// Whether the head line `start..end`, which the model read as text, goes on the last
+    /// head: that head directly before it opened the current div, which holds nothing yet;
+    /// its last line is in the same layout block and set in the same font and size; the line
+    /// opens with no section number of its own.
+    fn head_goes_on(&self, start: usize, end: usize) -> bool {
+        let Some(prev) = self.last_head.clone() else {
+            return false;
+        };
+        if prev.end != start || start == 0 {
+            return false;
+        }
+        let tok = |i: usize| {
+            let z = &self.tokens[i];
+            self.doc.token(&z.line, z.index).map(|(_, t)| t)
+        };
+        let (Some(a), Some(b)) = (tok(start - 1), tok(start)) else {
+            return false;
+        };
+        let same_face = a.font == b.font && (a.font_size - b.font_size).abs() < 0.3;
+        let numbered = section_number(&figure::texts(self.doc, &self.tokens[start..end])).is_some();
+        let empty = self
+            .divs
+            .last()
+            .is_some_and(|d| d.head.is_some() && d.blocks.is_empty());
+        empty
+            && same_face
+            && !numbered
+            && self.open.is_none()
+            && !breaks(&self.tokens[start - 1].line, &self.tokens[start].line)
     }
 
     /// A head opens a div. A head that is only a number (`3.`, `IV`) followed
@@ -415,7 +462,10 @@ impl<'a> Assembler<'a> {
                 .head
                 .as_ref()
                 .is_some_and(|h| h.n.is_none() && bare_number(&h.text.text));
-            if bare && d.blocks.is_empty() && prev.end == range.start {
+            // A head ending with a word that cannot end a title (`… Astrocytes and` /
+            // `Cytotoxicity of …`) is one head whose lines the model split.
+            let dangling = d.head.as_ref().is_some_and(|h| dangling_word(&h.text.text));
+            if (bare || dangling) && d.blocks.is_empty() && prev.end == range.start {
                 let merged = prev.start..range.end;
                 d.head = Some(head(self.doc, &tokens[merged.clone()]));
                 self.last_head = Some(merged);
@@ -816,6 +866,23 @@ fn sentence_fragment(text: &str) -> bool {
                 && w[1].chars().next().is_some_and(char::is_uppercase)
         });
     lower_start || text.ends_with(',') || two_sentences
+}
+
+/// Words that leave a title unfinished when they end its line: conjunctions, articles and
+/// prepositions.
+const DANGLING: &[&str] = &[
+    "and", "or", "of", "the", "a", "an", "for", "in", "on", "with", "to", "from", "by", "at",
+    "between", "via", "versus", "vs", "into", "&",
+];
+
+/// A head text whose last word leaves it unfinished (`Cell Culture of Astrocytes and`,
+/// `MATERIALS AND`). A capital single letter is a label (`Appendix A`), not the article.
+fn dangling_word(t: &str) -> bool {
+    t.split_whitespace().last().is_some_and(|w| {
+        let lower = w.to_lowercase();
+        let cased = w == lower || (w.chars().count() > 1 && w == w.to_uppercase());
+        cased && DANGLING.contains(&lower.as_str())
+    })
 }
 
 /// A head text that is only a section number: `3`, `3.`, `2.1`, `IV.`.

@@ -369,3 +369,97 @@ fn sentence_fragments_are_told_from_heads() {
         assert!(sentence_fragment(text), "{text}");
     }
 }
+
+#[test]
+fn a_head_whose_line_ends_on_a_dangling_word_takes_the_next_head_line() {
+    let b = one_page(vec![
+        vec![
+            vec![S(H, "2.4. Culture of Human Astrocytes and")],
+            vec![S(H, "Cytotoxicity of the Oils")],
+        ],
+        vec![vec![S(P, "Cells were grown in flasks.")]],
+        vec![vec![S(H, "MATERIALS AND")], vec![S(H, "METHODS")]],
+        vec![vec![S(P, "We used the following.")]],
+        vec![vec![S(H, "Appendix A")], vec![S(H, "Proofs")]],
+        vec![vec![S(P, "We prove it here.")]],
+    ]);
+    assert_eq!(
+        outline(&assembled(&b)),
+        [
+            "div n=Some(\"2.4.\") Culture of Human Astrocytes and Cytotoxicity of the Oils",
+            "p Cells were grown in flasks.",
+            "div n=None MATERIALS AND METHODS",
+            "p We used the following.",
+            "div n=None Appendix A",
+            "div n=None Proofs",
+            "p We prove it here.",
+        ]
+    );
+}
+
+/// Sets every token of line `line` in block `block` in `font`.
+fn line_font(b: &mut Built, block: usize, line: usize, font: &str) {
+    let n = b.doc.pages[0].blocks[block].lines[line].tokens.len();
+    set_font(b, block, line, 0..n, font);
+}
+
+#[test]
+fn a_head_line_read_as_text_goes_on_the_head_above_it_in_the_same_face() {
+    let mut b = one_page(vec![vec![
+        vec![S(H, "3.2 The Treelet Transform as a Feature")],
+        vec![S(P, "Selection Scheme Prior to Regression")],
+        vec![C(
+            "Now consider a typical regression or classification problem with noisy",
+        )],
+        vec![C("data from the training set.")],
+    ]]);
+    body_font(&mut b, "Serif");
+    line_font(&mut b, 0, 0, "Serif-Bold");
+    line_font(&mut b, 0, 1, "Serif-Bold");
+    assert_eq!(
+        outline(&assembled(&b)),
+        [
+            "div n=Some(\"3.2\") The Treelet Transform as a Feature Selection Scheme Prior to Regression",
+            "p Now consider a typical regression or classification problem with noisy data from the training set.",
+        ]
+    );
+}
+
+#[test]
+fn a_head_set_as_a_block_of_its_own_needs_no_short_line() {
+    let mut b = one_page(vec![
+        vec![vec![S(
+            P,
+            "Factors associated with the readmission of patients",
+        )]],
+        vec![
+            vec![C("The factors associated with it were")],
+            vec![C("analysed in the table below.")],
+        ],
+        // A quotation in its own face and block, leading into text: no head.
+        vec![vec![S(
+            P,
+            "They said they needed a routine for their pills:",
+        )]],
+        vec![
+            vec![C("This was the answer of most of the")],
+            vec![C("people we asked about it.")],
+        ],
+    ]);
+    body_font(&mut b, "Serif");
+    line_font(&mut b, 0, 0, "Serif-BoldItalic");
+    line_font(&mut b, 2, 0, "Serif-Italic");
+    let out = outline(&assembled(&b));
+    assert_eq!(
+        out[..2],
+        [
+            "div n=None Factors associated with the readmission of patients",
+            "p The factors associated with it were analysed in the table below.",
+        ]
+    );
+    assert_eq!(
+        out.iter().filter(|l| l.starts_with("div")).count(),
+        1,
+        "{out:?}"
+    );
+}
