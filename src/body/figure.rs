@@ -156,6 +156,32 @@ pub fn split_span(doc: &Document, toks: &[ZoneToken], table: bool) -> Vec<Range<
     cuts.windows(2).map(|w| w[0]..w[1]).collect()
 }
 
+/// Words that refer to a figure or table named right after them in running text.
+const REFERRING: &[&str] = &[
+    "(",
+    "see",
+    "in",
+    "of",
+    "and",
+    "or",
+    "to",
+    "from",
+    "with",
+    "by",
+    "on",
+    "cf",
+    "cf.",
+    "as",
+    "shows",
+    "show",
+    "shown",
+    "lists",
+    "gives",
+    "presents",
+    "summarizes",
+    "summarises",
+];
+
 /// Where the caption lead of a figure (or table) span is: the first line start holding a lead
 /// of the span's kind, else of the other kind, else a capitalised lead of the span's kind
 /// inside a line.
@@ -172,9 +198,11 @@ fn find_lead(doc: &Document, toks: &[ZoneToken], table: bool) -> Option<(usize, 
     match pick {
         Some(p) => leads.into_iter().nth(p),
         // A lead inside a line (a figure's inner text laid out on the caption's line):
-        // capitalised and of the span's kind.
+        // capitalised and of the span's kind, and not referred to by running text before it
+        // (`(see Table 1 for …)`, `presented in Table 2`).
         None => (0..toks.len())
             .filter(|&i| texts[i].0.starts_with(char::is_uppercase))
+            .filter(|&i| i == 0 || !REFERRING.contains(&texts[i - 1].0))
             .filter_map(|i| caption_lead(&texts[i..]).map(|l| (i, l)))
             .find(|(_, l)| l.table == table),
     }

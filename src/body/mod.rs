@@ -612,6 +612,47 @@ impl<'a> Assembler<'a> {
             && !figure::has_caption(self.doc, toks)
     }
 
+    /// A figure or table span opening in the middle of a line of the open paragraph (`… (see`
+    /// `Table 1 for demographic information)`, `… is presented in Table 2.`): captions open
+    /// lines, so its lead is a callout in running text. The callout and the rest of its layout
+    /// block go on the paragraph; returns where the span's remaining tokens start.
+    fn lead_in_running_text(&mut self, range: Range<usize>) -> Option<usize> {
+        let tokens = self.tokens;
+        let first = tokens.get(range.start)?;
+        let before = tokens.get(range.start.checked_sub(1)?)?;
+        let running = matches!(
+            self.last,
+            Some(
+                Label::Paragraph
+                    | Label::CitationMarker
+                    | Label::FigureMarker
+                    | Label::TableMarker
+                    | Label::EquationMarker
+            )
+        );
+        if self.open.is_none() || !running || before.line != first.line {
+            return None;
+        }
+        let texts = figure::texts(self.doc, &tokens[range.clone()]);
+        let lead = figure::caption_lead(&texts)?;
+        // The callout is the lead's words and number, without the punctuation after them.
+        let mut callout = lead.tokens.min(range.len());
+        while callout > 1 && !texts[callout - 1].0.chars().any(char::is_alphanumeric) {
+            callout -= 1;
+        }
+        let kind = if lead.table {
+            CalloutKind::Table
+        } else {
+            CalloutKind::Figure
+        };
+        self.marker(&tokens[range.start..range.start + callout], kind);
+        let block_end = (range.start + callout..range.end)
+            .find(|&i| breaks(&tokens[i - 1].line, &tokens[i].line))
+            .unwrap_or(range.end);
+        self.inline(&tokens[range.start + callout..block_end]);
+        Some(block_end)
+    }
+
     /// A display formula; a `(3)` ending it becomes its label when the model left it inside.
     fn equation(&mut self, toks: &[ZoneToken]) {
         self.close();
@@ -666,6 +707,12 @@ impl<'a> Assembler<'a> {
         let tokens = self.tokens;
         if self.carries_on_sentence(&tokens[range.clone()]) {
             self.inline(&tokens[range]);
+            return;
+        }
+        if let Some(rest) = self.lead_in_running_text(range.clone()) {
+            if rest < range.end {
+                self.figure(rest..range.end, table);
+            }
             return;
         }
         if !figure::has_caption(self.doc, &tokens[range.clone()])

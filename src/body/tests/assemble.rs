@@ -894,3 +894,53 @@ fn the_figure_and_table_models_split_captions_content_and_notes() {
     let bad = [model_labels(&[(6, "<note>")])];
     assert!(figure::apply_models(&b.doc, &zf, &mut body.figures, &zones, &bad, &[]).is_err());
 }
+
+#[test]
+fn a_table_span_opening_inside_a_line_of_text_is_a_callout_there() {
+    let b = one_page(vec![
+        vec![vec![
+            S(P, "An overview of the measures is presented in"),
+            S(Tab, "Table 2."),
+        ]],
+        vec![
+            vec![C("We assessed the worry of each participant with a")],
+            vec![C("scale of ten items about the climate.")],
+        ],
+        vec![vec![S(Tab, "Table 2 Overview of the measures.")]],
+        vec![vec![C("Worry 10 items")]],
+    ]);
+    let body = assembled(&b);
+    let paras = paragraphs(&body);
+    assert_eq!(
+        paras[0].text,
+        "An overview of the measures is presented in Table 2."
+    );
+    assert_eq!(calls(paras[0]), [("Table 2", "table", None)]);
+    assert_eq!(
+        paras[1].text,
+        "We assessed the worry of each participant with a scale of ten items about the climate."
+    );
+    assert_eq!(body.figures.len(), 1, "{:?}", outline(&body));
+    assert_eq!(body.figures[0].head.as_deref(), Some("Table 2"));
+}
+
+#[test]
+fn a_lead_named_by_running_text_inside_a_line_is_no_caption() {
+    // The model read a whole paragraph as a table; its `Table 1` is a reference to one.
+    let text = [
+        "The data were collected in December among",
+        "327 youth (see Table 1 for demographic information). In addition,",
+        "for one measure we reanalysed the data of an earlier wave of the",
+        "study, because this measure served as the main input for the panel.",
+    ];
+    let b = one_page(vec![vec![
+        vec![S(Tab, text[0])],
+        vec![C(text[1])],
+        vec![C(text[2])],
+        vec![C(text[3])],
+    ]]);
+    let body = assembled(&b);
+    assert!(body.figures.is_empty(), "{:?}", outline(&body));
+    let texts: Vec<&str> = paragraphs(&body).iter().map(|p| p.text.as_str()).collect();
+    assert_eq!(texts, [text.join(" ").as_str()]);
+}
