@@ -378,15 +378,7 @@ impl<'a> Assembler<'a> {
         let new = toks
             .first()
             .is_some_and(|f| !list_mark(self.doc, toks) && !self.continues(toks, f));
-        // The face change may come after the span: a head line followed by a callout
-        // (`Levels of fear` / `Smith et al. (2020) found…`).
-        let text_next = matches!(
-            next,
-            Some(
-                Label::Paragraph | Label::CitationMarker | Label::FigureMarker | Label::TableMarker
-            )
-        );
-        let ahead = if text_next { HEAD_LOOKAHEAD } else { 0 };
+        let ahead = head_lookahead(next);
         // Running lines the model read into the paragraph do not hide a head after them.
         let lead = self.check.running_prefix(self.doc, toks);
         let start = range.start + if lead < toks.len() { lead } else { 0 };
@@ -417,8 +409,39 @@ impl<'a> Assembler<'a> {
                 }
                 self.paragraph(&tokens[start + k..range.end]);
             }
-            None => self.paragraph(toks),
+            None => match self.inner_head(range.clone(), next) {
+                Some(run) => {
+                    self.paragraph(&tokens[range.start..run.start]);
+                    self.section_span(run.clone());
+                    if run.end < range.end {
+                        self.paragraph_span(run.end..range.end, next);
+                    }
+                }
+                None => self.paragraph(toks),
+            },
         }
+    }
+
+    /// A head inside a paragraph span: at the start of a layout block (or page) after a
+    /// sentence's end, a line in its own face ([`runin::head_run`]) that the model ran into
+    /// the paragraph (`… 2022).` / `Levels of eco-guilt` / `Hickman et al. (2021) …`).
+    fn inner_head(&self, range: Range<usize>, next: Option<Label>) -> Option<Range<usize>> {
+        let tokens = self.tokens;
+        let ahead = head_lookahead(next);
+        let ends_sentence = |i: usize| {
+            let z = &tokens[i];
+            self.doc
+                .token(&z.line, z.index)
+                .is_some_and(|(_, t)| matches!(t.text.as_str(), "." | "!" | "?"))
+        };
+        (range.start + 1..range.end)
+            .filter(|&i| breaks(&tokens[i - 1].line, &tokens[i].line) && ends_sentence(i - 1))
+            .find_map(|i| {
+                let window = &tokens[i..(range.end + ahead).min(tokens.len())];
+                runin::head_run(self.doc, window)
+                    .filter(|&k| i + k <= range.end)
+                    .map(|k| i..i + k)
+            })
     }
 
     /// Whether the head line `start..end`, which the model read as text, goes on the last
@@ -718,7 +741,8 @@ impl<'a> Assembler<'a> {
         if !figure::has_caption(self.doc, &tokens[range.clone()])
             && figure::reads_as_prose(self.doc, &tokens[range.clone()])
         {
-            self.paragraph(&tokens[range]);
+            // As a paragraph span: the prose may hold heads set in their own face.
+            self.paragraph_span(range, None);
             return;
         }
         let merge = self
@@ -772,7 +796,7 @@ impl<'a> Assembler<'a> {
                 } else {
                     self.counters.figures -= 1;
                 }
-                self.paragraph(&tokens[part]);
+                self.paragraph_span(part, None);
                 continue;
             }
             self.push_figure(fig, part.clone());
@@ -965,6 +989,21 @@ fn breaks(a: &LineRef, b: &LineRef) -> bool {
 /// How many tokens after a paragraph span may show the face change ending a head that the
 /// whole span is.
 const HEAD_LOOKAHEAD: usize = 30;
+
+/// How far past a paragraph span to look for the face change ending a head: the change may
+/// come after the span when running text follows it, a head line followed by a callout
+/// (`Levels of fear` / `Smith et al. (2020) found…`).
+fn head_lookahead(next: Option<Label>) -> usize {
+    let text_next = matches!(
+        next,
+        Some(Label::Paragraph | Label::CitationMarker | Label::FigureMarker | Label::TableMarker)
+    );
+    if text_next {
+        HEAD_LOOKAHEAD
+    } else {
+        0
+    }
+}
 
 /// A drop cap is set at least this many times the body text size.
 const DROP_CAP_RATIO: f32 = 1.5;

@@ -38,6 +38,28 @@ const STATEMENTS: &[&str] = &[
     "Observation",
 ];
 
+/// Words that open a sentence going on in a display formula or a list, never a head alone.
+const CONNECTIVES: &[&str] = &[
+    "Then",
+    "Thus",
+    "Hence",
+    "Therefore",
+    "So",
+    "Now",
+    "Here",
+    "Where",
+    "Finally",
+    "Also",
+    "Moreover",
+    "Consequently",
+    "Since",
+    "If",
+    "Let",
+    "Define",
+    "Consider",
+    "Similarly",
+];
+
 /// A line run of this many words or more ending with a full stop is a sentence, not a head.
 const LONG_SENTENCE_WORDS: usize = 10;
 
@@ -92,6 +114,10 @@ pub fn head_run(doc: &Document, toks: &[ZoneToken]) -> Option<usize> {
         return None;
     }
     let words: Vec<&Token> = all[..split].iter().copied().filter(|t| wordy(t)).collect();
+    // A lone connective before a display (`Then` / a formula) opens a sentence.
+    if words.len() == 1 && CONNECTIVES.contains(&first.text.as_str()) {
+        return None;
+    }
     if words.len() > MAX_HEAD_WORDS
         || !words.iter().any(|t| t.text.chars().count() >= 2)
         || all[last_word].text.chars().all(|c| c.is_ascii_digit())

@@ -463,3 +463,72 @@ fn a_head_set_as_a_block_of_its_own_needs_no_short_line() {
         "{out:?}"
     );
 }
+
+#[test]
+fn a_head_line_inside_a_paragraph_span_after_a_sentence_opens_a_div() {
+    let mut b = one_page(vec![
+        vec![vec![S(
+            P,
+            "The first study found high levels of fear in the group.",
+        )]],
+        vec![
+            vec![C("Levels of guilt")],
+            vec![C("Hickman and Swim reported guilt based on mean")],
+            vec![C("responses to single items in their survey of youth.")],
+        ],
+        // A lone connective before a formula in another face opens a sentence.
+        vec![
+            vec![C("Then")],
+            vec![C("M equals k one")],
+            vec![C("plus k two.")],
+        ],
+    ]);
+    body_font(&mut b, "Serif");
+    line_font(&mut b, 1, 0, "Serif-Italic");
+    line_font(&mut b, 2, 1, "Math-Italic");
+    line_font(&mut b, 2, 2, "Math-Italic");
+    let out = outline(&assembled(&b));
+    assert_eq!(
+        out[..4],
+        [
+            "div",
+            "p The first study found high levels of fear in the group.",
+            "div n=None Levels of guilt",
+            "p Hickman and Swim reported guilt based on mean responses to single items in their survey of youth. Then",
+        ],
+        "{out:?}"
+    );
+    assert_eq!(
+        out.iter().filter(|l| l.starts_with("div")).count(),
+        2,
+        "{out:?}"
+    );
+}
+
+#[test]
+fn a_figure_span_of_prose_keeps_the_head_it_opens_with() {
+    let prose = [
+        "Hickman and colleagues reported guilt and sadness based on the mean",
+        "responses to single items that they had written for the survey, and",
+        "Galway and Field found that the young people they asked felt sad about",
+        "the state of the climate more often than they felt guilty about it.",
+    ];
+    let mut b = one_page(vec![vec![
+        vec![S(Fig, "Levels of guilt and sadness")],
+        vec![C(prose[0])],
+        vec![C(prose[1])],
+        vec![C(prose[2])],
+        vec![C(prose[3])],
+    ]]);
+    body_font(&mut b, "Serif");
+    line_font(&mut b, 0, 0, "Serif-Italic");
+    let body = assembled(&b);
+    assert!(body.figures.is_empty());
+    assert_eq!(
+        outline(&body),
+        [
+            "div n=None Levels of guilt and sadness".to_string(),
+            format!("p {}", prose.join(" ")),
+        ]
+    );
+}
