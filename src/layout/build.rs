@@ -64,6 +64,10 @@ const TRACKED_MIN_LETTERS: usize = 4;
 const TRACKED_MAX_GAP: f32 = 0.8;
 /// a gap this much wider than the run's narrowest one is a word space.
 const TRACKED_SPACE: f32 = 0.12;
+/// Or: at least three capital pieces, one of one or two letters, none further apart than
+/// this fraction of the size (a tracked word that the PDF broke at irregular places, `DISC
+/// USS I ON`; word spaces are wider than this even in condensed type).
+const TRACKED_TIGHT_GAP: f32 = 0.15;
 
 /// Document limits (GROBID's `blocksMax`, `tokensMax`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -533,14 +537,19 @@ fn letter_spaced_runs(words: &[Word]) -> Vec<(std::ops::Range<usize>, f32)> {
             .iter()
             .filter(|w| w.text.chars().count() == 1)
             .count();
-        if j <= i + 1 || singles < TRACKED_MIN_LETTERS {
+        if j <= i + 1 {
             i += 1;
             continue;
         }
-        let tracking = words[i..j]
-            .windows(2)
-            .map(|p| p[1].u0 - p[0].u1)
-            .fold(f32::INFINITY, f32::min);
+        let gaps = || words[i..j].windows(2).map(|p| p[1].u0 - p[0].u1);
+        let tracking = gaps().fold(f32::INFINITY, f32::min);
+        let tight = j - i >= 3
+            && words[i..j].iter().any(|w| w.text.chars().count() <= 2)
+            && gaps().all(|g| g <= TRACKED_TIGHT_GAP * words[i].size.max(0.1));
+        if singles < TRACKED_MIN_LETTERS && !tight {
+            i += 1;
+            continue;
+        }
         runs.push((i..j, tracking + TRACKED_SPACE * words[i].size.max(0.1)));
         i = j;
     }
@@ -954,6 +963,29 @@ mod tests {
         );
         let t = &page.blocks[0].lines[0].tokens[0];
         assert!((t.bbox.x - 72.0).abs() < 1e-3 && (t.bbox.w - 6.0 * 5.0 - 5.0 * 1.5).abs() < 1e-2);
+    }
+
+    #[test]
+    fn a_tracked_word_broken_into_irregular_pieces_is_rejoined() {
+        // `DISCUSSION` drawn with 0.1 × size tracking, broken by the PDF's spaces into
+        // `DISC USS I ON`; capitals set with word spaces stay words.
+        let mut p = letter_page(vec![style(10.0)]);
+        draw_tracked(&mut p, 72.0, 100.0, "DISCUSSION", 0.1, 0.0);
+        for k in [4, 7, 8] {
+            p.chars[k].space_before = true;
+        }
+        let first = p.chars.len();
+        draw_tracked(&mut p, 72.0, 130.0, "THE US AND UK", 0.0, 0.3);
+        for (k, c) in "THE US AND UK".replace(' ', "").chars().enumerate() {
+            assert_eq!(p.chars[first + k].c, c);
+        }
+        assert_eq!(
+            texts(&build_page(&p)),
+            vec![
+                vec!["DISCUSSION ".to_string()],
+                vec!["THE US AND UK ".to_string()]
+            ]
+        );
     }
 
     #[test]
