@@ -1087,5 +1087,9 @@ pub fn section_number(toks: &[(&str, Sep)]) -> Option<(usize, String)> {
     if last_sep == Sep::None || rest.0.is_empty() {
         return None;
     }
+    // A bar set between the number and the title (`2.1 | Plant material`) belongs to neither.
+    if rest.0 == "|" && toks.get(i + 1).is_some_and(|t| !t.0.is_empty()) {
+        return Some((i + 1, n));
+    }
     Some((i, n))
 }

@@ -64,9 +64,9 @@ const TRACKED_MIN_LETTERS: usize = 4;
 const TRACKED_MAX_GAP: f32 = 0.8;
 /// a gap this much wider than the run's narrowest one is a word space.
 const TRACKED_SPACE: f32 = 0.12;
-/// Or: at least three capital pieces, one of one or two letters, none further apart than
-/// this fraction of the size (a tracked word that the PDF broke at irregular places, `DISC
-/// USS I ON`; word spaces are wider than this even in condensed type).
+/// Capital words no further apart than this fraction of the size are pieces of one word that
+/// the PDF broke at irregular places (`DISC USS I ON`, `INTRODUCTIO N`, `RES ULTS`): word
+/// spaces are wider than this even in condensed type.
 const TRACKED_TIGHT_GAP: f32 = 0.15;
 
 /// Document limits (GROBID's `blocksMax`, `tokensMax`).
@@ -518,18 +518,10 @@ fn letter_spaced_runs(words: &[Word]) -> Vec<(std::ops::Range<usize>, f32)> {
         let mut j = i;
         if capital_piece(&words[i]) {
             j = i + 1;
-            while j < words.len() && capital_piece(&words[j]) {
-                let (a, b) = (&words[j - 1], &words[j]);
-                let size = a.size.max(0.1);
-                let gap = b.u0 - a.u1;
-                if b.style != a.style
-                    || b.rot != a.rot
-                    || (b.size - a.size).abs() > 0.05 * size
-                    || (b.base - a.base).abs() > 0.1 * size
-                    || !(-0.05 * size..=TRACKED_MAX_GAP * size).contains(&gap)
-                {
-                    break;
-                }
+            while j < words.len()
+                && capital_piece(&words[j])
+                && runs_on(&words[j - 1], &words[j], TRACKED_MAX_GAP)
+            {
                 j += 1;
             }
         }
@@ -541,19 +533,56 @@ fn letter_spaced_runs(words: &[Word]) -> Vec<(std::ops::Range<usize>, f32)> {
             i += 1;
             continue;
         }
-        let gaps = || words[i..j].windows(2).map(|p| p[1].u0 - p[0].u1);
-        let tracking = gaps().fold(f32::INFINITY, f32::min);
-        let tight = j - i >= 3
-            && words[i..j].iter().any(|w| w.text.chars().count() <= 2)
-            && gaps().all(|g| g <= TRACKED_TIGHT_GAP * words[i].size.max(0.1));
-        if singles < TRACKED_MIN_LETTERS && !tight {
+        if singles < TRACKED_MIN_LETTERS {
             i += 1;
             continue;
         }
+        let tracking = words[i..j]
+            .windows(2)
+            .map(|p| p[1].u0 - p[0].u1)
+            .fold(f32::INFINITY, f32::min);
         runs.push((i..j, tracking + TRACKED_SPACE * words[i].size.max(0.1)));
         i = j;
     }
+    // Runs of capital words of any length set closer than a word space, outside the
+    // letter-spaced runs: every gap in them joins.
+    let capital = |w: &Word| {
+        w.text.chars().any(char::is_alphabetic) && w.text.chars().all(|c| c.is_uppercase())
+    };
+    let taken = |k: usize| runs.iter().any(|(r, _)| r.contains(&k));
+    let mut tight = Vec::new();
+    let mut i = 0;
+    while i < words.len() {
+        let mut j = i + 1;
+        while j < words.len()
+            && !taken(i)
+            && capital(&words[i])
+            && !taken(j)
+            && capital(&words[j])
+            && runs_on(&words[j - 1], &words[j], TRACKED_TIGHT_GAP)
+        {
+            j += 1;
+        }
+        if j > i + 1 {
+            tight.push((i..j, TRACKED_TIGHT_GAP * words[i].size.max(0.1)));
+        }
+        i = j;
+    }
+    runs.extend(tight);
+    runs.sort_by_key(|(r, _)| r.start);
     runs
+}
+
+/// Whether word `b` goes on a run of capitals ending with `a`: same style, rotation, size and
+/// baseline, at most `max_gap` × the size after it (a slight overlap allowed).
+fn runs_on(a: &Word, b: &Word, max_gap: f32) -> bool {
+    let size = a.size.max(0.1);
+    let gap = b.u0 - a.u1;
+    b.style == a.style
+        && b.rot == a.rot
+        && (b.size - a.size).abs() <= 0.05 * size
+        && (b.base - a.base).abs() <= 0.1 * size
+        && (-0.05 * size..=max_gap * size).contains(&gap)
 }
 
 /// Drop words drawn twice at (almost) the same place: fake bold and drop shadows.
@@ -974,18 +1003,17 @@ mod tests {
         for k in [4, 7, 8] {
             p.chars[k].space_before = true;
         }
+        // Two pieces, neither short: `RES ULTS`.
+        let x = draw_tracked(&mut p, 72.0, 115.0, "RESULTS", 0.1, 0.0);
+        p.chars[13].space_before = true;
+        assert!(x > 72.0);
         let first = p.chars.len();
         draw_tracked(&mut p, 72.0, 130.0, "THE US AND UK", 0.0, 0.3);
         for (k, c) in "THE US AND UK".replace(' ', "").chars().enumerate() {
             assert_eq!(p.chars[first + k].c, c);
         }
-        assert_eq!(
-            texts(&build_page(&p)),
-            vec![
-                vec!["DISCUSSION ".to_string()],
-                vec!["THE US AND UK ".to_string()]
-            ]
-        );
+        let lines: Vec<String> = texts(&build_page(&p)).into_iter().flatten().collect();
+        assert_eq!(lines, ["DISCUSSION ", "RESULTS ", "THE US AND UK "]);
     }
 
     #[test]

@@ -532,3 +532,22 @@ fn a_figure_span_of_prose_keeps_the_head_it_opens_with() {
         ]
     );
 }
+
+#[test]
+fn a_bar_between_section_number_and_title_is_left_out() {
+    let b = one_page(vec![
+        vec![vec![S(H, "2.1 | Plant material")]],
+        vec![vec![S(P, "The plants were harvested in May.")]],
+        vec![vec![S(H, "| Results")]],
+        vec![vec![S(P, "The yield was high.")]],
+    ]);
+    assert_eq!(
+        outline(&assembled(&b)),
+        [
+            "div n=Some(\"2.1\") Plant material",
+            "p The plants were harvested in May.",
+            "div n=None | Results",
+            "p The yield was high.",
+        ]
+    );
+}
