@@ -394,12 +394,7 @@ impl<'a> Assembler<'a> {
                     // set after it in the same face is a head of its own.
                     let cut = numbered_line(self.doc, &tokens[start..start + k])
                         .map_or(start + k, |at| start + at);
-                    let prev = self.last_head.clone().unwrap_or(start..start);
-                    let merged = prev.start..cut;
-                    if let Some(d) = self.divs.last_mut() {
-                        d.head = Some(head(self.doc, &tokens[merged.clone()]));
-                    }
-                    self.last_head = Some(merged);
+                    self.extend_head(cut);
                     if cut < start + k {
                         self.section_span(cut..start + k);
                     }
@@ -475,6 +470,19 @@ impl<'a> Assembler<'a> {
             && !breaks(&self.tokens[start - 1].line, &self.tokens[start].line)
     }
 
+    /// The last head, which opened the current div, now runs to token `end`: the model split
+    /// it, and the tokens up to `end` are its next line.
+    fn extend_head(&mut self, end: usize) {
+        let Some(start) = self.last_head.as_ref().map(|h| h.start) else {
+            return;
+        };
+        let merged = start..end;
+        if let Some(d) = self.divs.last_mut() {
+            d.head = Some(head(self.doc, &self.tokens[merged.clone()]));
+        }
+        self.last_head = Some(merged);
+    }
+
     /// A head opens a div. A head that is only a number (`3.`, `IV`) followed
     /// directly by another head span is one head split by the model (`3.` + `Results`).
     fn section(&mut self, range: Range<usize>) {
@@ -489,9 +497,7 @@ impl<'a> Assembler<'a> {
             // `Cytotoxicity of …`) is one head whose lines the model split.
             let dangling = d.head.as_ref().is_some_and(|h| dangling_word(&h.text.text));
             if (bare || dangling) && d.blocks.is_empty() && prev.end == range.start {
-                let merged = prev.start..range.end;
-                d.head = Some(head(self.doc, &tokens[merged.clone()]));
-                self.last_head = Some(merged);
+                self.extend_head(range.end);
                 return;
             }
         }
@@ -615,15 +621,7 @@ impl<'a> Assembler<'a> {
         let Some(open) = &self.open else {
             return false;
         };
-        let after_callout = matches!(
-            self.last,
-            Some(
-                Label::CitationMarker
-                    | Label::FigureMarker
-                    | Label::TableMarker
-                    | Label::EquationMarker
-            )
-        );
+        let after_callout = self.last.is_some_and(callout_label);
         let ended = open.text.text().trim_end().ends_with(['.', '!', '?', ':']);
         let goes_on = self
             .first_char(toks)
@@ -643,16 +641,9 @@ impl<'a> Assembler<'a> {
         let tokens = self.tokens;
         let first = tokens.get(range.start)?;
         let before = tokens.get(range.start.checked_sub(1)?)?;
-        let running = matches!(
-            self.last,
-            Some(
-                Label::Paragraph
-                    | Label::CitationMarker
-                    | Label::FigureMarker
-                    | Label::TableMarker
-                    | Label::EquationMarker
-            )
-        );
+        let running = self
+            .last
+            .is_some_and(|l| l == Label::Paragraph || callout_label(l));
         if self.open.is_none() || !running || before.line != first.line {
             return None;
         }
@@ -989,6 +980,14 @@ fn breaks(a: &LineRef, b: &LineRef) -> bool {
 /// How many tokens after a paragraph span may show the face change ending a head that the
 /// whole span is.
 const HEAD_LOOKAHEAD: usize = 30;
+
+/// A callout span: a citation, figure, table or equation marker.
+fn callout_label(label: Label) -> bool {
+    matches!(
+        label,
+        Label::CitationMarker | Label::FigureMarker | Label::TableMarker | Label::EquationMarker
+    )
+}
 
 /// How far past a paragraph span to look for the face change ending a head: the change may
 /// come after the span when running text follows it, a head line followed by a callout

@@ -130,10 +130,10 @@ pub fn head_run(doc: &Document, toks: &[ZoneToken]) -> Option<usize> {
     let run_in = !line_start && last_word + 1 < split && end == ".";
     // A head line ends without a comma or hyphen (those wrap a sentence set in another face),
     // it is no long sentence ending with a full stop, and it ends short of the column's right
-    // edge, which the body text after it reaches.
-    // A head of one or two lines set as a layout block of its own, apart from the text after
-    // it, needs no short last line (`Factors associated with unexpected CVD` / `readmission
-    // within the first year after dialysis` fills most of its column).
+    // edge, which the body text after it reaches; a head of one or two lines set as a layout
+    // block of its own, apart from the text after it, needs no short last line (`Factors
+    // associated with unexpected CVD` / `readmission within the first year after dialysis`
+    // fills most of its column).
     let sentence = end == "." && words.len() >= LONG_SENTENCE_WORDS;
     let mut head_lines: Vec<&LineRef> = toks[..split].iter().map(|z| &z.line).collect();
     head_lines.dedup();

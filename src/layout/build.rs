@@ -529,11 +529,7 @@ fn letter_spaced_runs(words: &[Word]) -> Vec<(std::ops::Range<usize>, f32)> {
             .iter()
             .filter(|w| w.text.chars().count() == 1)
             .count();
-        if j <= i + 1 {
-            i += 1;
-            continue;
-        }
-        if singles < TRACKED_MIN_LETTERS {
+        if j <= i + 1 || singles < TRACKED_MIN_LETTERS {
             i += 1;
             continue;
         }
@@ -554,14 +550,14 @@ fn letter_spaced_runs(words: &[Word]) -> Vec<(std::ops::Range<usize>, f32)> {
     let mut i = 0;
     while i < words.len() {
         let mut j = i + 1;
-        while j < words.len()
-            && !taken(i)
-            && capital(&words[i])
-            && !taken(j)
-            && capital(&words[j])
-            && runs_on(&words[j - 1], &words[j], TRACKED_TIGHT_GAP)
-        {
-            j += 1;
+        if !taken(i) && capital(&words[i]) {
+            while j < words.len()
+                && !taken(j)
+                && capital(&words[j])
+                && runs_on(&words[j - 1], &words[j], TRACKED_TIGHT_GAP)
+            {
+                j += 1;
+            }
         }
         if j > i + 1 {
             tight.push((i..j, TRACKED_TIGHT_GAP * words[i].size.max(0.1)));
