@@ -708,6 +708,33 @@ mod tests {
     }
 
     #[test]
+    fn another_template_is_trained_written_and_read_back() {
+        static TOY: Toy = Toy;
+        let dir = temp("template");
+        let other = crate::models::WithTemplate {
+            inner: &TOY,
+            template: "U00:%x[0,0]\nU09:%x[0,0]/%x[-1,1]\nB\n",
+        };
+        let report = run(
+            &other,
+            Path::new("unused"),
+            &dir,
+            TrainingKind::Holdout,
+            &Toy.default_params(),
+            &mut |_| {},
+            Arc::new(AtomicBool::new(false)),
+        )
+        .unwrap();
+        let mdir = report.model_dir.clone().unwrap();
+        let written = std::fs::read_to_string(mdir.join("template.txt")).unwrap();
+        assert!(written.contains("U09:%x[0,0]/%x[-1,1]"), "{written}");
+        assert!(!written.contains("U03:%x[1,0]"), "{written}");
+        let model = Model::load(&mdir, 7).unwrap();
+        assert_eq!(model.template(), &Template::parse(other.template).unwrap());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
     fn nfold_and_split_evaluate_every_sequence_once_and_write_nothing() {
         let dir = temp("nfold");
         let cancel = Arc::new(AtomicBool::new(false));

@@ -285,6 +285,44 @@ pub trait ModelSpec: Sync {
     }
 }
 
+/// A model's spec with another feature template: `quire train --template FILE` trains with it
+/// (the template is written to the model folder, which is what tagging reads).
+pub struct WithTemplate {
+    pub inner: &'static dyn ModelSpec,
+    pub template: &'static str,
+}
+
+impl ModelSpec for WithTemplate {
+    fn name(&self) -> ModelName {
+        self.inner.name()
+    }
+    fn flavor(&self) -> Option<&'static str> {
+        self.inner.flavor()
+    }
+    fn feature_version(&self) -> u32 {
+        self.inner.feature_version()
+    }
+    fn template(&self) -> &'static str {
+        self.template
+    }
+    fn default_params(&self) -> crate::crf::TrainParams {
+        self.inner.default_params()
+    }
+    fn read(
+        &self,
+        dataset: &Path,
+        part: Part,
+    ) -> crate::Result<(Vec<crate::crf::Sequence>, ReadStats)> {
+        self.inner.read(dataset, part)
+    }
+    fn write_resources(&self, dataset: &Path, models_dir: &Path) -> crate::Result<()> {
+        self.inner.write_resources(dataset, models_dir)
+    }
+    fn rows_from_text(&self, text: &str) -> Option<Vec<Vec<String>>> {
+        self.inner.rows_from_text(text)
+    }
+}
+
 /// The spec of a model, if Quire can train it.
 pub fn spec(name: ModelName, flavor: Option<&str>) -> Option<&'static dyn ModelSpec> {
     // Each model module adds its arm here.

@@ -100,6 +100,10 @@ pub struct TrainArgs {
     /// Write the full report as JSON to this file.
     #[arg(long)]
     pub report: Option<PathBuf>,
+    /// CRF: train with the feature template in this file instead of the model's own
+    /// (CRF++-style `U..:%x[r,c]` lines and `B`); the model folder keeps the template it used.
+    #[arg(long)]
+    pub template: Option<PathBuf>,
     /// crf | bilstm-crf
     #[arg(long, value_enum, default_value = "crf")]
     pub architecture: ArchitectureArg,
@@ -254,6 +258,17 @@ pub fn train(args: TrainArgs) -> anyhow::Result<()> {
         )?;
         return print_report(&report, args.report.as_deref(), "epochs");
     }
+    let spec: &'static dyn ModelSpec = match &args.template {
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("reading {}", path.display()))?;
+            Box::leak(Box::new(models::WithTemplate {
+                inner: spec,
+                template: Box::leak(text.into_boxed_str()),
+            }))
+        }
+        None => spec,
+    };
     let mut params = spec.default_params();
     if let Some(v) = args.max_iter {
         params.max_iter = v;
