@@ -557,8 +557,8 @@ impl ModelSpec for Spec {
         static T: OnceLock<String> = OnceLock::new();
         T.get_or_init(|| {
             let mut w: Vec<(usize, &[i32])> = vec![
-                (0, &[-4, -3, -2, -1, 0, 1, 2, 3, 4]),
-                (1, &[-3, -2, -1, 0, 1, 2, 3, 4]),
+                (0, &[-5, -4, -3, -2, -1, 0, 1, 2, 3, 4, 5]),
+                (1, &[-4, -3, -2, -1, 0, 1, 2, 3, 4]),
                 (2, &[0]),
                 (3, &[0]),
                 (4, &[0]),
@@ -568,7 +568,7 @@ impl ModelSpec for Spec {
                 (8, &[0]),
                 (9, &[0]),
                 (10, &[-1, 0, 1]),
-                (11, &[-1, 0, 1]),
+                (11, &[-2, -1, 0, 1, 2]),
                 (12, &[-1, 0, 1]),
                 (13, &[-1, 0, 1]),
             ];
@@ -580,17 +580,17 @@ impl ModelSpec for Spec {
                 (24, &[-1, 0, 1][..]),
                 (25, &[-1, 0, 1][..]),
                 (26, &[-1, 0, 1][..]),
-                (27, &[-2, -1, 0, 1, 2][..]),
+                (27, &[-3, -2, -1, 0, 1, 2, 3][..]),
                 (28, &[-1, 0][..]),
-                (29, &[-1, 0, 1][..]),
-                (30, &[0][..]),
-                (31, &[0][..]),
+                (29, &[-2, -1, 0, 1, 2][..]),
+                (30, &[-1, 0, 1][..]),
+                (31, &[-1, 0, 1][..]),
                 (32, &[0][..]),
                 (33, &[-1, 0, 1][..]),
                 (34, &[0][..]),
-                (35, &[-1, 0, 1][..]),
+                (35, &[-2, -1, 0, 1, 2][..]),
             ]);
-            text::template(
+            let t = text::template(
                 &w,
                 &[
                     ((-1, 0), (0, 0)),
@@ -600,8 +600,22 @@ impl ModelSpec for Spec {
                     ((0, 32), (0, 33)),
                     ((0, 33), (0, 11)),
                     ((0, 29), (0, 27)),
+                    // Template version 2 (feature version unchanged): token bigrams two
+                    // away, lower-cased bigrams, shape bigrams, the punctuation before a
+                    // capitalised word, a quoted word's segment.
+                    ((-2, 0), (-1, 0)),
+                    ((1, 0), (2, 0)),
+                    ((-1, 1), (0, 1)),
+                    ((0, 1), (1, 1)),
+                    ((-1, 35), (0, 35)),
+                    ((0, 35), (1, 35)),
+                    ((-1, 27), (0, 11)),
+                    ((0, 33), (0, 30)),
                 ],
-            )
+            );
+            // Two three-part conjunctions: the token trigram, and year / segment / `In`.
+            let body = t.strip_suffix("B\n").unwrap_or(&t);
+            format!("{body}UT0:%x[-1,0]/%x[0,0]/%x[1,0]\nUT1:%x[0,32]/%x[0,33]/%x[0,34]\nB\n")
         })
     }
     fn default_params(&self) -> TrainParams {
