@@ -590,7 +590,7 @@ impl ModelSpec for Spec {
                 (34, &[0][..]),
                 (35, &[-2, -1, 0, 1, 2][..]),
             ]);
-            let t = text::template(
+            text::template_with_triples(
                 &w,
                 &[
                     ((-1, 0), (0, 0)),
@@ -612,10 +612,9 @@ impl ModelSpec for Spec {
                     ((-1, 27), (0, 11)),
                     ((0, 33), (0, 30)),
                 ],
-            );
-            // Two three-part conjunctions: the token trigram, and year / segment / `In`.
-            let body = t.strip_suffix("B\n").unwrap_or(&t);
-            format!("{body}UT0:%x[-1,0]/%x[0,0]/%x[1,0]\nUT1:%x[0,32]/%x[0,33]/%x[0,34]\nB\n")
+                // The token trigram, and year / segment / `In`.
+                &[[(-1, 0), (0, 0), (1, 0)], [(0, 32), (0, 33), (0, 34)]],
+            )
         })
     }
     fn default_params(&self) -> TrainParams {

@@ -63,9 +63,21 @@ pub fn to_sequence(s: &Labelled, view: &LexView<'_>, rows: RowsFn) -> Sequence {
 /// Two `(row offset, column)` observations joined into one feature.
 pub type Conjunction = ((i32, usize), (i32, usize));
 
+/// Three `(row offset, column)` observations joined into one feature.
+pub type Triple = [(i32, usize); 3];
+
 /// Build a CRF++ template: unigram windows per column, token-pair conjunctions, and `B`.
 /// Every pattern gets its own id (`U<col>_<n>` / `UC<n>`), so no two patterns collide.
 pub fn template(windows: &[(usize, &[i32])], conjunctions: &[Conjunction]) -> String {
+    template_with_triples(windows, conjunctions, &[])
+}
+
+/// [`template`] with three-part conjunctions after the pairs (ids `UT<n>`).
+pub fn template_with_triples(
+    windows: &[(usize, &[i32])],
+    conjunctions: &[Conjunction],
+    triples: &[Triple],
+) -> String {
     let mut t = String::new();
     for (col, offsets) in windows {
         for (n, r) in offsets.iter().enumerate() {
@@ -74,6 +86,9 @@ pub fn template(windows: &[(usize, &[i32])], conjunctions: &[Conjunction]) -> St
     }
     for (n, ((r1, c1), (r2, c2))) in conjunctions.iter().enumerate() {
         let _ = writeln!(t, "UC{n}:%x[{r1},{c1}]/%x[{r2},{c2}]");
+    }
+    for (n, [(r1, c1), (r2, c2), (r3, c3)]) in triples.iter().enumerate() {
+        let _ = writeln!(t, "UT{n}:%x[{r1},{c1}]/%x[{r2},{c2}]/%x[{r3},{c3}]");
     }
     t.push_str("B\n");
     t
