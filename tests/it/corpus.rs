@@ -1,5 +1,6 @@
 //! `quire corpus MODEL`: the binary reads a small table corpus written here (one good file, one
 //! malformed) and prints what it used and dropped; a model without a reader is refused.
+//! `quire train` refuses `--template` for the BiLSTM-CRF, which has no template.
 
 use std::path::Path;
 use std::process::Command;
@@ -103,4 +104,24 @@ fn corpus_command_prints_counts_drops_and_labels() {
         "{stderr}"
     );
     std::fs::remove_dir_all(&ds).unwrap();
+}
+
+#[test]
+fn a_template_is_refused_for_the_bilstm_crf_before_any_reading() {
+    let out = Command::new(env!("CARGO_BIN_EXE_quire"))
+        .args([
+            "train",
+            "date",
+            "--architecture",
+            "bilstm-crf",
+            "--template",
+            "no-such-template.txt",
+            "--dataset",
+            "no-such-dataset",
+        ])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("--template is for the CRF"), "{stderr}");
 }

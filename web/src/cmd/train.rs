@@ -224,6 +224,11 @@ pub fn train(args: TrainArgs) -> anyhow::Result<()> {
     };
     let cancel = Arc::new(AtomicBool::new(false));
     if args.architecture == ArchitectureArg::BilstmCrf {
+        if args.template.is_some() {
+            bail!(
+                "--template is for the CRF; the BiLSTM-CRF reads feature columns, not a template"
+            );
+        }
         let mut p = DeepParams::default();
         if let Some(v) = args.epochs {
             p.max_epochs = v;
