@@ -87,6 +87,15 @@ pub enum Event {
         dir: PathBuf,
         model_bytes: usize,
     },
+    /// An evaluated sequence whose predicted labels differ from its gold labels somewhere
+    /// (one event per such sequence, after the fold's training): what `quire train --errors`
+    /// writes for error analysis. Tokens are the rows' first column.
+    Mislabelled {
+        fold: usize,
+        tokens: Vec<String>,
+        gold: Vec<String>,
+        predicted: Vec<String>,
+    },
 }
 
 /// The outcome of a run.
@@ -168,15 +177,39 @@ pub fn digest(data: &[Sequence]) -> String {
 
 /// Label every sequence with `model` (in parallel) and evaluate against the gold labels.
 pub fn evaluate(model: &Model, data: &[Sequence]) -> Result<Evaluation> {
-    let predicted: Vec<Vec<String>> = data
-        .par_iter()
-        .map(|s| model.label(&s.rows))
-        .collect::<Result<_>>()?;
+    Ok(score(data, &label_all(model, data)?, 1, &mut |_| {}))
+}
+
+/// The CRF's labels for every sequence (in parallel).
+fn label_all(model: &Model, data: &[Sequence]) -> Result<Vec<Vec<String>>> {
+    data.par_iter().map(|s| model.label(&s.rows)).collect()
+}
+
+/// Evaluate `predicted` against the gold labels of `data`, reporting each sequence labelled
+/// differently as [`Event::Mislabelled`] of `fold`.
+fn score(
+    data: &[Sequence],
+    predicted: &[Vec<String>],
+    fold: usize,
+    progress: &mut dyn FnMut(&Event),
+) -> Evaluation {
     let mut e = Evaluation::new();
-    for (s, p) in data.iter().zip(&predicted) {
+    for (s, p) in data.iter().zip(predicted) {
         e.add(&s.labels, p);
+        if s.labels != *p {
+            progress(&Event::Mislabelled {
+                fold,
+                tokens: s
+                    .rows
+                    .iter()
+                    .map(|r| r.first().cloned().unwrap_or_default())
+                    .collect(),
+                gold: s.labels.clone(),
+                predicted: p.clone(),
+            });
+        }
     }
-    Ok(e)
+    e
 }
 
 /// Evaluate the trained model in `models_dir` on the spec's `evaluation/` part.
@@ -344,7 +377,7 @@ pub fn run_from(
         )?;
         let eval = match eval_sets.get(f) {
             Some(data) => Some(record_fold(
-                evaluate(&model, data)?,
+                score(data, &label_all(&model, data)?, f + 1, progress),
                 data.len(),
                 (f + 1, folds),
                 &mut report,
@@ -439,7 +472,11 @@ pub fn run_deep(
         report.data_digest = digest(train_data);
         let eval = match eval_sets.get(f) {
             Some(data) => Some(record_fold(
-                trained.model.evaluate(data)?,
+                {
+                    let rows: Vec<&[Vec<String>]> =
+                        data.iter().map(|s| s.rows.as_slice()).collect();
+                    score(data, &trained.model.label_many(&rows)?, f + 1, progress)
+                },
                 data.len(),
                 (f + 1, folds),
                 &mut report,
@@ -768,6 +805,33 @@ mod tests {
         .unwrap();
         assert_eq!((s.train_sequences, s.eval_sequences), (24, 6));
         assert!(!dir.exists());
+    }
+
+    #[test]
+    fn scoring_reports_exactly_the_mislabelled_sequences() {
+        let data: Vec<Sequence> = (0..3).map(toy_seq).collect();
+        let mut predicted: Vec<Vec<String>> = data.iter().map(|s| s.labels.clone()).collect();
+        predicted[1][3] = "I-<surname>".to_string();
+        let mut seen = Vec::new();
+        let e = score(&data, &predicted, 4, &mut |ev| {
+            if let Event::Mislabelled {
+                fold,
+                tokens,
+                gold,
+                predicted,
+            } = ev
+            {
+                seen.push((*fold, tokens.clone(), gold.clone(), predicted.clone()));
+            }
+        });
+        assert_eq!(e.instances, 3);
+        assert_eq!(seen.len(), 1);
+        let (fold, tokens, gold, p) = &seen[0];
+        assert_eq!(*fold, 4);
+        let words: Vec<&str> = data[1].rows.iter().map(|r| r[0].as_str()).collect();
+        assert_eq!(tokens, &words);
+        assert_eq!(gold, &data[1].labels);
+        assert_eq!(p, &predicted[1]);
     }
 
     #[test]

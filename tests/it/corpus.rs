@@ -1,6 +1,7 @@
 //! `quire corpus MODEL`: the binary reads a small table corpus written here (one good file, one
 //! malformed) and prints what it used and dropped; a model without a reader is refused.
-//! `quire train` refuses `--template` for the BiLSTM-CRF, which has no template.
+//! `quire train` refuses `--template` for the BiLSTM-CRF, which has no template, and writes the
+//! sequences it mislabels to `--errors`.
 
 use std::path::Path;
 use std::process::Command;
@@ -124,4 +125,85 @@ fn a_template_is_refused_for_the_bilstm_crf_before_any_reading() {
     assert!(!out.status.success());
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains("--template is for the CRF"), "{stderr}");
+}
+
+/// A table corpus of one sequence, and an evaluation part whose gold labels the same tokens
+/// differently (`Costs` is the caption in one, table content in the other), so a model
+/// trained on the corpus must mislabel the evaluation sequence.
+fn contradicting_table_dataset(ds: &Path) {
+    let rows: Vec<String> = ["Table", "1", "Costs", "Paper", "37"]
+        .iter()
+        .map(|t| raw_row(t))
+        .collect();
+    for (part, body) in [
+        ("corpus", "<figDesc>Costs</figDesc><table>Paper 37</table>"),
+        ("evaluation", "<table>Costs Paper 37</table>"),
+    ] {
+        let d = ds.join("table").join(part);
+        write(
+            &d.join("tei"),
+            "t.training.table.tei.xml",
+            &format!(
+                r#"<tei><text><figure type="table"><head>Table <label>1</label></head>{body}</figure></text></tei>"#
+            ),
+        );
+        write(&d.join("raw"), "t.training.table", &rows.join("\n"));
+    }
+}
+
+#[test]
+fn train_writes_the_mislabelled_sequences_to_the_errors_file() {
+    let ds = std::env::temp_dir().join(format!("quire-it-errors-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&ds);
+    contradicting_table_dataset(&ds);
+    let errors = ds.join("errors.tsv");
+    let run = |kind: &str| {
+        Command::new(env!("CARGO_BIN_EXE_quire"))
+            .args([
+                "train",
+                "table",
+                "--type",
+                kind,
+                "--max-iter",
+                "50",
+                "--dataset",
+            ])
+            .arg(&ds)
+            .arg("--models-dir")
+            .arg(ds.join("models"))
+            .arg("--errors")
+            .arg(&errors)
+            .output()
+            .unwrap()
+    };
+    let out = run("holdout");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = std::fs::read_to_string(&errors).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines[0], "# fold 1", "{text}");
+    assert_eq!(
+        lines.len(),
+        7,
+        "one header, five tokens, one blank line: {text}"
+    );
+    // The token that changed label is marked and shows both labels; the head is right.
+    assert_eq!(
+        lines[1], "Table\tI-<figure_head>\tI-<figure_head>",
+        "{text}"
+    );
+    assert_eq!(lines[3], "Costs\tI-<content>\tI-<figDesc>\t*", "{text}");
+    // `Paper` opens the content in training but continues it in this gold.
+    assert_eq!(lines[4], "Paper\t<content>\tI-<content>\t*", "{text}");
+    assert_eq!(lines[5], "37\t<content>\t<content>", "{text}");
+
+    // A run without an evaluation has nothing to write: refused before training.
+    let out = run("full");
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("--errors needs an evaluation"), "{stderr}");
+    std::fs::remove_dir_all(&ds).unwrap();
 }

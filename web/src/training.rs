@@ -185,6 +185,8 @@ impl ProgressReporter {
             Event::Written { model_bytes, .. } => serde_json::json!({
                 "phase": "writing", "model_bytes": model_bytes, "elapsed_s": elapsed,
             }),
+            // Error analysis is the command line's (`--errors`); the job's progress is not.
+            Event::Mislabelled { .. } => return None,
         };
         Some(value)
     }

@@ -129,6 +129,10 @@ pub struct TrainArgs {
     /// Start from the weights of the model in --models-dir (GROBID's incremental training).
     #[arg(long)]
     pub incremental: bool,
+    /// Write every evaluated sequence the model labels differently from its gold to this
+    /// file (token, gold, predicted; `*` marks the differing tokens), for error analysis.
+    #[arg(long)]
+    pub errors: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, clap::Args)]
@@ -203,7 +207,30 @@ fn print_event(e: &Event) {
         Event::Written { dir, model_bytes } => {
             writeln!(err, "wrote {} ({model_bytes} bytes)", dir.display())
         }
+        // Written to the `--errors` file (or nowhere), never to the terminal.
+        Event::Mislabelled { .. } => Ok(()),
     };
+}
+
+/// One mislabelled sequence for `--errors`: a `# fold F` line, then one line per token
+/// (`token<TAB>gold<TAB>predicted`, with a fourth column `*` where they differ) and a blank
+/// line.
+fn write_mislabelled(
+    out: &mut impl Write,
+    fold: usize,
+    tokens: &[String],
+    gold: &[String],
+    predicted: &[String],
+) -> std::io::Result<()> {
+    writeln!(out, "# fold {fold}")?;
+    for ((t, g), p) in tokens.iter().zip(gold).zip(predicted) {
+        if g == p {
+            writeln!(out, "{t}\t{g}\t{p}")?;
+        } else {
+            writeln!(out, "{t}\t{g}\t{p}\t*")?;
+        }
+    }
+    writeln!(out)
 }
 
 /// `quire train MODEL [--type …]`.
@@ -221,6 +248,36 @@ pub fn train(args: TrainArgs) -> anyhow::Result<()> {
             k: args.folds,
             seed,
         },
+    };
+    if args.errors.is_some() && kind == TrainingKind::Full {
+        bail!("--errors needs an evaluation: --type holdout, split or nfold");
+    }
+    let mut errors = match &args.errors {
+        Some(path) => Some((
+            path,
+            std::io::BufWriter::new(
+                std::fs::File::create(path)
+                    .with_context(|| format!("creating {}", path.display()))?,
+            ),
+        )),
+        None => None,
+    };
+    let mut write_error: Option<std::io::Error> = None;
+    let mut on_event = |e: &Event| match (e, errors.as_mut()) {
+        (
+            Event::Mislabelled {
+                fold,
+                tokens,
+                gold,
+                predicted,
+            },
+            Some((_, out)),
+        ) => {
+            if write_error.is_none() {
+                write_error = write_mislabelled(out, *fold, tokens, gold, predicted).err();
+            }
+        }
+        _ => print_event(e),
     };
     let cancel = Arc::new(AtomicBool::new(false));
     if args.architecture == ArchitectureArg::BilstmCrf {
@@ -258,9 +315,10 @@ pub fn train(args: TrainArgs) -> anyhow::Result<()> {
             kind,
             &p,
             start.as_deref(),
-            &mut print_event,
+            &mut on_event,
             cancel,
         )?;
+        finish_errors(errors, write_error)?;
         return print_report(&report, args.report.as_deref(), "epochs");
     }
     let spec: &'static dyn ModelSpec = match &args.template {
@@ -300,10 +358,26 @@ pub fn train(args: TrainArgs) -> anyhow::Result<()> {
         kind,
         &params,
         start.as_deref(),
-        &mut print_event,
+        &mut on_event,
         cancel,
     )?;
+    finish_errors(errors, write_error)?;
     print_report(&report, args.report.as_deref(), "iterations")
+}
+
+/// Flush the `--errors` file and report a failed write.
+fn finish_errors(
+    errors: Option<(&PathBuf, std::io::BufWriter<std::fs::File>)>,
+    failed: Option<std::io::Error>,
+) -> anyhow::Result<()> {
+    if let Some((path, mut out)) = errors {
+        match failed {
+            Some(e) => Err(e),
+            None => out.flush(),
+        }
+        .with_context(|| format!("writing {}", path.display()))?;
+    }
+    Ok(())
 }
 
 /// The evaluation tables, per-fold figures and totals of a run; the JSON report to `path`.
