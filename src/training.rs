@@ -472,11 +472,7 @@ pub fn run_deep(
         report.data_digest = digest(train_data);
         let eval = match eval_sets.get(f) {
             Some(data) => Some(record_fold(
-                {
-                    let rows: Vec<&[Vec<String>]> =
-                        data.iter().map(|s| s.rows.as_slice()).collect();
-                    score(data, &trained.model.label_many(&rows)?, f + 1, progress)
-                },
+                score(data, &trained.model.label_all(data)?, f + 1, progress),
                 data.len(),
                 (f + 1, folds),
                 &mut report,

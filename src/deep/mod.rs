@@ -1124,6 +1124,12 @@ impl Model {
         Ok(self.label_many(&[rows])?.pop().unwrap_or_default())
     }
 
+    /// Label the rows of every sequence of `data` (batched by length).
+    pub fn label_all(&self, data: &[Sequence]) -> Result<Vec<Vec<String>>> {
+        let rows: Vec<&[Vec<String>]> = data.iter().map(|s| s.rows.as_slice()).collect();
+        self.label_many(&rows)
+    }
+
     /// Label several sequences, batched by length.
     pub fn label_many(&self, seqs: &[&[Vec<String>]]) -> Result<Vec<Vec<String>>> {
         let encoded: Vec<Encoded> = seqs
@@ -1167,8 +1173,7 @@ impl Model {
 
     /// Evaluate against gold sequences, GROBID-style.
     pub fn evaluate(&self, data: &[Sequence]) -> Result<Evaluation> {
-        let rows: Vec<&[Vec<String>]> = data.iter().map(|s| s.rows.as_slice()).collect();
-        let predicted = self.label_many(&rows)?;
+        let predicted = self.label_all(data)?;
         let mut e = Evaluation::new();
         for (s, p) in data.iter().zip(&predicted) {
             e.add(&s.labels, p);
