@@ -4,8 +4,9 @@ A trained sequence labeller of either architecture, as the model actors serve it
 A model's folder (`models/<model>/`) always holds the CRF (`model.crf`, `template.txt`,
 `meta.json`) and may hold a BiLSTM-CRF beside it (`bilstm-crf/`). Which one serves is
 declared in the folder: `serving.json` with `{"architecture": "BiLSTM-CRF"}` serves the deep
-model; without that file, or with `"CRF"`, the CRF serves. Both read the same feature rows,
-so the decoders above them do not change.
+model; `{"architecture": "CRF+BiLSTM-CRF", "crf_weight": 0.5}` serves both decoding together
+([`Combined`]); without that file, or with `"CRF"`, the CRF serves. All read the same feature
+rows, so the decoders above them do not change.
 */
 
 use std::path::Path;
@@ -18,30 +19,77 @@ pub const SERVING_FILE: &str = "serving.json";
 /// The CRF's architecture name in the interface.
 pub const CRF: &str = "CRF";
 
+/// The name under which a CRF and a BiLSTM-CRF serve together ([`Combined`]). It is a way
+/// to serve, not an architecture to train: each of the two is trained on its own.
+pub const COMBINED: &str = "CRF+BiLSTM-CRF";
+
+/// The CRF's weight when a CRF and a BiLSTM-CRF decode together and `serving.json` gives
+/// none: an even product of experts.
+pub const DEFAULT_CRF_WEIGHT: f32 = 0.5;
+
 /// A loaded labeller.
 #[derive(Debug)]
 pub enum Tagger {
     Crf(crf::Model),
     Deep(deep::Model),
+    Combined(Box<Combined>),
+}
+
+/// What a model folder's `serving.json` declares.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Serving {
+    /// [`CRF`], [`deep::ARCHITECTURE`] or [`COMBINED`].
+    pub architecture: &'static str,
+    /// The CRF's weight for [`COMBINED`] (`crf_weight`, default [`DEFAULT_CRF_WEIGHT`]).
+    pub crf_weight: f32,
+}
+
+/// What `dir`'s `serving.json` declares (the CRF when there is none).
+pub fn serving(dir: &Path) -> Result<Serving> {
+    let path = dir.join(SERVING_FILE);
+    let text = match std::fs::read_to_string(&path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            return Ok(Serving {
+                architecture: CRF,
+                crf_weight: DEFAULT_CRF_WEIGHT,
+            })
+        }
+        Err(e) => return Err(Error::Io { path, source: e }),
+    };
+    let bad = |what: String| Error::General(format!("{}: {what}", path.display()));
+    let v: serde_json::Value = serde_json::from_str(&text).map_err(|e| bad(e.to_string()))?;
+    let raw = v["architecture"].as_str().unwrap_or(CRF);
+    let architecture = if raw.trim().eq_ignore_ascii_case(COMBINED) {
+        COMBINED
+    } else {
+        architecture_name(raw).ok_or_else(|| {
+            bad(format!(
+                "unknown architecture {} (CRF, BiLSTM-CRF or {COMBINED})",
+                v["architecture"]
+            ))
+        })?
+    };
+    let crf_weight = match &v["crf_weight"] {
+        serde_json::Value::Null => DEFAULT_CRF_WEIGHT,
+        w => match w.as_f64() {
+            Some(w) if (0.0..=1.0).contains(&w) => w as f32,
+            _ => {
+                return Err(bad(format!(
+                    "crf_weight must be a number from 0 to 1, not {w}"
+                )))
+            }
+        },
+    };
+    Ok(Serving {
+        architecture,
+        crf_weight,
+    })
 }
 
 /// The architecture `dir`'s `serving.json` declares (`CRF` when there is none).
 pub fn served_architecture(dir: &Path) -> Result<&'static str> {
-    let path = dir.join(SERVING_FILE);
-    let text = match std::fs::read_to_string(&path) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(CRF),
-        Err(e) => return Err(Error::Io { path, source: e }),
-    };
-    let v: serde_json::Value = serde_json::from_str(&text)
-        .map_err(|e| Error::General(format!("{}: {e}", path.display())))?;
-    architecture_name(v["architecture"].as_str().unwrap_or(CRF)).ok_or_else(|| {
-        Error::General(format!(
-            "{}: unknown architecture {} (CRF or BiLSTM-CRF)",
-            path.display(),
-            v["architecture"]
-        ))
-    })
+    Ok(serving(dir)?.architecture)
 }
 
 /// The canonical spelling of an architecture name given in any case.
@@ -62,9 +110,10 @@ pub fn architecture_dir(dir: &Path, architecture: &str) -> std::path::PathBuf {
     }
 }
 
-/// The file whose presence says that `architecture` is trained in `dir`.
+/// The file whose presence says that `architecture` is trained in `dir` (for [`COMBINED`],
+/// the BiLSTM-CRF's: the CRF is always there).
 pub fn weights_file(dir: &Path, architecture: &str) -> std::path::PathBuf {
-    if architecture == deep::ARCHITECTURE {
+    if architecture == deep::ARCHITECTURE || architecture == COMBINED {
         dir.join(deep::DIR).join(deep::WEIGHTS_FILE)
     } else {
         dir.join(crf::MODEL_FILE)
@@ -75,7 +124,21 @@ impl Tagger {
     /// Load what `dir` declares it serves; a deep model must have been trained with
     /// `feature_version` as the CRF must.
     pub fn load(dir: &Path, feature_version: u32) -> Result<Tagger> {
-        let architecture = served_architecture(dir)?;
+        let declared = serving(dir)?;
+        let architecture = declared.architecture;
+        if architecture == COMBINED {
+            let crf = crf::Model::load(dir, feature_version)?;
+            let Tagger::Deep(deep) =
+                Tagger::load_as(&dir.join(deep::DIR), deep::ARCHITECTURE, feature_version)?
+            else {
+                unreachable!("load_as loads the architecture it is given")
+            };
+            return Ok(Tagger::Combined(Box::new(Combined::new(
+                crf,
+                deep,
+                declared.crf_weight,
+            )?)));
+        }
         Tagger::load_as(
             &architecture_dir(dir, architecture),
             architecture,
@@ -105,6 +168,7 @@ impl Tagger {
         match self {
             Tagger::Crf(_) => CRF,
             Tagger::Deep(_) => deep::ARCHITECTURE,
+            Tagger::Combined(_) => COMBINED,
         }
     }
 
@@ -112,6 +176,7 @@ impl Tagger {
         match self {
             Tagger::Crf(m) => m.labels(),
             Tagger::Deep(m) => m.labels(),
+            Tagger::Combined(c) => c.crf.labels(),
         }
     }
 
@@ -119,6 +184,7 @@ impl Tagger {
         match self {
             Tagger::Crf(m) => m.label(rows),
             Tagger::Deep(m) => m.label(rows),
+            Tagger::Combined(c) => Ok(c.label_many(&[rows])?.pop().unwrap_or_default()),
         }
     }
 
@@ -127,7 +193,103 @@ impl Tagger {
         match self {
             Tagger::Crf(m) => seqs.iter().map(|rows| m.label(rows)).collect(),
             Tagger::Deep(m) => m.label_many(seqs),
+            Tagger::Combined(c) => c.label_many(seqs),
         }
+    }
+}
+
+/// A CRF and a BiLSTM-CRF trained on the same data, decoding together as a product of
+/// experts: each label sequence scores `w · CRF score + (1 − w) · BiLSTM-CRF score` (both are
+/// log-linear chain scores: state plus transition weights), and Viterbi finds the best one.
+/// With `w` = 1 it labels as the CRF does, with 0 as the BiLSTM-CRF.
+#[derive(Debug)]
+pub struct Combined {
+    pub crf: crf::Model,
+    pub deep: deep::Model,
+    crf_weight: f32,
+    /// For each of the CRF's labels, the BiLSTM-CRF's index of the same label.
+    to_deep: Vec<usize>,
+}
+
+impl Combined {
+    /// Pair two models with the same label set; `crf_weight` must lie in 0..=1.
+    pub fn new(crf: crf::Model, deep: deep::Model, crf_weight: f32) -> Result<Combined> {
+        if !(0.0..=1.0).contains(&crf_weight) {
+            return Err(Error::BadInput(format!(
+                "the CRF's weight must lie between 0 and 1, got {crf_weight}"
+            )));
+        }
+        let mismatch = || {
+            Error::General(format!(
+                "the CRF's labels {:?} and the BiLSTM-CRF's {:?} differ",
+                crf.labels(),
+                deep.labels()
+            ))
+        };
+        if crf.labels().len() != deep.labels().len() {
+            return Err(mismatch());
+        }
+        let to_deep = crf
+            .labels()
+            .iter()
+            .map(|l| deep.labels().iter().position(|d| d == l))
+            .collect::<Option<Vec<usize>>>()
+            .ok_or_else(mismatch)?;
+        Ok(Combined {
+            crf,
+            deep,
+            crf_weight,
+            to_deep,
+        })
+    }
+
+    pub fn crf_weight(&self) -> f32 {
+        self.crf_weight
+    }
+
+    /// The same pair with another weight.
+    pub fn with_weight(self, crf_weight: f32) -> Result<Combined> {
+        Combined::new(self.crf, self.deep, crf_weight)
+    }
+
+    /// Label several sequences (the BiLSTM-CRF's part batched by length).
+    pub fn label_many(&self, seqs: &[&[Vec<String>]]) -> Result<Vec<Vec<String>>> {
+        let deep_scores = self.deep.emissions_many(seqs)?;
+        let chain = self.deep.chain()?;
+        let (w, v) = (self.crf_weight, 1.0 - self.crf_weight);
+        let l = self.to_deep.len();
+        let crf_trans = self.crf.transitions();
+        let trans: Vec<Vec<f32>> = (0..l)
+            .map(|i| {
+                (0..l)
+                    .map(|j| {
+                        w * crf_trans[i * l + j] as f32
+                            + v * chain.trans[self.to_deep[i]][self.to_deep[j]]
+                    })
+                    .collect()
+            })
+            .collect();
+        let start: Vec<f32> = self.to_deep.iter().map(|&d| v * chain.start[d]).collect();
+        let end: Vec<f32> = self.to_deep.iter().map(|&d| v * chain.end[d]).collect();
+        seqs.iter()
+            .zip(&deep_scores)
+            .map(|(rows, em)| {
+                let state = self.crf.state_scores(rows)?;
+                let scores: Vec<Vec<f32>> = em
+                    .iter()
+                    .zip(state.chunks_exact(l.max(1)))
+                    .map(|(e, s)| {
+                        (0..l)
+                            .map(|i| w * s[i] as f32 + v * e[self.to_deep[i]])
+                            .collect()
+                    })
+                    .collect();
+                Ok(deep::viterbi(&scores, &trans, &start, &end)
+                    .into_iter()
+                    .map(|i| self.crf.labels()[i].clone())
+                    .collect())
+            })
+            .collect()
     }
 }
 
@@ -214,5 +376,191 @@ mod tests {
             Tagger::load(dir.path(), 4),
             Err(Error::ModelMismatch { found: 3, .. })
         ));
+    }
+    /// A tiny CRF and BiLSTM-CRF trained on the same name sequences.
+    /// Answers the CRF both loaded and as CRFsuite bytes with its template.
+    #[allow(clippy::type_complexity)]
+    fn pair() -> (
+        Vec<crf::Sequence>,
+        crf::Model,
+        (Vec<u8>, crf::Template),
+        deep::Trained,
+    ) {
+        let seq = |w: &[&str], l: &[&str]| crf::Sequence {
+            rows: w.iter().map(|t| vec![t.to_string()]).collect(),
+            labels: l.iter().map(|t| t.to_string()).collect(),
+        };
+        let mut data = Vec::new();
+        for (first, last) in [("J", "Smith"), ("Ann", "Lee"), ("K", "Ito"), ("Li", "Wei")] {
+            data.push(seq(
+                &[last, ",", first, "."],
+                &["I-<surname>", "I-<other>", "I-<forename>", "<forename>"],
+            ));
+            data.push(seq(&[first, last], &["I-<forename>", "I-<surname>"]));
+        }
+        let template = crf::Template::parse("U00:%x[0,0]\nU01:%x[-1,0]\nU02:%x[1,0]\nB\n").unwrap();
+        let params = crf::TrainParams {
+            c1: 0.05,
+            c2: 0.01,
+            epsilon: 1e-6,
+            window: 10,
+            max_iter: 100,
+            threads: 1,
+        };
+        let bytes = crf::train(&template, &data, &params, &mut |_| true).unwrap();
+        let meta = crf::ModelMeta {
+            model: "test-name".into(),
+            labels: vec![],
+            feature_version: 1,
+            data_digest: String::new(),
+            params,
+            evaluation: serde_json::Value::Null,
+        };
+        let crf = crf::Model::from_parts(&bytes, template.clone(), meta).unwrap();
+        let deep_params = deep::DeepParams {
+            hidden: 8,
+            word_dim: 8,
+            char_filters: 8,
+            max_epochs: 2,
+            ..deep::DeepParams::default()
+        };
+        let deep = deep::train(&data, &deep_params, &mut |_| true)
+            .unwrap()
+            .unwrap();
+        (data, crf, (bytes, template), deep)
+    }
+
+    /// The product-of-experts score of `labels` for `rows`.
+    fn combined_score(c: &Combined, rows: &[Vec<String>], labels: &[String]) -> f32 {
+        let w = c.crf_weight();
+        let crf_ids: Vec<usize> = labels
+            .iter()
+            .map(|l| c.crf.labels().iter().position(|x| x == l).unwrap())
+            .collect();
+        let deep_ids: Vec<usize> = labels
+            .iter()
+            .map(|l| c.deep.labels().iter().position(|x| x == l).unwrap())
+            .collect();
+        let n = c.crf.labels().len();
+        let state = c.crf.state_scores(rows).unwrap();
+        let trans = c.crf.transitions();
+        let em = &c.deep.emissions_many(&[rows]).unwrap()[0];
+        let chain = c.deep.chain().unwrap();
+        let mut crf_score = 0.0;
+        let mut deep_score = chain.start[deep_ids[0]] + chain.end[*deep_ids.last().unwrap()];
+        for t in 0..labels.len() {
+            crf_score += state[t * n + crf_ids[t]];
+            deep_score += em[t][deep_ids[t]];
+            if t > 0 {
+                crf_score += trans[crf_ids[t - 1] * n + crf_ids[t]];
+                deep_score += chain.trans[deep_ids[t - 1]][deep_ids[t]];
+            }
+        }
+        w * crf_score as f32 + (1.0 - w) * deep_score
+    }
+
+    #[test]
+    fn a_combined_pair_decodes_as_either_model_at_the_ends_and_finds_the_best_joint_path() {
+        let (data, crf, _, deep) = pair();
+        let deep = deep.model;
+        let mut inputs: Vec<Vec<Vec<String>>> = data.iter().map(|s| s.rows.clone()).collect();
+        for odd in [
+            &["Wei", "Li", ",", "Ann"][..],
+            &["Smith", "Smith", "."],
+            &["Ito"],
+        ] {
+            inputs.push(odd.iter().map(|t| vec![t.to_string()]).collect());
+        }
+        let rows: Vec<&[Vec<String>]> = inputs.iter().map(|r| r.as_slice()).collect();
+        let crf_labels: Vec<Vec<String>> = rows.iter().map(|r| crf.label(r).unwrap()).collect();
+        let deep_labels = deep.label_many(&rows).unwrap();
+        let mut c = Combined::new(crf, deep, 1.0).unwrap();
+        assert_eq!(c.label_many(&rows).unwrap(), crf_labels);
+        c = c.with_weight(0.0).unwrap();
+        assert_eq!(c.label_many(&rows).unwrap(), deep_labels);
+        c = c.with_weight(0.5).unwrap();
+        let joint = c.label_many(&rows).unwrap();
+        for (i, r) in rows.iter().enumerate() {
+            let best = combined_score(&c, r, &joint[i]);
+            for other in [&crf_labels[i], &deep_labels[i]] {
+                assert!(best >= combined_score(&c, r, other) - 1e-4, "sequence {i}");
+            }
+        }
+        // A weight outside 0..=1 and a pair with different label sets are refused.
+        let Combined { crf, deep, .. } = c;
+        let crf_copy = crf.clone();
+        assert!(matches!(
+            Combined::new(crf, deep, 1.5),
+            Err(Error::BadInput(_))
+        ));
+        let other = deep::train(
+            &[crf::Sequence {
+                rows: vec![vec!["x".to_string()]],
+                labels: vec!["I-<title>".to_string()],
+            }],
+            &deep::DeepParams {
+                hidden: 4,
+                word_dim: 4,
+                char_filters: 4,
+                max_epochs: 1,
+                ..deep::DeepParams::default()
+            },
+            &mut |_| true,
+        )
+        .unwrap()
+        .unwrap()
+        .model;
+        let e = Combined::new(crf_copy, other, 0.5).unwrap_err().to_string();
+        assert!(e.contains("differ"), "{e}");
+    }
+
+    #[test]
+    fn a_declared_pair_serves_together_with_its_weight() {
+        let (data, crf, (bytes, template), mut deep) = pair();
+        let dir = tempfile::tempdir().unwrap();
+        let mut meta = crf.meta().clone();
+        meta.feature_version = 3;
+        crf::Model::save_files(dir.path(), &bytes, &template, &meta).unwrap();
+        deep.save(
+            &dir.path().join(deep::DIR),
+            serde_json::json!({"feature_version": 3}),
+        )
+        .unwrap();
+        let declare = |text: &str| std::fs::write(dir.path().join(SERVING_FILE), text).unwrap();
+        declare(r#"{"architecture": "crf+bilstm-crf", "crf_weight": 0.25}"#);
+        assert_eq!(
+            serving(dir.path()).unwrap(),
+            Serving {
+                architecture: COMBINED,
+                crf_weight: 0.25
+            }
+        );
+        let t = Tagger::load(dir.path(), 3).unwrap();
+        assert_eq!(t.architecture(), COMBINED);
+        let Tagger::Combined(c) = &t else {
+            panic!("not a pair")
+        };
+        assert_eq!(c.crf_weight(), 0.25);
+        let rows: Vec<&[Vec<String>]> = data.iter().map(|s| s.rows.as_slice()).collect();
+        assert_eq!(t.label_many(&rows).unwrap(), c.label_many(&rows).unwrap());
+        assert_eq!(
+            t.label(rows[1]).unwrap(),
+            c.label_many(&rows[1..2]).unwrap()[0]
+        );
+        // Without a weight the pair is even; a weight outside 0..=1 is refused; either
+        // model's feature version is checked.
+        declare(r#"{"architecture": "CRF+BiLSTM-CRF"}"#);
+        assert_eq!(serving(dir.path()).unwrap().crf_weight, DEFAULT_CRF_WEIGHT);
+        declare(r#"{"architecture": "CRF+BiLSTM-CRF", "crf_weight": 2}"#);
+        assert!(serving(dir.path()).is_err());
+        declare(r#"{"architecture": "CRF+BiLSTM-CRF"}"#);
+        assert!(matches!(
+            Tagger::load(dir.path(), 4),
+            Err(Error::ModelMismatch { .. })
+        ));
+        assert_eq!(
+            weights_file(dir.path(), COMBINED),
+            dir.path().join("bilstm-crf/model.safetensors")
+        );
     }
 }

@@ -123,6 +123,8 @@ pub struct TrainingReport {
     pub cancelled: bool,
     /// The model folder an incremental run started from.
     pub started_from: Option<PathBuf>,
+    /// A combined run ([`run_combined`]): pooled field micro F1 (percent) at each CRF weight.
+    pub by_weight: Vec<(f32, f64)>,
 }
 
 impl TrainingReport {
@@ -152,6 +154,7 @@ impl TrainingReport {
             data_digest: String::new(),
             cancelled: false,
             started_from: start.map(Path::to_path_buf),
+            by_weight: Vec::new(),
         }
     }
 }
@@ -511,6 +514,120 @@ pub fn run_deep(
     Ok(report)
 }
 
+/// The CRF weights [`run_combined`] scores beside the chosen one: 0 (the BiLSTM-CRF alone)
+/// to 1 (the CRF alone) in tenths.
+pub const COMBINATION_WEIGHTS: [f32; 11] = [0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0];
+
+/// Train a CRF and a BiLSTM-CRF on each fold's training sequences and evaluate them decoding
+/// together ([`crate::tagger::Combined`]) with `crf_weight`, the figure the report carries;
+/// the same held-out sequences are also scored at every weight of [`COMBINATION_WEIGHTS`]
+/// (pooled field micro F1 in [`TrainingReport::by_weight`]). Split and n-fold only: the
+/// served pair is the CRF and the BiLSTM-CRF trained separately, so nothing is written.
+#[allow(clippy::too_many_arguments)]
+pub fn run_combined(
+    spec: &dyn ModelSpec,
+    dataset: &Path,
+    kind: TrainingKind,
+    crf_params: &TrainParams,
+    deep_params: &DeepParams,
+    crf_weight: f32,
+    progress: &mut dyn FnMut(&Event),
+    cancel: Arc<AtomicBool>,
+) -> Result<TrainingReport> {
+    if !matches!(
+        kind,
+        TrainingKind::Split { .. } | TrainingKind::NFold { .. }
+    ) {
+        return Err(Error::BadInput(format!(
+            "a combined run evaluates (split or nfold); `{}` would write a model, and the \
+             served pair is trained one architecture at a time",
+            kind.name()
+        )));
+    }
+    let template = Template::parse(spec.template())?;
+    let params = serde_json::json!({ "crf": crf_params, "bilstm_crf": deep_params, "crf_weight": crf_weight });
+    let mut report = TrainingReport::new(spec, crate::tagger::COMBINED, kind, Ok(params), None);
+    let (train_sets, eval_sets, _) = partition(spec, dataset, kind, progress, &mut report)?;
+    let folds = train_sets.len();
+    let mut pooled = Evaluation::new();
+    let mut by_weight = vec![Evaluation::new(); COMBINATION_WEIGHTS.len()];
+    for (f, (train_data, eval_data)) in train_sets.iter().zip(&eval_sets).enumerate() {
+        let Some(trained) = train_one(
+            &template,
+            train_data,
+            crf_params,
+            None,
+            (f + 1, folds),
+            progress,
+            &cancel,
+        )?
+        else {
+            report.cancelled = true;
+            return Ok(report);
+        };
+        let crf = Model::from_parts(
+            &trained.bytes,
+            template.clone(),
+            meta_for(
+                spec,
+                vec![],
+                digest(train_data),
+                crf_params,
+                serde_json::Value::Null,
+            ),
+        )?;
+        let deep = deep::train_from(train_data, deep_params, None, &mut |p| {
+            progress(&Event::Iteration {
+                fold: f + 1,
+                folds,
+                progress: Progress {
+                    iteration: p.epoch,
+                    loss: p.loss,
+                    elapsed_s: p.elapsed_s,
+                    active_features: 0,
+                    train_error: 100.0 - p.dev_f1,
+                },
+            });
+            !cancel.load(Ordering::Relaxed)
+        })?;
+        let Some(deep) = deep else {
+            report.cancelled = true;
+            return Ok(report);
+        };
+        report.iterations += trained.iterations + deep.epochs;
+        report.training_s += trained.seconds + deep.seconds;
+        report.train_sequences = train_data.len();
+        report.data_digest = digest(train_data);
+        let rows: Vec<&[Vec<String>]> = eval_data.iter().map(|s| s.rows.as_slice()).collect();
+        let mut pair = crate::tagger::Combined::new(crf, deep.model, crf_weight)?;
+        for (&w, pooled_w) in COMBINATION_WEIGHTS.iter().zip(by_weight.iter_mut()) {
+            pair = pair.with_weight(w)?;
+            pooled_w.merge(&score(
+                eval_data,
+                &pair.label_many(&rows)?,
+                f + 1,
+                &mut |_| {},
+            ));
+        }
+        pair = pair.with_weight(crf_weight)?;
+        record_fold(
+            score(eval_data, &pair.label_many(&rows)?, f + 1, progress),
+            eval_data.len(),
+            (f + 1, folds),
+            &mut report,
+            &mut pooled,
+            progress,
+        );
+    }
+    report.evaluation = Some(pooled);
+    report.by_weight = COMBINATION_WEIGHTS
+        .iter()
+        .zip(&by_weight)
+        .map(|(&w, e)| (w, 100.0 * e.field.micro().f1))
+        .collect();
+    Ok(report)
+}
+
 /// A fold's evaluation of `sequences` held-out sequences: reported, its field micro F1 kept
 /// per fold, its counts pooled.
 fn record_fold(
@@ -559,6 +676,28 @@ pub fn evaluate_saved_deep(
     let model = deep::Model::load(&deep_dir(spec, models_dir))?;
     let (data, stats) = spec.read(dataset, Part::Evaluation)?;
     Ok((model.evaluate(&data)?, stats))
+}
+
+/// Evaluate the CRF and the BiLSTM-CRF in `models_dir` decoding together with `crf_weight`
+/// on the spec's `evaluation/` part.
+pub fn evaluate_saved_combined(
+    spec: &dyn ModelSpec,
+    dataset: &Path,
+    models_dir: &Path,
+    crf_weight: f32,
+) -> Result<(Evaluation, ReadStats)> {
+    let dir = spec.name().dir(models_dir, spec.flavor());
+    let pair = crate::tagger::Combined::new(
+        Model::load(&dir, spec.feature_version())?,
+        deep::Model::load(&deep_dir(spec, models_dir))?,
+        crf_weight,
+    )?;
+    let (data, stats) = spec.read(dataset, Part::Evaluation)?;
+    let rows: Vec<&[Vec<String>]> = data.iter().map(|s| s.rows.as_slice()).collect();
+    Ok((
+        score(&data, &pair.label_many(&rows)?, 1, &mut |_| {}),
+        stats,
+    ))
 }
 
 /// The training and evaluation sets of a run, and whether it writes a model.
@@ -801,6 +940,67 @@ mod tests {
         .unwrap();
         assert_eq!((s.train_sequences, s.eval_sequences), (24, 6));
         assert!(!dir.exists());
+    }
+
+    #[test]
+    fn a_combined_run_scores_the_pair_on_every_fold_at_every_weight() {
+        let cancel = Arc::new(AtomicBool::new(false));
+        let p = Toy.default_params();
+        let deep = DeepParams {
+            hidden: 8,
+            word_dim: 8,
+            char_filters: 8,
+            max_epochs: 2,
+            ..DeepParams::default()
+        };
+        let kind = TrainingKind::NFold { k: 3, seed: 1 };
+        let mut evaluated = 0;
+        let r = run_combined(
+            &Toy,
+            Path::new("unused"),
+            kind,
+            &p,
+            &deep,
+            0.5,
+            &mut |e| evaluated += matches!(e, Event::Evaluated { .. }) as usize,
+            cancel.clone(),
+        )
+        .unwrap();
+        assert_eq!(r.architecture, "CRF+BiLSTM-CRF");
+        assert_eq!((evaluated, r.fold_field_f1.len()), (3, 3));
+        assert_eq!(r.evaluation.as_ref().unwrap().instances, 30);
+        let weights: Vec<f32> = r.by_weight.iter().map(|(w, _)| *w).collect();
+        assert_eq!(weights, COMBINATION_WEIGHTS);
+        // At weight 1 the pair labels as the CRF: the CRF's own run on the same folds.
+        let crf = run(
+            &Toy,
+            Path::new("unused"),
+            &temp("combined"),
+            kind,
+            &p,
+            &mut |_| {},
+            cancel.clone(),
+        )
+        .unwrap();
+        let crf_f1 = 100.0 * crf.evaluation.unwrap().field.micro().f1;
+        assert!(
+            (r.by_weight[10].1 - crf_f1).abs() < 1e-9,
+            "{:?} {crf_f1}",
+            r.by_weight
+        );
+        for refused in [TrainingKind::Holdout, TrainingKind::Full] {
+            let e = run_combined(
+                &Toy,
+                Path::new("unused"),
+                refused,
+                &p,
+                &deep,
+                0.5,
+                &mut |_| {},
+                cancel.clone(),
+            );
+            assert!(matches!(e, Err(Error::BadInput(_))));
+        }
     }
 
     #[test]

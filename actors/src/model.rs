@@ -347,7 +347,7 @@ impl Handler<Label> for ModelActor {
             // is checked before each step either way.
             let step = match &*model {
                 Tagger::Crf(_) => 1,
-                Tagger::Deep(_) => DEEP_BATCH,
+                Tagger::Deep(_) | Tagger::Combined(_) => DEEP_BATCH,
             };
             for (c, chunk) in msg.seqs.chunks(step).enumerate() {
                 if msg.abandoned.load(Ordering::SeqCst) {

@@ -107,8 +107,30 @@ impl Model {
 
     /// Label feature rows, returning label ids (indexes into [`Model::labels`]).
     pub fn label_ids(&self, rows: &[Vec<String>]) -> Result<Vec<u32>> {
+        self.with_state(rows, |model, state, sc| {
+            model.viterbi(state, rows.len(), sc)
+        })
+    }
+
+    /// The state scores of feature rows: for each token, the summed weights of its
+    /// attributes per label (`rows.len() × L`, row-major, the order of [`Model::labels`]).
+    pub fn state_scores(&self, rows: &[Vec<String>]) -> Result<Vec<f64>> {
+        self.with_state(rows, |_, state, _| state.to_vec())
+    }
+
+    /// The transition weights, `L × L` row-major (row = the previous label).
+    pub fn transitions(&self) -> &[f64] {
+        &self.tables.trans
+    }
+
+    /// Compute the state scores of `rows` into the thread's scratch and hand them to `then`.
+    fn with_state<T: Default>(
+        &self,
+        rows: &[Vec<String>],
+        then: impl FnOnce(&Model, &[f64], &mut Scratch) -> T,
+    ) -> Result<T> {
         if rows.is_empty() {
-            return Ok(Vec::new());
+            return Ok(T::default());
         }
         self.template.check_rows(rows).map_err(|e| Error::Tagging {
             model: self.meta.model.clone(),
@@ -182,7 +204,7 @@ impl Model {
                 }
             }
             let state = std::mem::take(&mut sc.state);
-            let out = self.viterbi(&state, rows.len(), sc);
+            let out = then(self, &state, sc);
             sc.state = state;
             Ok(out)
         })

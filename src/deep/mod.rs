@@ -988,23 +988,35 @@ impl Net {
         (logz - score)?.mean_all()
     }
 
-    /// Best label ids per sequence.
-    fn decode(&self, b: &Batch, tables: &TaggingTables) -> candle_core::Result<Vec<Vec<usize>>> {
+    /// Label scores `[T][L]` of each sequence of the batch, padding cut off.
+    fn emissions(
+        &self,
+        b: &Batch,
+        tables: &TaggingTables,
+    ) -> candle_core::Result<Vec<Vec<Vec<f32>>>> {
         let em = self.emissions_tagging(b, tables)?.to_vec3::<f32>()?;
         let lens: Vec<usize> = match &b.padded {
             Some((lens, _)) => lens.clone(),
             None => vec![b.t; b.b],
         };
         Ok(em
-            .iter()
+            .into_iter()
             .zip(lens)
-            .map(|(seq, l)| viterbi(&seq[..l], &tables.trans, &tables.start, &tables.end))
+            .map(|(mut seq, l)| {
+                seq.truncate(l);
+                seq
+            })
             .collect())
     }
 }
 
 /// Viterbi over `[T][L]` scores.
-fn viterbi(em: &[Vec<f32>], trans: &[Vec<f32>], start: &[f32], end: &[f32]) -> Vec<usize> {
+pub(crate) fn viterbi(
+    em: &[Vec<f32>],
+    trans: &[Vec<f32>],
+    start: &[f32],
+    end: &[f32],
+) -> Vec<usize> {
     let t = em.len();
     if t == 0 {
         return Vec::new();
@@ -1037,6 +1049,14 @@ fn viterbi(em: &[Vec<f32>], trans: &[Vec<f32>], start: &[f32], end: &[f32]) -> V
         path[i - 1] = back[i][path[i]];
     }
     path
+}
+
+/// The scores of a BiLSTM-CRF's chain layer ([`Model::chain`]).
+#[derive(Debug, Clone)]
+pub struct Chain {
+    pub trans: Vec<Vec<f32>>,
+    pub start: Vec<f32>,
+    pub end: Vec<f32>,
 }
 
 /// A trained BiLSTM-CRF: vocabulary and network.
@@ -1132,11 +1152,38 @@ impl Model {
 
     /// Label several sequences, batched by length.
     pub fn label_many(&self, seqs: &[&[Vec<String>]]) -> Result<Vec<Vec<String>>> {
+        let chain = self.chain()?;
+        Ok(self
+            .emissions_many(seqs)?
+            .iter()
+            .map(|em| {
+                viterbi(em, &chain.trans, &chain.start, &chain.end)
+                    .into_iter()
+                    .map(|l| self.vocab.labels[l].clone())
+                    .collect()
+            })
+            .collect())
+    }
+
+    /// The CRF layer's scores: transitions (`[from][to]`), start and end, in the order of
+    /// [`Model::labels`].
+    pub fn chain(&self) -> Result<Chain> {
+        let t = self.tables()?;
+        Ok(Chain {
+            trans: t.trans.clone(),
+            start: t.start.clone(),
+            end: t.end.clone(),
+        })
+    }
+
+    /// The label scores (`[T][L]`, the order of [`Model::labels`]) the network gives each
+    /// token of each sequence, batched by length; an empty sequence gets none.
+    pub fn emissions_many(&self, seqs: &[&[Vec<String>]]) -> Result<Vec<Vec<Vec<f32>>>> {
         let encoded: Vec<Encoded> = seqs
             .iter()
             .map(|r| self.lookup.encode(&self.vocab, r, None))
             .collect();
-        let mut out: Vec<Vec<String>> = vec![Vec::new(); seqs.len()];
+        let mut out: Vec<Vec<Vec<f32>>> = vec![Vec::new(); seqs.len()];
         // Sorted by length, so that a padded batch holds sequences of close lengths.
         let mut order: Vec<usize> = (0..encoded.len())
             .filter(|&i| !encoded[i].words.is_empty())
@@ -1160,12 +1207,9 @@ impl Model {
         for group in groups {
             let items: Vec<&Encoded> = group.iter().map(|&i| &encoded[i]).collect();
             let b = batch(&items, self.vocab.labels.len(), &self.device)?;
-            let paths = self.net.decode(&b, &tables).map_err(cerr)?;
-            for (&i, path) in group.iter().zip(paths) {
-                out[i] = path
-                    .into_iter()
-                    .map(|l| self.vocab.labels[l].clone())
-                    .collect();
+            let scores = self.net.emissions(&b, &tables).map_err(cerr)?;
+            for (&i, em) in group.iter().zip(scores) {
+                out[i] = em;
             }
         }
         Ok(out)

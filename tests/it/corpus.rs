@@ -127,6 +127,29 @@ fn a_template_is_refused_for_the_bilstm_crf_before_any_reading() {
     assert!(stderr.contains("--template is for the CRF"), "{stderr}");
 }
 
+#[test]
+fn the_pair_trains_only_to_evaluate_and_has_no_template() {
+    let train = |extra: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_quire"))
+            .args(["train", "date", "--architecture", "crf-bilstm-crf"])
+            .args(extra)
+            .args(["--dataset", "no-such-dataset"])
+            .output()
+            .unwrap();
+        assert!(!out.status.success());
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let stderr = train(&["--template", "no-such-template.txt"]);
+    assert!(stderr.contains("--template is for the CRF"), "{stderr}");
+    let stderr = train(&["--type", "holdout"]);
+    assert!(stderr.contains("split or nfold"), "{stderr}");
+    let stderr = train(&["--type", "split", "--incremental"]);
+    assert!(
+        stderr.contains("--incremental trains one architecture"),
+        "{stderr}"
+    );
+}
+
 /// A table corpus of one sequence, and an evaluation part whose gold labels the same tokens
 /// differently (`Costs` is the caption in one, table content in the other), so a model
 /// trained on the corpus must mislabel the evaluation sequence.

@@ -616,4 +616,41 @@ fn a_bilstm_crf_trains_over_http_is_downloaded_and_swaps_in_once_declared() {
         .models
         .join(".versions/date/previous-bilstm-crf/vocab.json")
         .is_file());
+
+    // A CRF training while the BiLSTM-CRF is declared: the CRF's files are replaced and the
+    // actor keeps serving what the folder declares.
+    let crf = |s: &Server| {
+        let token = start(s, &[("model", "date"), ("type", "full"), ("maxIter", "20")]);
+        let (status, body) = wait_finished(s, &token);
+        assert_eq!(status, 200, "{body}");
+        json(&body)
+    };
+    let done = crf(s);
+    assert_eq!(done["model_version"], 3, "{done}");
+    let served = |s: &Server| {
+        let health = json(&s.get("/api/health").text().expect("body"));
+        let m = &health["models"]["date"];
+        (
+            m["architecture"].as_str().unwrap_or("").to_string(),
+            m["version"].clone(),
+        )
+    };
+    assert_eq!(served(s), ("BiLSTM-CRF".to_string(), 3.into()));
+    assert!(t.models.join("date/serving.json").is_file());
+    assert!(t.models.join("date/bilstm-crf/model.safetensors").is_file());
+    // Declared as a pair: either architecture's training swaps in a pair holding it.
+    std::fs::write(
+        t.models.join("date/serving.json"),
+        r#"{"architecture": "CRF+BiLSTM-CRF", "crf_weight": 0.5}"#,
+    )
+    .expect("write");
+    let done = crf(s);
+    assert_eq!(done["model_version"], 4, "{done}");
+    assert_eq!(served(s), ("CRF+BiLSTM-CRF".to_string(), 4.into()));
+    let done = deep(s);
+    assert_eq!(done["model_version"], 5, "{done}");
+    assert_eq!(served(s), ("CRF+BiLSTM-CRF".to_string(), 5.into()));
+    let (status, body) = post(s, "/api/processDate", &[("date", "Received 17 July 2015")]);
+    assert_eq!(status, 200, "{body}");
+    assert!(body.contains("<date"), "{body}");
 }

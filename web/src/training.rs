@@ -624,12 +624,16 @@ impl Runner {
     ) -> anyhow::Result<Option<u64>> {
         let new_dir = staging.join(key);
         let served = name.dir(&self.models_dir, flavor);
+        // A CRF training writes the CRF's files only; the served folder's declaration and
+        // BiLSTM-CRF carry over, so the new version serves what the folder declared (a
+        // declared pair then holds the new CRF).
+        carry_over(&served, &new_dir)?;
         let version = if models.has_actor(name, flavor) {
             let (_, version) = models.install_from(name, flavor, &new_dir)?;
             Some(version)
         } else {
             let spec = models::spec(name, flavor).context("no model definition")?;
-            quire::crf::Model::load(&new_dir, spec.feature_version())?;
+            quire::tagger::Tagger::load(&new_dir, spec.feature_version())?;
             None
         };
         // Served now; make the files follow so that a restart serves the same version.
@@ -646,7 +650,8 @@ impl Runner {
     /// Installs a BiLSTM-CRF written in `staging`: its folder replaces the served model's
     /// `bilstm-crf/` (the CRF beside it is untouched; the replaced one is kept as
     /// `previous-bilstm-crf`). It swaps in live when the model's folder declares that it
-    /// serves the BiLSTM-CRF and its actor runs (answers the version); otherwise `None`.
+    /// serves the BiLSTM-CRF, or the pair (then with the served CRF), and its actor runs
+    /// (answers the version); otherwise `None`.
     fn swap_deep(
         &self,
         models: &Models,
@@ -664,12 +669,27 @@ impl Runner {
             quire::deep::ARCHITECTURE,
             spec.feature_version(),
         )?;
-        let declared = quire::tagger::served_architecture(&served_model)
-            .is_ok_and(|a| a == quire::deep::ARCHITECTURE);
-        let version = if declared && models.has_actor(name, flavor) {
-            Some(models.install_tagger(name, flavor, loaded)?)
+        let declared = quire::tagger::serving(&served_model).ok();
+        let serves = |a: &str| declared.is_some_and(|d| d.architecture == a);
+        let tagger = if serves(quire::deep::ARCHITECTURE) {
+            Some(loaded)
+        } else if serves(quire::tagger::COMBINED) {
+            // The served CRF and the new BiLSTM-CRF.
+            let quire::tagger::Tagger::Deep(deep) = loaded else {
+                anyhow::bail!("the new files are not a BiLSTM-CRF");
+            };
+            let crf = quire::crf::Model::load(&served_model, spec.feature_version())?;
+            let weight = declared.map_or(quire::tagger::DEFAULT_CRF_WEIGHT, |d| d.crf_weight);
+            let pair = quire::tagger::Combined::new(crf, deep, weight)?;
+            Some(quire::tagger::Tagger::Combined(Box::new(pair)))
         } else {
             None
+        };
+        let version = match tagger {
+            Some(t) if models.has_actor(name, flavor) => {
+                Some(models.install_tagger(name, flavor, t)?)
+            }
+            _ => None,
         };
         std::fs::create_dir_all(&served_model)?;
         self.put_in_place(&new_dir, &served, key, "previous-bilstm-crf")?;
@@ -693,6 +713,35 @@ impl Runner {
         }
         Ok(())
     }
+}
+
+/// Copies what a model folder holds beside the CRF (`serving.json`, `bilstm-crf/`) from
+/// `served` into `new` where `new` lacks it (hard links where the file system allows).
+fn carry_over(served: &Path, new: &Path) -> anyhow::Result<()> {
+    let link = |from: &Path, to: &Path| -> anyhow::Result<()> {
+        if std::fs::hard_link(from, to).is_err() {
+            std::fs::copy(from, to)
+                .with_context(|| format!("copying {} to {}", from.display(), to.display()))?;
+        }
+        Ok(())
+    };
+    let declaration = served.join(quire::tagger::SERVING_FILE);
+    let target = new.join(quire::tagger::SERVING_FILE);
+    if declaration.is_file() && !target.exists() {
+        link(&declaration, &target)?;
+    }
+    let deep = served.join(quire::deep::DIR);
+    let target = new.join(quire::deep::DIR);
+    if deep.is_dir() && !target.exists() {
+        std::fs::create_dir_all(&target)?;
+        for entry in std::fs::read_dir(&deep)? {
+            let entry = entry?;
+            if entry.file_type()?.is_file() {
+                link(&entry.path(), &target.join(entry.file_name()))?;
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Puts `new` at `served` in one step; what was served ends up at `new`'s path.

@@ -35,6 +35,9 @@ pub enum ArchitectureArg {
     Crf,
     /// The BiLSTM-CRF on candle (models/<model>/bilstm-crf/).
     BilstmCrf,
+    /// Both, decoding together (`--crf-weight`); training with it evaluates the pair on a
+    /// split or n-fold and writes nothing.
+    CrfBilstmCrf,
 }
 
 /// Model selection shared by the three commands.
@@ -129,6 +132,9 @@ pub struct TrainArgs {
     /// Start from the weights of the model in --models-dir (GROBID's incremental training).
     #[arg(long)]
     pub incremental: bool,
+    /// crf-bilstm-crf: the weight of the CRF's scores (the BiLSTM-CRF's get 1 − it).
+    #[arg(long, default_value_t = quire::tagger::DEFAULT_CRF_WEIGHT)]
+    pub crf_weight: f32,
     /// Write every evaluated sequence the model labels differently from its gold to this
     /// file (token, gold, predicted; `*` marks the differing tokens), for error analysis.
     #[arg(long)]
@@ -154,9 +160,12 @@ pub struct EvalArgs {
     /// this many requests are made.
     #[arg(long, default_value_t = 10000)]
     pub min_requests: usize,
-    /// crf | bilstm-crf: which committed model to evaluate.
+    /// crf | bilstm-crf | crf-bilstm-crf: which committed model to evaluate.
     #[arg(long, value_enum, default_value = "crf")]
     pub architecture: ArchitectureArg,
+    /// crf-bilstm-crf: the weight of the CRF's scores (the BiLSTM-CRF's get 1 − it).
+    #[arg(long, default_value_t = quire::tagger::DEFAULT_CRF_WEIGHT)]
+    pub crf_weight: f32,
 }
 
 #[derive(Debug, Clone, clap::Args)]
@@ -280,31 +289,33 @@ pub fn train(args: TrainArgs) -> anyhow::Result<()> {
         _ => print_event(e),
     };
     let cancel = Arc::new(AtomicBool::new(false));
+    if args.architecture != ArchitectureArg::Crf && args.template.is_some() {
+        bail!("--template is for the CRF; the BiLSTM-CRF reads feature columns, not a template");
+    }
+    if args.architecture == ArchitectureArg::CrfBilstmCrf {
+        if args.incremental {
+            bail!("--incremental trains one architecture; train the CRF and the BiLSTM-CRF apart");
+        }
+        let report = training::run_combined(
+            spec,
+            &args.model.dataset(),
+            kind,
+            &crf_params(spec, &args),
+            &deep_params(&args),
+            args.crf_weight,
+            &mut on_event,
+            cancel,
+        )?;
+        finish_errors(errors, write_error)?;
+        let mut out = std::io::stdout().lock();
+        for (w, f1) in &report.by_weight {
+            writeln!(out, "CRF weight {w:.1}: field-level micro F1 {f1:.2}")?;
+        }
+        drop(out);
+        return print_report(&report, args.report.as_deref(), "iterations and epochs");
+    }
     if args.architecture == ArchitectureArg::BilstmCrf {
-        if args.template.is_some() {
-            bail!(
-                "--template is for the CRF; the BiLSTM-CRF reads feature columns, not a template"
-            );
-        }
-        let mut p = DeepParams::default();
-        if let Some(v) = args.epochs {
-            p.max_epochs = v;
-        }
-        if let Some(v) = args.hidden {
-            p.hidden = v;
-        }
-        if let Some(v) = args.learning_rate {
-            p.learning_rate = v;
-        }
-        if let Some(v) = args.batch {
-            p.batch = v;
-        }
-        if let Some(v) = args.patience {
-            p.patience = v;
-        }
-        if let Some(v) = args.max_length {
-            p.max_length = v;
-        }
+        let p = deep_params(&args);
         let start = args
             .incremental
             .then(|| training::deep_dir(spec, &args.model.models_dir));
@@ -332,6 +343,26 @@ pub fn train(args: TrainArgs) -> anyhow::Result<()> {
         }
         None => spec,
     };
+    let params = crf_params(spec, &args);
+    let start = args
+        .incremental
+        .then(|| spec.name().dir(&args.model.models_dir, spec.flavor()));
+    let report = training::run_from(
+        spec,
+        &args.model.dataset(),
+        &args.model.models_dir,
+        kind,
+        &params,
+        start.as_deref(),
+        &mut on_event,
+        cancel,
+    )?;
+    finish_errors(errors, write_error)?;
+    print_report(&report, args.report.as_deref(), "iterations")
+}
+
+/// The CRF's training parameters: the model's own, with the command line's overrides.
+fn crf_params(spec: &dyn ModelSpec, args: &TrainArgs) -> quire::crf::TrainParams {
     let mut params = spec.default_params();
     if let Some(v) = args.max_iter {
         params.max_iter = v;
@@ -348,21 +379,31 @@ pub fn train(args: TrainArgs) -> anyhow::Result<()> {
     if let Some(v) = args.epsilon {
         params.epsilon = v;
     }
-    let start = args
-        .incremental
-        .then(|| spec.name().dir(&args.model.models_dir, spec.flavor()));
-    let report = training::run_from(
-        spec,
-        &args.model.dataset(),
-        &args.model.models_dir,
-        kind,
-        &params,
-        start.as_deref(),
-        &mut on_event,
-        cancel,
-    )?;
-    finish_errors(errors, write_error)?;
-    print_report(&report, args.report.as_deref(), "iterations")
+    params
+}
+
+/// The BiLSTM-CRF's training parameters: the defaults, with the command line's overrides.
+fn deep_params(args: &TrainArgs) -> DeepParams {
+    let mut p = DeepParams::default();
+    if let Some(v) = args.epochs {
+        p.max_epochs = v;
+    }
+    if let Some(v) = args.hidden {
+        p.hidden = v;
+    }
+    if let Some(v) = args.learning_rate {
+        p.learning_rate = v;
+    }
+    if let Some(v) = args.batch {
+        p.batch = v;
+    }
+    if let Some(v) = args.patience {
+        p.patience = v;
+    }
+    if let Some(v) = args.max_length {
+        p.max_length = v;
+    }
+    p
 }
 
 /// Flush the `--errors` file and report a failed write.
@@ -425,6 +466,12 @@ pub fn eval(args: EvalArgs) -> anyhow::Result<()> {
         ArchitectureArg::BilstmCrf => {
             training::evaluate_saved_deep(spec, &args.model.dataset(), &args.model.models_dir)?
         }
+        ArchitectureArg::CrfBilstmCrf => training::evaluate_saved_combined(
+            spec,
+            &args.model.dataset(),
+            &args.model.models_dir,
+            args.crf_weight,
+        )?,
     };
     print_event(&Event::Read {
         part: "evaluation",
