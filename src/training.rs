@@ -452,18 +452,7 @@ pub fn run_deep(
             tokens: tokens(train_data),
         });
         let trained = deep::train_from(train_data, params, start, &mut |p| {
-            progress(&Event::Iteration {
-                fold: f + 1,
-                folds,
-                progress: Progress {
-                    iteration: p.epoch,
-                    loss: p.loss,
-                    elapsed_s: p.elapsed_s,
-                    active_features: 0,
-                    train_error: 100.0 - p.dev_f1,
-                },
-            });
-            !cancel.load(Ordering::Relaxed)
+            report_epoch(p, (f + 1, folds), progress, &cancel)
         })?;
         let Some(mut trained) = trained else {
             report.cancelled = true;
@@ -577,18 +566,7 @@ pub fn run_combined(
             ),
         )?;
         let deep = deep::train_from(train_data, deep_params, None, &mut |p| {
-            progress(&Event::Iteration {
-                fold: f + 1,
-                folds,
-                progress: Progress {
-                    iteration: p.epoch,
-                    loss: p.loss,
-                    elapsed_s: p.elapsed_s,
-                    active_features: 0,
-                    train_error: 100.0 - p.dev_f1,
-                },
-            });
-            !cancel.load(Ordering::Relaxed)
+            report_epoch(p, (f + 1, folds), progress, &cancel)
         })?;
         let Some(deep) = deep else {
             report.cancelled = true;
@@ -626,6 +604,28 @@ pub fn run_combined(
         .map(|(&w, e)| (w, 100.0 * e.field.micro().f1))
         .collect();
     Ok(report)
+}
+
+/// Forwards a BiLSTM-CRF epoch as an iteration event (the dev F1's complement stands for the
+/// training error); false once the run is cancelled, which stops the training.
+fn report_epoch(
+    p: &deep::EpochProgress,
+    (fold, folds): (usize, usize),
+    progress: &mut dyn FnMut(&Event),
+    cancel: &AtomicBool,
+) -> bool {
+    progress(&Event::Iteration {
+        fold,
+        folds,
+        progress: Progress {
+            iteration: p.epoch,
+            loss: p.loss,
+            elapsed_s: p.elapsed_s,
+            active_features: 0,
+            train_error: 100.0 - p.dev_f1,
+        },
+    });
+    !cancel.load(Ordering::Relaxed)
 }
 
 /// A fold's evaluation of `sequences` held-out sequences: reported, its field micro F1 kept
