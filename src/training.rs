@@ -87,6 +87,13 @@ pub enum Event {
         dir: PathBuf,
         model_bytes: usize,
     },
+    /// A combined run's fold scored at each of [`COMBINATION_WEIGHTS`]: (CRF weight, field
+    /// micro F1 in percent), so that a run stopped before its last fold still shows the sweep.
+    Swept {
+        fold: usize,
+        folds: usize,
+        field_micro_f1: Vec<(f32, f64)>,
+    },
     /// An evaluated sequence whose predicted labels differ from its gold labels somewhere
     /// (one event per such sequence, after the fold's training): what `quire train --errors`
     /// writes for error analysis. Tokens are the rows' first column.
@@ -578,15 +585,18 @@ pub fn run_combined(
         report.data_digest = digest(train_data);
         let rows: Vec<&[Vec<String>]> = eval_data.iter().map(|s| s.rows.as_slice()).collect();
         let mut pair = crate::tagger::Combined::new(crf, deep.model, crf_weight)?;
+        let mut sweep = Vec::with_capacity(COMBINATION_WEIGHTS.len());
         for (&w, pooled_w) in COMBINATION_WEIGHTS.iter().zip(by_weight.iter_mut()) {
             pair = pair.with_weight(w)?;
-            pooled_w.merge(&score(
-                eval_data,
-                &pair.label_many(&rows)?,
-                f + 1,
-                &mut |_| {},
-            ));
+            let e = score(eval_data, &pair.label_many(&rows)?, f + 1, &mut |_| {});
+            sweep.push((w, 100.0 * e.field.micro().f1));
+            pooled_w.merge(&e);
         }
+        progress(&Event::Swept {
+            fold: f + 1,
+            folds,
+            field_micro_f1: sweep,
+        });
         pair = pair.with_weight(crf_weight)?;
         record_fold(
             score(eval_data, &pair.label_many(&rows)?, f + 1, progress),
@@ -955,6 +965,7 @@ mod tests {
         };
         let kind = TrainingKind::NFold { k: 3, seed: 1 };
         let mut evaluated = 0;
+        let mut sweeps = Vec::new();
         let r = run_combined(
             &Toy,
             Path::new("unused"),
@@ -962,12 +973,24 @@ mod tests {
             &p,
             &deep,
             0.5,
-            &mut |e| evaluated += matches!(e, Event::Evaluated { .. }) as usize,
+            &mut |e| match e {
+                Event::Evaluated { .. } => evaluated += 1,
+                Event::Swept { field_micro_f1, .. } => sweeps.push(field_micro_f1.clone()),
+                _ => {}
+            },
             cancel.clone(),
         )
         .unwrap();
         assert_eq!(r.architecture, "CRF+BiLSTM-CRF");
         assert_eq!((evaluated, r.fold_field_f1.len()), (3, 3));
+        // Each fold's sweep covers every weight, and at the chosen weight (0.5, the sixth) it
+        // is the fold's own figure.
+        assert_eq!(sweeps.len(), 3);
+        for (sweep, fold_f1) in sweeps.iter().zip(&r.fold_field_f1) {
+            let weights: Vec<f32> = sweep.iter().map(|(w, _)| *w).collect();
+            assert_eq!(weights, COMBINATION_WEIGHTS);
+            assert!((sweep[5].1 - fold_f1).abs() < 1e-9, "{sweep:?} {fold_f1}");
+        }
         assert_eq!(r.evaluation.as_ref().unwrap().instances, 30);
         let weights: Vec<f32> = r.by_weight.iter().map(|(w, _)| *w).collect();
         assert_eq!(weights, COMBINATION_WEIGHTS);

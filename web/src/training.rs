@@ -185,8 +185,9 @@ impl ProgressReporter {
             Event::Written { model_bytes, .. } => serde_json::json!({
                 "phase": "writing", "model_bytes": model_bytes, "elapsed_s": elapsed,
             }),
-            // Error analysis is the command line's (`--errors`); the job's progress is not.
-            Event::Mislabelled { .. } => return None,
+            // Error analysis is the command line's (`--errors`, the per-fold weight sweep of a
+            // combined run, which HTTP does not train); the job's progress is not.
+            Event::Mislabelled { .. } | Event::Swept { .. } => return None,
         };
         Some(value)
     }

@@ -216,6 +216,17 @@ fn print_event(e: &Event) {
         Event::Written { dir, model_bytes } => {
             writeln!(err, "wrote {} ({model_bytes} bytes)", dir.display())
         }
+        Event::Swept {
+            fold,
+            folds,
+            field_micro_f1,
+        } => {
+            let sweep: Vec<String> = field_micro_f1
+                .iter()
+                .map(|(w, f1)| format!("{w:.1} {f1:.2}"))
+                .collect();
+            writeln!(err, "[{fold}/{folds}] by CRF weight: {}", sweep.join(", "))
+        }
         // Written to the `--errors` file (or nowhere), never to the terminal.
         Event::Mislabelled { .. } => Ok(()),
     };
