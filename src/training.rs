@@ -9,8 +9,10 @@ Run kinds (GROBID's `TrainerRunner` modes, grobid-models.md §7):
 - `Full`: train on `corpus/` and `evaluation/` together, write the model (no held-out figures).
 - `Split { ratio, seed }`: shuffle the corpus sequences with `seed`, train on the first
   `ratio`, evaluate on the rest; nothing is written.
-- `NFold { k, seed }`: shuffle with `seed`, train `k` models each leaving one fold out, and
-  pool the `k` evaluations (per-fold field micro F1 is kept too); nothing is written.
+- `NFold { k, seed, only }`: shuffle with `seed`, train `k` models each leaving one fold out, and
+  pool the `k` evaluations (per-fold field micro F1 is kept too); nothing is written. With
+  `only: Some((first, last))` just folds `first..=last` (counted from 1) run, on the same cuts,
+  so a long cross-validation can be run in parts and its per-fold figures joined.
 
 Progress goes to a callback as [`Event`]s; setting the `cancel` flag stops the current
 training at its next iteration and the run returns a report marked `cancelled`.
@@ -41,8 +43,17 @@ pub const DEFAULT_SEED: u64 = 839_374_947_498;
 pub enum TrainingKind {
     Full,
     Holdout,
-    Split { ratio: f64, seed: u64 },
-    NFold { k: usize, seed: u64 },
+    Split {
+        ratio: f64,
+        seed: u64,
+    },
+    NFold {
+        k: usize,
+        seed: u64,
+        /// Run only folds `first..=last` (from 1) of the `k`; `None` runs them all.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        only: Option<(usize, usize)>,
+    },
 }
 
 impl TrainingKind {
@@ -353,16 +364,17 @@ pub fn run_from(
         None => None,
     };
     let mut report = TrainingReport::new(spec, "CRF", kind, serde_json::to_value(params), start);
-    let (train_sets, eval_sets, write) = partition(spec, dataset, kind, progress, &mut report)?;
-    let folds = train_sets.len();
+    let parts = partition(spec, dataset, kind, progress, &mut report)?;
+    let folds = parts.total;
     let mut pooled = Evaluation::new();
-    for (f, train_data) in train_sets.iter().enumerate() {
+    for fold in &parts.folds {
+        let (f, train_data) = (fold.number, &fold.train);
         let Some(trained) = train_one(
             &template,
             train_data,
             params,
             start_bytes.as_deref(),
-            (f + 1, folds),
+            (f, folds),
             progress,
             &cancel,
         )?
@@ -385,18 +397,18 @@ pub fn run_from(
                 serde_json::Value::Null,
             ),
         )?;
-        let eval = match eval_sets.get(f) {
+        let eval = match &fold.eval {
             Some(data) => Some(record_fold(
-                score(data, &label_all(&model, data)?, f + 1, progress),
+                score(data, &label_all(&model, data)?, f, progress),
                 data.len(),
-                (f + 1, folds),
+                (f, folds),
                 &mut report,
                 &mut pooled,
                 progress,
             )),
             None => None,
         };
-        if write {
+        if parts.write {
             let evaluation = evaluation_json(eval.as_ref(), kind);
             let meta = meta_for(
                 spec,
@@ -418,7 +430,7 @@ pub fn run_from(
         }
         report.data_digest = model.meta().data_digest.clone();
     }
-    if !eval_sets.is_empty() {
+    if parts.evaluates() {
         report.evaluation = Some(pooled);
     }
     Ok(report)
@@ -448,18 +460,19 @@ pub fn run_deep(
         serde_json::to_value(params),
         start,
     );
-    let (train_sets, eval_sets, write) = partition(spec, dataset, kind, progress, &mut report)?;
-    let folds = train_sets.len();
+    let parts = partition(spec, dataset, kind, progress, &mut report)?;
+    let folds = parts.total;
     let mut pooled = Evaluation::new();
-    for (f, train_data) in train_sets.iter().enumerate() {
+    for fold in &parts.folds {
+        let (f, train_data) = (fold.number, &fold.train);
         progress(&Event::TrainingStarted {
-            fold: f + 1,
+            fold: f,
             folds,
             sequences: train_data.len(),
             tokens: tokens(train_data),
         });
         let trained = deep::train_from(train_data, params, start, &mut |p| {
-            report_epoch(p, (f + 1, folds), progress, &cancel)
+            report_epoch(p, (f, folds), progress, &cancel)
         })?;
         let Some(mut trained) = trained else {
             report.cancelled = true;
@@ -469,18 +482,18 @@ pub fn run_deep(
         report.training_s += trained.seconds;
         report.train_sequences = train_data.len();
         report.data_digest = digest(train_data);
-        let eval = match eval_sets.get(f) {
+        let eval = match &fold.eval {
             Some(data) => Some(record_fold(
-                score(data, &trained.model.label_all(data)?, f + 1, progress),
+                score(data, &trained.model.label_all(data)?, f, progress),
                 data.len(),
-                (f + 1, folds),
+                (f, folds),
                 &mut report,
                 &mut pooled,
                 progress,
             )),
             None => None,
         };
-        if write {
+        if parts.write {
             let mut evaluation = evaluation_json(eval.as_ref(), kind);
             evaluation["epochs"] = serde_json::json!(trained.epochs);
             evaluation["best_epoch"] = serde_json::json!(trained.best_epoch);
@@ -504,7 +517,7 @@ pub fn run_deep(
             report.model_bytes = Some(bytes);
         }
     }
-    if !eval_sets.is_empty() {
+    if parts.evaluates() {
         report.evaluation = Some(pooled);
     }
     Ok(report)
@@ -543,17 +556,22 @@ pub fn run_combined(
     let template = Template::parse(spec.template())?;
     let params = serde_json::json!({ "crf": crf_params, "bilstm_crf": deep_params, "crf_weight": crf_weight });
     let mut report = TrainingReport::new(spec, crate::tagger::COMBINED, kind, Ok(params), None);
-    let (train_sets, eval_sets, _) = partition(spec, dataset, kind, progress, &mut report)?;
-    let folds = train_sets.len();
+    let parts = partition(spec, dataset, kind, progress, &mut report)?;
+    let folds = parts.total;
     let mut pooled = Evaluation::new();
     let mut by_weight = vec![Evaluation::new(); COMBINATION_WEIGHTS.len()];
-    for (f, (train_data, eval_data)) in train_sets.iter().zip(&eval_sets).enumerate() {
+    for fold in &parts.folds {
+        let f = fold.number;
+        let train_data = &fold.train;
+        let Some(eval_data) = &fold.eval else {
+            continue;
+        };
         let Some(trained) = train_one(
             &template,
             train_data,
             crf_params,
             None,
-            (f + 1, folds),
+            (f, folds),
             progress,
             &cancel,
         )?
@@ -573,7 +591,7 @@ pub fn run_combined(
             ),
         )?;
         let deep = deep::train_from(train_data, deep_params, None, &mut |p| {
-            report_epoch(p, (f + 1, folds), progress, &cancel)
+            report_epoch(p, (f, folds), progress, &cancel)
         })?;
         let Some(deep) = deep else {
             report.cancelled = true;
@@ -588,20 +606,20 @@ pub fn run_combined(
         let mut sweep = Vec::with_capacity(COMBINATION_WEIGHTS.len());
         for (&w, pooled_w) in COMBINATION_WEIGHTS.iter().zip(by_weight.iter_mut()) {
             pair = pair.with_weight(w)?;
-            let e = score(eval_data, &pair.label_many(&rows)?, f + 1, &mut |_| {});
+            let e = score(eval_data, &pair.label_many(&rows)?, f, &mut |_| {});
             sweep.push((w, 100.0 * e.field.micro().f1));
             pooled_w.merge(&e);
         }
         progress(&Event::Swept {
-            fold: f + 1,
+            fold: f,
             folds,
             field_micro_f1: sweep,
         });
         pair = pair.with_weight(crf_weight)?;
         record_fold(
-            score(eval_data, &pair.label_many(&rows)?, f + 1, progress),
+            score(eval_data, &pair.label_many(&rows)?, f, progress),
             eval_data.len(),
-            (f + 1, folds),
+            (f, folds),
             &mut report,
             &mut pooled,
             progress,
@@ -710,8 +728,39 @@ pub fn evaluate_saved_combined(
     ))
 }
 
-/// The training and evaluation sets of a run, and whether it writes a model.
-type Partition = (Vec<Vec<Sequence>>, Vec<Vec<Sequence>>, bool);
+/// One training of a run: its number (from 1), its training sequences and, unless the run
+/// is `Full`, the sequences it is evaluated on.
+struct Fold {
+    number: usize,
+    train: Vec<Sequence>,
+    eval: Option<Vec<Sequence>>,
+}
+
+/// The trainings of a run, how many folds the run is cut into (more than `folds.len()` when
+/// an n-fold run keeps only some), and whether it writes a model.
+struct Partition {
+    folds: Vec<Fold>,
+    total: usize,
+    write: bool,
+}
+
+impl Partition {
+    fn single(train: Vec<Sequence>, eval: Option<Vec<Sequence>>, write: bool) -> Partition {
+        Partition {
+            folds: vec![Fold {
+                number: 1,
+                train,
+                eval,
+            }],
+            total: 1,
+            write,
+        }
+    }
+
+    fn evaluates(&self) -> bool {
+        self.folds.iter().any(|f| f.eval.is_some())
+    }
+}
 
 /// Read the parts `kind` needs and cut them into training and evaluation sets (one pair per
 /// fold), recording what was read in `report`.
@@ -730,7 +779,7 @@ fn partition(
             let (eval_data, eval_stats) = spec.read(dataset, Part::Evaluation)?;
             progress(&read_event("evaluation", &eval_stats));
             report.evaluation_part = Some(eval_stats);
-            (vec![corpus], vec![eval_data], true)
+            Partition::single(corpus, Some(eval_data), true)
         }
         TrainingKind::Full => {
             // The evaluation part is extra training data here; a model without one trains
@@ -745,7 +794,7 @@ fn partition(
                     tracing::warn!(error = %e, "no evaluation part; training on the corpus only")
                 }
             }
-            (vec![corpus], vec![], true)
+            Partition::single(corpus, None, true)
         }
         TrainingKind::Split { ratio, seed } => {
             if !(ratio > 0.0 && ratio < 1.0) {
@@ -757,27 +806,41 @@ fn partition(
             let cut = ((corpus.len() as f64) * ratio).round() as usize;
             let cut = cut.clamp(1, corpus.len().saturating_sub(1).max(1));
             let rest = corpus.split_off(cut.min(corpus.len()));
-            (vec![corpus], vec![rest], false)
+            Partition::single(corpus, Some(rest), false)
         }
-        TrainingKind::NFold { k, seed } => {
+        TrainingKind::NFold { k, seed, only } => {
             if k < 2 || k > corpus.len() {
                 return Err(Error::BadInput(format!(
                     "n-fold needs 2 ≤ k ≤ {} (sequences), got {k}",
                     corpus.len()
                 )));
             }
+            let (first, last) = only.unwrap_or((1, k));
+            if first < 1 || first > last || last > k {
+                return Err(Error::BadInput(format!(
+                    "n-fold folds {first}-{last} are not within 1-{k}"
+                )));
+            }
             shuffle(&mut corpus, seed);
             let n = corpus.len();
-            let mut trains = Vec::with_capacity(k);
-            let mut evals = Vec::with_capacity(k);
-            for f in 0..k {
-                let (b, e) = (n * f / k, n * (f + 1) / k);
-                evals.push(corpus[b..e].to_vec());
-                let mut t = corpus[..b].to_vec();
-                t.extend_from_slice(&corpus[e..]);
-                trains.push(t);
+            let folds = (first..=last)
+                .map(|number| {
+                    let f = number - 1;
+                    let (b, e) = (n * f / k, n * (f + 1) / k);
+                    let mut train = corpus[..b].to_vec();
+                    train.extend_from_slice(&corpus[e..]);
+                    Fold {
+                        number,
+                        train,
+                        eval: Some(corpus[b..e].to_vec()),
+                    }
+                })
+                .collect();
+            Partition {
+                folds,
+                total: k,
+                write: false,
             }
-            (trains, evals, false)
         }
     })
 }
@@ -925,7 +988,11 @@ mod tests {
             &Toy,
             &dir,
             &dir,
-            TrainingKind::NFold { k: 3, seed: 1 },
+            TrainingKind::NFold {
+                k: 3,
+                seed: 1,
+                only: None,
+            },
             &p,
             &mut |_| {},
             cancel.clone(),
@@ -953,6 +1020,38 @@ mod tests {
     }
 
     #[test]
+    fn an_nfold_run_of_some_folds_repeats_those_folds_of_the_whole_run() {
+        let cancel = Arc::new(AtomicBool::new(false));
+        let p = Toy.default_params();
+        let d = Path::new("unused");
+        let kind = |only| TrainingKind::NFold {
+            k: 3,
+            seed: 1,
+            only,
+        };
+        let whole = run(&Toy, d, d, kind(None), &p, &mut |_| {}, cancel.clone()).unwrap();
+        let mut numbered = Vec::new();
+        let part = run(
+            &Toy,
+            d,
+            d,
+            kind(Some((2, 3))),
+            &p,
+            &mut |e| {
+                if let Event::Evaluated { fold, folds, .. } = e {
+                    numbered.push((*fold, *folds));
+                }
+            },
+            cancel,
+        )
+        .unwrap();
+        assert_eq!(numbered, [(2, 3), (3, 3)]);
+        assert_eq!(part.fold_field_f1, whole.fold_field_f1[1..]);
+        assert_eq!(part.evaluation.as_ref().unwrap().instances, 20);
+        assert_eq!(part.kind, kind(Some((2, 3))));
+    }
+
+    #[test]
     fn a_combined_run_scores_the_pair_on_every_fold_at_every_weight() {
         let cancel = Arc::new(AtomicBool::new(false));
         let p = Toy.default_params();
@@ -963,7 +1062,11 @@ mod tests {
             max_epochs: 2,
             ..DeepParams::default()
         };
-        let kind = TrainingKind::NFold { k: 3, seed: 1 };
+        let kind = TrainingKind::NFold {
+            k: 3,
+            seed: 1,
+            only: None,
+        };
         let mut evaluated = 0;
         let mut sweeps = Vec::new();
         let r = run_combined(
@@ -1111,7 +1214,11 @@ mod tests {
             seed: 0,
         };
         assert!(run(&Toy, d, d, split, &p, &mut |_| {}, c.clone()).is_err());
-        let nfold = TrainingKind::NFold { k: 1, seed: 0 };
-        assert!(run(&Toy, d, d, nfold, &p, &mut |_| {}, c).is_err());
+        let nfold = |k, only| TrainingKind::NFold { k, seed: 0, only };
+        assert!(run(&Toy, d, d, nfold(1, None), &p, &mut |_| {}, c.clone()).is_err());
+        for only in [(0, 2), (3, 2), (2, 4)] {
+            let r = run(&Toy, d, d, nfold(3, Some(only)), &p, &mut |_| {}, c.clone());
+            assert!(r.is_err(), "{only:?}");
+        }
     }
 }

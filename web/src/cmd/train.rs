@@ -82,6 +82,10 @@ pub struct TrainArgs {
     /// Folds for --type nfold.
     #[arg(long, default_value_t = 10)]
     pub folds: usize,
+    /// Run only these folds of --type nfold (`5-10`, or `3` for one), counted from 1: the
+    /// same cuts as the whole run, so a long cross-validation can be run in parts.
+    #[arg(long, value_parser = parse_fold_range)]
+    pub only_folds: Option<(usize, usize)>,
     /// Shuffling seed for split and nfold (default: GROBID's 839374947498).
     #[arg(long)]
     pub seed: Option<u64>,
@@ -253,6 +257,19 @@ fn write_mislabelled(
     writeln!(out)
 }
 
+/// `--only-folds`: `first-last` or one fold number.
+fn parse_fold_range(s: &str) -> Result<(usize, usize), String> {
+    let number = |t: &str| {
+        t.trim()
+            .parse::<usize>()
+            .map_err(|_| format!("`{s}`: expected a fold number or a range such as 5-10"))
+    };
+    match s.split_once('-') {
+        Some((a, b)) => Ok((number(a)?, number(b)?)),
+        None => number(s).map(|n| (n, n)),
+    }
+}
+
 /// `quire train MODEL [--type …]`.
 pub fn train(args: TrainArgs) -> anyhow::Result<()> {
     let spec = args.model.spec()?;
@@ -267,8 +284,12 @@ pub fn train(args: TrainArgs) -> anyhow::Result<()> {
         KindArg::Nfold => TrainingKind::NFold {
             k: args.folds,
             seed,
+            only: args.only_folds,
         },
     };
+    if args.only_folds.is_some() && !matches!(kind, TrainingKind::NFold { .. }) {
+        bail!("--only-folds needs --type nfold");
+    }
     if args.errors.is_some() && kind == TrainingKind::Full {
         bail!("--errors needs an evaluation: --type holdout, split or nfold");
     }
@@ -541,4 +562,17 @@ pub fn tag(args: TagArgs) -> anyhow::Result<()> {
     }
     out.flush()?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_fold_range;
+
+    #[test]
+    fn fold_ranges_parse_as_a_range_or_one_fold() {
+        assert_eq!(parse_fold_range("5-10"), Ok((5, 10)));
+        assert_eq!(parse_fold_range("3"), Ok((3, 3)));
+        assert!(parse_fold_range("5-").is_err());
+        assert!(parse_fold_range("a").is_err());
+    }
 }

@@ -196,7 +196,11 @@ async fn model_training(
         "full" => TrainingKind::Full,
         "holdout" => TrainingKind::Holdout,
         "split" => TrainingKind::Split { ratio, seed },
-        "nfold" => TrainingKind::NFold { k: n, seed },
+        "nfold" => TrainingKind::NFold {
+            k: n,
+            seed,
+            only: None,
+        },
         other => {
             return Err(ApiError::invalid(
                 "type",
