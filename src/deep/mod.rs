@@ -24,11 +24,15 @@ exists can train it without code of its own:
   `meta.json` (as the CRF's: model, labels, feature version, data digest, parameters,
   evaluation, plus `architecture`).
 
-Nothing is downloaded: the embeddings are learnt from the corpus.
+Nothing is downloaded: the embeddings are learnt from the corpus, and a model may also read
+word vectors learnt from the other corpora's unlabelled text ([`embed`]) as a frozen second
+word channel ([`DeepParams::embeddings`]).
 */
 
+pub mod embed;
+
 use std::collections::HashMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use candle_core::{DType, Device, Tensor, D};
@@ -47,6 +51,8 @@ pub const DIR: &str = "bilstm-crf";
 pub const WEIGHTS_FILE: &str = "model.safetensors";
 pub const VOCAB_FILE: &str = "vocab.json";
 pub const META_FILE: &str = "meta.json";
+/// The name prefix of the frozen channel's weights.
+const PRETRAINED: &str = "pretrained";
 
 /// Sizes and training settings.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -76,6 +82,19 @@ pub struct DeepParams {
     /// sequence at a time; tagging always reads whole sequences.
     #[serde(default)]
     pub max_length: usize,
+    /// Word vectors (word2vec's text format, [`embed::Embeddings`], or a BiLSTM-CRF folder
+    /// whose frozen channel is taken over: [`read_vectors`]) read at training as a frozen
+    /// input channel beside the learned word embedding: every word of the file is known to
+    /// the model, and its vector is not trained. `None`: no such channel.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub embeddings: Option<PathBuf>,
+    /// The frozen channel's width, taken from the file (0 without one).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub pretrained_dim: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 impl Default for DeepParams {
@@ -96,6 +115,8 @@ impl Default for DeepParams {
             dev_ratio: 0.1,
             seed: 1,
             max_length: 0,
+            embeddings: None,
+            pretrained_dim: 0,
         }
     }
 }
@@ -129,10 +150,15 @@ pub struct Vocab {
     pub features: Vec<FeatureColumn>,
     pub labels: Vec<String>,
     pub params: DeepParams,
+    /// The words of the frozen channel ([`DeepParams::embeddings`]); id 0 is a word without
+    /// a vector. Empty without the channel.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pretrained: Vec<String>,
 }
 
 struct Lookup {
     words: HashMap<String, u32>,
+    pretrained: HashMap<String, u32>,
     chars: HashMap<char, u32>,
     features: Vec<HashMap<String, u32>>,
     labels: HashMap<String, u32>,
@@ -212,6 +238,7 @@ impl Vocab {
             features,
             labels,
             params: params.clone(),
+            pretrained: Vec::new(),
         })
     }
 
@@ -224,6 +251,7 @@ impl Vocab {
         };
         Lookup {
             words: index(&self.words),
+            pretrained: index(&self.pretrained),
             chars: self
                 .chars
                 .iter()
@@ -239,6 +267,8 @@ impl Vocab {
 /// A sequence as ids.
 struct Encoded {
     words: Vec<u32>,
+    /// Ids in the frozen channel's words (empty without the channel).
+    pre: Vec<u32>,
     chars: Vec<Vec<u32>>,
     /// Per embedded column, per token.
     features: Vec<Vec<u32>>,
@@ -259,6 +289,7 @@ impl Encoded {
                 let e = (b + n).min(len);
                 Encoded {
                     words: self.words[b..e].to_vec(),
+                    pre: self.pre.get(b..e).map(<[u32]>::to_vec).unwrap_or_default(),
                     chars: self.chars[b..e].to_vec(),
                     features: self.features.iter().map(|f| f[b..e].to_vec()).collect(),
                     labels: self
@@ -283,6 +314,16 @@ impl Lookup {
                 *self.words.get(&word_key(t)).unwrap_or(&0)
             })
             .collect();
+        let pre = if self.pretrained.is_empty() {
+            Vec::new()
+        } else {
+            rows.iter()
+                .map(|r| {
+                    let t = r.first().unwrap_or(&empty);
+                    *self.pretrained.get(&word_key(t)).unwrap_or(&0)
+                })
+                .collect()
+        };
         let chars = rows
             .iter()
             .map(|r| {
@@ -317,6 +358,7 @@ impl Lookup {
             .unwrap_or_default();
         Encoded {
             words,
+            pre,
             chars,
             features,
             labels,
@@ -327,6 +369,8 @@ impl Lookup {
 /// Tensors of a batch of sequences of one length.
 struct Batch {
     words: Tensor,
+    /// The frozen channel's ids `[B, T]`, when the model has it.
+    pre: Option<Tensor>,
     chars: Tensor,
     /// `[B·T, C]`: 1 for a word's characters, 0 for padding (positions past its end).
     char_mask: Tensor,
@@ -350,6 +394,13 @@ fn batch(items: &[&Encoded], labels: usize, dev: &Device) -> Result<Batch> {
         v.iter().copied().chain(std::iter::repeat_n(0, t - v.len()))
     }
     let words: Vec<u32> = items.iter().flat_map(|e| pad(&e.words, t)).collect();
+    // A model with the frozen channel encodes an id per token (an empty sequence has none).
+    let pre = if items.iter().any(|e| !e.pre.is_empty()) {
+        let v: Vec<u32> = items.iter().flat_map(|e| pad(&e.pre, t)).collect();
+        Some(Tensor::from_vec(v, (b, t), dev).map_err(cerr)?)
+    } else {
+        None
+    };
     let width = items
         .iter()
         .flat_map(|e| e.chars.iter().map(Vec::len))
@@ -420,6 +471,7 @@ fn batch(items: &[&Encoded], labels: usize, dev: &Device) -> Result<Batch> {
     };
     Ok(Batch {
         words: Tensor::from_vec(words, (b, t), dev).map_err(cerr)?,
+        pre,
         chars: Tensor::from_vec(chars, (b * t, width), dev).map_err(cerr)?,
         char_mask: Tensor::from_vec(char_mask, (b * t, width), dev).map_err(cerr)?,
         features,
@@ -686,6 +738,8 @@ struct TaggingTables {
 /// The network: inputs, BiLSTM, label scores and the CRF's scores.
 struct Net {
     word: Embedding,
+    /// The frozen word channel (its weights are left out of the optimiser).
+    pre: Option<Embedding>,
     chr: Embedding,
     conv: Conv1d,
     features: Vec<Embedding>,
@@ -704,6 +758,16 @@ impl Net {
         let p = &vocab.params;
         let labels = vocab.labels.len();
         let word = candle_nn::embedding(vocab.words.len(), p.word_dim, vb.pp("word"))?;
+        let pre = if vocab.pretrained.is_empty() || p.pretrained_dim == 0 {
+            None
+        } else {
+            Some(candle_nn::embedding(
+                vocab.pretrained.len(),
+                p.pretrained_dim,
+                vb.pp(PRETRAINED),
+            )?)
+        };
+        let pdim = pre.as_ref().map_or(0, |e| e.hidden_size());
         let chr = candle_nn::embedding(vocab.chars.len(), p.char_dim, vb.pp("char"))?;
         let conv = candle_nn::conv1d(
             p.char_dim,
@@ -723,7 +787,7 @@ impl Net {
                 candle_nn::embedding(f.values.len(), p.feature_dim, vb.pp(format!("feature{i}")))
             })
             .collect::<candle_core::Result<Vec<_>>>()?;
-        let input = p.word_dim + p.char_filters + p.feature_dim * vocab.features.len();
+        let input = p.word_dim + pdim + p.char_filters + p.feature_dim * vocab.features.len();
         let fwd = Lstm::new(vb.pp("lstm_fwd"), input, p.hidden)?;
         let bwd = Lstm::new(vb.pp("lstm_bwd"), input, p.hidden)?;
         let out = candle_nn::linear(2 * p.hidden, labels, vb.pp("out"))?;
@@ -733,6 +797,7 @@ impl Net {
         let end = vb.get_with_hints(labels, "crf.end", small)?;
         Ok(Net {
             word,
+            pre,
             chr,
             conv,
             features,
@@ -745,6 +810,11 @@ impl Net {
             labels,
             dropout: p.dropout,
         })
+    }
+
+    /// The frozen channel's width (0 without it).
+    fn pre_dim(&self) -> usize {
+        self.pre.as_ref().map_or(0, |e| e.hidden_size())
     }
 
     /// Label scores `[B, T, L]` as a tensor graph (dropout when `train`).
@@ -775,7 +845,13 @@ impl Net {
             .max(D::Minus1)?
             .relu()?
             .reshape((b.b, b.t, ()))?;
-        let mut parts = vec![words, chars];
+        let mut parts = vec![words];
+        match (&self.pre, &b.pre) {
+            (Some(e), Some(ids)) => parts.push(e.forward(ids)?),
+            (None, _) => {}
+            (Some(_), None) => candle_core::bail!("a batch without the frozen channel's ids"),
+        }
+        parts.push(chars);
         for (e, ids) in self.features.iter().zip(&b.features) {
             parts.push(e.forward(ids)?);
         }
@@ -810,7 +886,7 @@ impl Net {
             Some(bias) => bias.to_vec1()?,
             None => vec![0.0; filters],
         };
-        let inner = self.word.hidden_size() + filters;
+        let inner = self.word.hidden_size() + self.pre_dim() + filters;
         let fdim = self.features.first().map_or(0, |e| e.hidden_size());
         let direction = |l: &Lstm| -> candle_core::Result<DirectionTables> {
             let features = self
@@ -858,21 +934,28 @@ impl Net {
         let mask: Vec<f32> = b.char_mask.flatten_all()?.to_vec1()?;
         let cw = b.chars.dim(1)?;
         let wdim = self.word.hidden_size();
-        let inner = wdim + filters;
+        let pdim = self.pre_dim();
+        let inner = wdim + pdim + filters;
         let words: Vec<f32> = self.word.forward(&b.words)?.flatten_all()?.to_vec1()?;
-        // Per token: its word embedding, then its character features.
+        let pre: Vec<f32> = match (&self.pre, &b.pre) {
+            (Some(e), Some(ids)) => e.forward(ids)?.flatten_all()?.to_vec1()?,
+            (None, _) => Vec::new(),
+            (Some(_), None) => candle_core::bail!("a batch without the frozen channel's ids"),
+        };
+        // Per token: its word embedding, its frozen vector, then its character features.
         let mut x = vec![0f32; n * inner];
         let mut acc = vec![0f32; filters];
         let half = width / 2;
         for i in 0..n {
             let row = &mut x[i * inner..(i + 1) * inner];
             row[..wdim].copy_from_slice(&words[i * wdim..(i + 1) * wdim]);
+            row[wdim..wdim + pdim].copy_from_slice(&pre[i * pdim..(i + 1) * pdim]);
             let len = mask[i * cw..(i + 1) * cw]
                 .iter()
                 .filter(|&&m| m > 0.0)
                 .count();
             let cs = &chars[i * cw..i * cw + len];
-            let best = &mut row[wdim..];
+            let best = &mut row[wdim + pdim..];
             best.fill(f32::NEG_INFINITY);
             for p in 0..len {
                 acc.copy_from_slice(&tables.conv_b);
@@ -1062,7 +1145,8 @@ pub struct Chain {
 /// A trained BiLSTM-CRF: vocabulary and network.
 pub struct Model {
     vocab: Vocab,
-    lookup: Lookup,
+    /// Boxed: the maps would make every `Tagger` as large as this one.
+    lookup: Box<Lookup>,
     net: Net,
     device: Device,
     meta: serde_json::Value,
@@ -1101,7 +1185,7 @@ impl Model {
         let vb = VarBuilder::from_tensors(tensors, DType::F32, &device);
         let net = Net::new(&vocab, vb).map_err(cerr)?;
         Ok(Model {
-            lookup: vocab.lookup(),
+            lookup: Box::new(vocab.lookup()),
             vocab,
             net,
             device,
@@ -1112,6 +1196,19 @@ impl Model {
 
     pub fn labels(&self) -> &[String] {
         &self.vocab.labels
+    }
+
+    /// The vectors of the frozen word channel, when the model has one.
+    pub fn frozen_vectors(&self) -> Result<Option<embed::Embeddings>> {
+        let Some(e) = &self.net.pre else {
+            return Ok(None);
+        };
+        let table = e.embeddings().to_vec2::<f32>().map_err(cerr)?;
+        Ok(Some(embed::Embeddings {
+            words: self.vocab.pretrained.iter().skip(1).cloned().collect(),
+            dim: e.hidden_size(),
+            vectors: table.into_iter().skip(1).flatten().collect(),
+        }))
     }
 
     /// The tagging tables of the current weights.
@@ -1326,6 +1423,29 @@ impl Trained {
     }
 }
 
+/// Word vectors for [`DeepParams::embeddings`]: a file in word2vec's text format, or a
+/// BiLSTM-CRF folder whose frozen channel is read (so that retraining a model keeps the
+/// vectors it was trained with).
+pub fn read_vectors(path: &Path) -> Result<embed::Embeddings> {
+    if !path.is_dir() {
+        return embed::Embeddings::read(path);
+    }
+    Model::load(path)?.frozen_vectors()?.ok_or_else(|| {
+        Error::BadInput(format!(
+            "{}: the BiLSTM-CRF has no frozen word channel",
+            path.display()
+        ))
+    })
+}
+
+/// Whether the BiLSTM-CRF in `dir` reads a frozen word channel (from its `vocab.json`).
+pub fn has_frozen_channel(dir: &Path) -> bool {
+    std::fs::read(dir.join(VOCAB_FILE))
+        .ok()
+        .and_then(|b| serde_json::from_slice::<Vocab>(&b).ok())
+        .is_some_and(|v| !v.pretrained.is_empty())
+}
+
 /// Train on `data`; a share ([`DeepParams::dev_ratio`]) is held out to pick the epoch.
 /// `progress` is called after each epoch and stops the training when it answers `false`
 /// (the training then returns `Ok(None)`).
@@ -1346,6 +1466,12 @@ pub fn train_from(
     start: Option<&Path>,
     progress: &mut dyn FnMut(&EpochProgress) -> bool,
 ) -> Result<Option<Trained>> {
+    if !(0.0..1.0).contains(&params.dropout) {
+        return Err(Error::BadInput(format!(
+            "a dropout rate is at least 0 and under 1, not {}",
+            params.dropout
+        )));
+    }
     let started = Instant::now();
     let mut rng = rand::rngs::StdRng::seed_from_u64(params.seed);
     let mut order: Vec<usize> = (0..data.len()).collect();
@@ -1371,6 +1497,8 @@ pub fn train_from(
                 feature_dim: sizes.feature_dim,
                 max_feature_values: sizes.max_feature_values,
                 hidden: sizes.hidden,
+                embeddings: sizes.embeddings.clone(),
+                pretrained_dim: sizes.pretrained_dim,
                 ..params.clone()
             };
             let net = Net::new(&vocab, vb).map_err(cerr)?;
@@ -1386,9 +1514,38 @@ pub fn train_from(
             (vocab, net)
         }
         None => {
-            let vocab = Vocab::build(&train_data, params)?;
+            let mut vocab = Vocab::build(&train_data, params)?;
+            let vectors = match &params.embeddings {
+                Some(path) => {
+                    let e = read_vectors(path)?;
+                    vocab.pretrained = std::iter::once(String::new())
+                        .chain(e.words.iter().cloned())
+                        .collect();
+                    vocab.params.pretrained_dim = e.dim;
+                    let mut v = vec![0f32; e.dim];
+                    v.extend_from_slice(&e.vectors);
+                    Some(
+                        Tensor::from_vec(v, (vocab.pretrained.len(), e.dim), &device)
+                            .map_err(cerr)?,
+                    )
+                }
+                None => {
+                    vocab.params.pretrained_dim = 0;
+                    None
+                }
+            };
             let net = Net::new(&vocab, vb).map_err(cerr)?;
             forget_gate_bias(&varmap, params.hidden).map_err(cerr)?;
+            if let Some(v) = vectors {
+                let vars = varmap.data().lock().expect("varmap lock");
+                let prefix = format!("{PRETRAINED}.");
+                let var = vars
+                    .iter()
+                    .find(|(name, _)| name.starts_with(&prefix))
+                    .map(|(_, var)| var)
+                    .ok_or_else(|| Error::General("the network has no frozen channel".into()))?;
+                var.set(&v).map_err(cerr)?;
+            }
             (vocab, net)
         }
     };
@@ -1399,8 +1556,18 @@ pub fn train_from(
         .map(|s| lookup.encode(&vocab, &s.rows, Some(&s.labels)))
         .flat_map(|e| e.windows(params.max_length))
         .collect();
+    // The frozen channel's vectors are weights of the network but not trained.
+    let trained_vars: Vec<candle_core::Var> = {
+        let vars = varmap.data().lock().expect("varmap lock");
+        let mut named: Vec<(&String, &candle_core::Var)> = vars
+            .iter()
+            .filter(|(name, _)| !name.starts_with(&format!("{PRETRAINED}.")))
+            .collect();
+        named.sort_by(|a, b| a.0.cmp(b.0));
+        named.into_iter().map(|(_, v)| v.clone()).collect()
+    };
     let mut opt = candle_nn::AdamW::new(
-        varmap.all_vars(),
+        trained_vars,
         candle_nn::ParamsAdamW {
             lr: params.learning_rate,
             weight_decay: 0.0,
@@ -1410,7 +1577,7 @@ pub fn train_from(
     .map_err(cerr)?;
     let model = Model {
         vocab,
-        lookup,
+        lookup: Box::new(lookup),
         net,
         device: device.clone(),
         meta: serde_json::Value::Null,

@@ -291,28 +291,33 @@ fn tagging_scores_are_the_graphs_scores() {
     let padded: Vec<&Encoded> = seqs.iter().collect();
     let even: Vec<&Encoded> = vec![&seqs[0], &seqs[0]];
     for items in [padded, even] {
-        let b = batch(&items, m.vocab.labels.len(), &m.device).unwrap();
-        let graph = m
-            .net
-            .emissions_graph(&b, false)
-            .unwrap()
-            .to_vec3::<f32>()
-            .unwrap();
-        let tagging = m
-            .net
-            .emissions_tagging(&b, &m.tables().unwrap())
-            .unwrap()
-            .to_vec3::<f32>()
-            .unwrap();
-        for (k, (g, t)) in graph.iter().zip(&tagging).enumerate() {
-            let len = items[k].words.len();
-            for (pos, (a, b)) in g.iter().zip(t).take(len).enumerate() {
-                for (x, y) in a.iter().zip(b) {
-                    assert!(
-                        (x - y).abs() < 1e-4,
-                        "sequence {k}, token {pos}: {x} against {y}"
-                    );
-                }
+        assert_tagging_is_the_graph(m, &items);
+    }
+}
+
+/// The tagging arithmetic gives `items` (one batch) the scores the training graph gives them.
+fn assert_tagging_is_the_graph(m: &Model, items: &[&Encoded]) {
+    let b = batch(items, m.vocab.labels.len(), &m.device).unwrap();
+    let graph = m
+        .net
+        .emissions_graph(&b, false)
+        .unwrap()
+        .to_vec3::<f32>()
+        .unwrap();
+    let tagging = m
+        .net
+        .emissions_tagging(&b, &m.tables().unwrap())
+        .unwrap()
+        .to_vec3::<f32>()
+        .unwrap();
+    for (k, (g, t)) in graph.iter().zip(&tagging).enumerate() {
+        let len = items[k].words.len();
+        for (pos, (a, b)) in g.iter().zip(t).take(len).enumerate() {
+            for (x, y) in a.iter().zip(b) {
+                assert!(
+                    (x - y).abs() < 1e-4,
+                    "sequence {k}, token {pos}: {x} against {y}"
+                );
             }
         }
     }
@@ -375,4 +380,130 @@ fn long_training_sequences_are_cut_into_windows_of_one_length() {
     // 0, or a window longer than the sequence, leaves it whole.
     assert_eq!(lookup.encode(&vocab, &seq.rows, None).windows(0).len(), 1);
     assert_eq!(lookup.encode(&vocab, &seq.rows, None).windows(len).len(), 1);
+}
+
+/// The frozen channel's weights, row 0 (a word without a vector) first.
+fn frozen_table(m: &Model) -> Vec<Vec<f32>> {
+    let e = m.net.pre.as_ref().expect("a frozen channel");
+    e.embeddings().to_vec2::<f32>().unwrap()
+}
+
+/// Word vectors for the toy words (surnames near each other, `and` apart), in a file.
+fn toy_vectors(dir: &Path) -> (PathBuf, embed::Embeddings) {
+    let e = embed::Embeddings {
+        words: vec!["smith".into(), "lee".into(), "and".into(), "zyxwv".into()],
+        dim: 4,
+        vectors: vec![
+            1.0, 0.5, 0.0, 0.0, //
+            0.9, 0.6, 0.0, 0.1, //
+            0.0, 0.0, 1.0, -1.0, //
+            1.0, 0.4, 0.1, 0.0,
+        ],
+    };
+    let path = dir.join("vectors.txt");
+    e.write(&path).unwrap();
+    (path, e)
+}
+
+#[test]
+fn the_frozen_word_channel_keeps_its_vectors_and_tags_as_the_graph_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let (path, vectors) = toy_vectors(dir.path());
+    let data: Vec<Sequence> = (0..30).map(toy).collect();
+    let params = DeepParams {
+        max_epochs: 3,
+        embeddings: Some(path),
+        ..small_params()
+    };
+    let mut trained = train(&data, &params, &mut |_| true).unwrap().unwrap();
+    let m = &trained.model;
+    assert_eq!(m.vocab.params.pretrained_dim, 4);
+    assert_eq!(
+        m.vocab.pretrained.len(),
+        5,
+        "the unknown word and the file's four"
+    );
+    // Three epochs of Adam left the vectors as the file gave them; id 0 is all zeros.
+    let table = frozen_table(m);
+    assert_eq!(table[0], vec![0.0; 4]);
+    for (i, w) in vectors.words.iter().enumerate() {
+        let id = m.vocab.pretrained.iter().position(|x| x == w).unwrap();
+        assert_eq!(table[id], vectors.vector(w).unwrap(), "{w} (row {i})");
+    }
+    // A word found in the file by its key (`Zyxwv` is `zyxwv`), one that is not.
+    let rows = vec![
+        vec!["Zyxwv".to_string(), "cap".to_string()],
+        vec!["Quux".to_string(), "cap".to_string()],
+    ];
+    let e = m.lookup.encode(&m.vocab, &rows, None);
+    assert_eq!(e.pre, vec![4, 0]);
+    // The tagging arithmetic reads the frozen channel as the training graph does.
+    let seqs: Vec<Encoded> = [0, 1, 2]
+        .iter()
+        .map(|&i| m.lookup.encode(&m.vocab, &data[i].rows, None))
+        .collect();
+    assert_tagging_is_the_graph(m, &seqs.iter().collect::<Vec<_>>());
+    // Saved and loaded, the model keeps the channel (the vectors file is not needed again).
+    let out = tempfile::tempdir().unwrap();
+    trained.save(out.path(), serde_json::Value::Null).unwrap();
+    std::fs::remove_file(dir.path().join("vectors.txt")).unwrap();
+    let loaded = Model::load(out.path()).unwrap();
+    assert_eq!(loaded.vocab.pretrained, trained.model.vocab.pretrained);
+    for s in &data[..5] {
+        assert_eq!(
+            loaded.label(&s.rows).unwrap(),
+            trained.model.label(&s.rows).unwrap()
+        );
+    }
+    // Its vectors come back out as the file gave them, and a new training can read them
+    // from the model's folder.
+    assert!(has_frozen_channel(out.path()));
+    assert_eq!(loaded.frozen_vectors().unwrap().unwrap(), vectors);
+    assert_eq!(read_vectors(out.path()).unwrap(), vectors);
+    // Incremental training from it keeps the channel and its vectors.
+    let more = train_from(&data, &small_params(), Some(out.path()), &mut |_| true)
+        .unwrap()
+        .unwrap();
+    assert_eq!(more.model.vocab.pretrained, loaded.vocab.pretrained);
+    assert_eq!(frozen_table(&more.model), table);
+}
+
+#[test]
+fn a_model_without_the_channel_writes_no_trace_of_it_and_bad_settings_are_refused() {
+    let data: Vec<Sequence> = (0..20).map(toy).collect();
+    let params = DeepParams {
+        max_epochs: 1,
+        ..small_params()
+    };
+    let mut trained = train(&data, &params, &mut |_| true).unwrap().unwrap();
+    assert!(trained.model.net.pre.is_none());
+    let out = tempfile::tempdir().unwrap();
+    trained.save(out.path(), serde_json::Value::Null).unwrap();
+    let vocab = std::fs::read_to_string(out.path().join(VOCAB_FILE)).unwrap();
+    assert!(!vocab.contains("pretrained\":"), "{vocab}");
+    assert!(!vocab.contains("embeddings"), "{vocab}");
+    assert!(Model::load(out.path()).unwrap().net.pre.is_none());
+    assert!(!has_frozen_channel(out.path()));
+    assert!(Model::load(out.path())
+        .unwrap()
+        .frozen_vectors()
+        .unwrap()
+        .is_none());
+    assert!(matches!(read_vectors(out.path()), Err(Error::BadInput(_))));
+    let missing = DeepParams {
+        embeddings: Some(PathBuf::from("/nonexistent/vectors.txt")),
+        ..params.clone()
+    };
+    assert!(matches!(
+        train(&data, &missing, &mut |_| true),
+        Err(Error::BadInput(_))
+    ));
+    let dropout = DeepParams {
+        dropout: 1.0,
+        ..params
+    };
+    assert!(matches!(
+        train(&data, &dropout, &mut |_| true),
+        Err(Error::BadInput(_))
+    ));
 }

@@ -654,3 +654,51 @@ fn a_bilstm_crf_trains_over_http_is_downloaded_and_swaps_in_once_declared() {
     assert_eq!(status, 200, "{body}");
     assert!(body.contains("<date"), "{body}");
 }
+
+#[test]
+fn a_bilstm_crf_retrained_over_http_keeps_the_served_models_word_vectors() {
+    let t = training_server(|b| b);
+    let s = &t.server;
+    // The served date BiLSTM-CRF reads a frozen word channel (trained here by the engine).
+    let vectors = t.dataset.path().join("vectors.txt");
+    std::fs::write(&vectors, "2 3\nmarch 0.5 -1 0.25\njune 0.4 -0.9 0.3\n").expect("write");
+    let spec = quire::models::spec(quire::models::ModelName::Date, None).expect("date");
+    let params = quire::deep::DeepParams {
+        max_epochs: 2,
+        embeddings: Some(vectors.clone()),
+        ..Default::default()
+    };
+    quire::training::run_deep(
+        spec,
+        t.dataset.path(),
+        &t.models,
+        quire::training::TrainingKind::Full,
+        &params,
+        None,
+        &mut |_| {},
+        Arc::new(AtomicBool::new(false)),
+    )
+    .expect("trained");
+    let served = t.models.join("date/bilstm-crf");
+    let before = quire::deep::read_vectors(&served).expect("the channel");
+    assert_eq!(before.words, ["march", "june"]);
+    // The file is gone: a training over HTTP (not incremental) takes the vectors from the
+    // served model's folder, so the new model reads what the served one read.
+    std::fs::remove_file(&vectors).expect("remove");
+    let token = start(
+        s,
+        &[
+            ("model", "date"),
+            ("architecture", "BiLSTM-CRF"),
+            ("type", "full"),
+            ("maxIter", "2"),
+        ],
+    );
+    let (status, body) = wait_finished(s, &token);
+    assert_eq!(status, 200, "{body}");
+    assert!(t
+        .models
+        .join(".versions/date/previous-bilstm-crf/vocab.json")
+        .is_file());
+    assert_eq!(quire::deep::read_vectors(&served).expect("kept"), before);
+}

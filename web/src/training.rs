@@ -61,6 +61,11 @@ pub struct JobSpec {
     /// Incremental training: the served model folder whose weights every training starts from.
     #[serde(default)]
     pub start_dir: Option<PathBuf>,
+    /// BiLSTM-CRF: word vectors for the frozen channel (`quire::deep::read_vectors`); the
+    /// server gives the served BiLSTM-CRF's folder when that model has the channel, so a
+    /// retrained model reads the vectors the served one was trained with.
+    #[serde(default)]
+    pub embeddings: Option<PathBuf>,
 }
 
 fn crf_architecture() -> String {
@@ -282,6 +287,7 @@ pub fn child_main(job_json: &str) -> anyhow::Result<()> {
         if let Some(v) = job.max_iter {
             p.max_epochs = v;
         }
+        p.embeddings = job.embeddings.clone();
         reporter.max_iter = p.max_epochs;
         training::run_deep(
             spec,
@@ -451,6 +457,14 @@ impl Runner {
             .join(&key)
             .join(sink.token());
         spec.out_dir = staging.clone();
+        if spec.architecture == quire::deep::ARCHITECTURE && spec.start_dir.is_none() {
+            let served = name
+                .dir(&self.models_dir, flavor.as_deref())
+                .join(quire::deep::DIR);
+            if quire::deep::has_frozen_channel(&served) {
+                spec.embeddings = Some(served);
+            }
+        }
         let outcome = self.run_child(&spec, &ctl, gate, sink);
         let outcome = match outcome {
             Ok(result) if !lock(&ctl).finish(result["written"] == true) => {

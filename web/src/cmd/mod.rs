@@ -7,6 +7,7 @@ pub mod batch;
 pub mod biblio;
 pub mod corpus;
 pub mod create_training;
+pub mod embed;
 pub mod layout;
 pub mod patent;
 pub mod serve;
@@ -35,6 +36,8 @@ pub enum Command {
     Corpus(corpus::CorpusArgs),
     /// Training data for PDFs, pre-annotated by the current models, as a dataset folder.
     CreateTraining(create_training::CreateTrainingArgs),
+    /// Learn word vectors from the corpora's unlabelled text (for `train --embeddings`).
+    Embed(embed::EmbedArgs),
     /// The embedded bibliographic index of consolidation: import, stats, lookup.
     Biblio(biblio::BiblioArgs),
     /// One training run of the HTTP training API (started by the service).
@@ -55,6 +58,7 @@ pub fn run(command: Command) -> anyhow::Result<()> {
         Command::Tag(args) => train::tag(args),
         Command::Corpus(args) => corpus::run(args),
         Command::CreateTraining(args) => create_training::run(args),
+        Command::Embed(args) => embed::run(args),
         Command::Biblio(args) => biblio::run(args),
         Command::TrainJob(args) => train_job::run(args),
         Command::PatentNumber(args) => patent::run(args),

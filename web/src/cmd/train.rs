@@ -123,6 +123,13 @@ pub struct TrainArgs {
     /// BiLSTM-CRF: Adam's learning rate.
     #[arg(long)]
     pub learning_rate: Option<f64>,
+    /// BiLSTM-CRF: the dropout rate on the LSTM's inputs and outputs.
+    #[arg(long)]
+    pub dropout: Option<f32>,
+    /// BiLSTM-CRF: word vectors (word2vec's text format, as `quire embed` writes them) read
+    /// as a frozen input channel beside the learned word embedding.
+    #[arg(long)]
+    pub embeddings: Option<PathBuf>,
     /// BiLSTM-CRF: sequences per batch.
     #[arg(long)]
     pub batch: Option<usize>,
@@ -425,6 +432,12 @@ fn deep_params(args: &TrainArgs) -> DeepParams {
     }
     if let Some(v) = args.learning_rate {
         p.learning_rate = v;
+    }
+    if let Some(v) = args.dropout {
+        p.dropout = v;
+    }
+    if let Some(v) = &args.embeddings {
+        p.embeddings = Some(v.clone());
     }
     if let Some(v) = args.batch {
         p.batch = v;

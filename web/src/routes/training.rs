@@ -255,6 +255,7 @@ async fn model_training(
         epsilon,
         architecture: architecture.to_string(),
         start_dir,
+        embeddings: None,
     };
     let prepared = runner.prepare(spec, state.models.clone(), hold);
     let token = state
