@@ -54,6 +54,12 @@ pub const META_FILE: &str = "meta.json";
 /// The name prefix of the frozen channel's weights.
 const PRETRAINED: &str = "pretrained";
 
+/// Whether a weight (by its name in the `VarMap`) is the frozen channel's.
+fn is_frozen(name: &str) -> bool {
+    name.strip_prefix(PRETRAINED)
+        .is_some_and(|rest| rest.starts_with('.'))
+}
+
 /// Sizes and training settings.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct DeepParams {
@@ -307,23 +313,16 @@ impl Lookup {
     fn encode(&self, vocab: &Vocab, rows: &[Vec<String>], labels: Option<&[String]>) -> Encoded {
         let max_chars = vocab.params.max_chars;
         let empty = String::new();
-        let words = rows
-            .iter()
-            .map(|r| {
-                let t = r.first().unwrap_or(&empty);
-                *self.words.get(&word_key(t)).unwrap_or(&0)
-            })
-            .collect();
-        let pre = if self.pretrained.is_empty() {
-            Vec::new()
-        } else {
-            rows.iter()
-                .map(|r| {
-                    let t = r.first().unwrap_or(&empty);
-                    *self.pretrained.get(&word_key(t)).unwrap_or(&0)
-                })
-                .collect()
-        };
+        // Each token's word key once, for the learned words and the frozen channel's.
+        let mut words = Vec::with_capacity(rows.len());
+        let mut pre = Vec::new();
+        for r in rows {
+            let key = word_key(r.first().unwrap_or(&empty));
+            words.push(*self.words.get(&key).unwrap_or(&0));
+            if !self.pretrained.is_empty() {
+                pre.push(*self.pretrained.get(&key).unwrap_or(&0));
+            }
+        }
         let chars = rows
             .iter()
             .map(|r| {
@@ -1538,10 +1537,9 @@ pub fn train_from(
             forget_gate_bias(&varmap, params.hidden).map_err(cerr)?;
             if let Some(v) = vectors {
                 let vars = varmap.data().lock().expect("varmap lock");
-                let prefix = format!("{PRETRAINED}.");
                 let var = vars
                     .iter()
-                    .find(|(name, _)| name.starts_with(&prefix))
+                    .find(|(name, _)| is_frozen(name))
                     .map(|(_, var)| var)
                     .ok_or_else(|| Error::General("the network has no frozen channel".into()))?;
                 var.set(&v).map_err(cerr)?;
@@ -1559,10 +1557,8 @@ pub fn train_from(
     // The frozen channel's vectors are weights of the network but not trained.
     let trained_vars: Vec<candle_core::Var> = {
         let vars = varmap.data().lock().expect("varmap lock");
-        let mut named: Vec<(&String, &candle_core::Var)> = vars
-            .iter()
-            .filter(|(name, _)| !name.starts_with(&format!("{PRETRAINED}.")))
-            .collect();
+        let mut named: Vec<(&String, &candle_core::Var)> =
+            vars.iter().filter(|(name, _)| !is_frozen(name)).collect();
         named.sort_by(|a, b| a.0.cmp(b.0));
         named.into_iter().map(|(_, v)| v.clone()).collect()
     };
