@@ -18,7 +18,9 @@ exists can train it without code of its own:
 - **Training**: Adam on batches of sequences of equal length (so no masks or padding are
   needed), the order of the batches shuffled each epoch; after each epoch the field-level
   micro F1 on a held-out part of the training data decides which epoch's weights are kept,
-  and training stops after [`DeepParams::patience`] epochs without gain.
+  and training stops after [`DeepParams::patience`] epochs without gain. One seed
+  ([`DeepParams::seed`]) draws the held-out part, the initial weights, the batch order and
+  the dropout masks, so a training is reproducible.
 - **Files** (`models/<model>/bilstm-crf/`): `model.safetensors` (the weights),
   `vocab.json` (words, characters, feature columns and values, labels, the parameters) and
   `meta.json` (as the CRF's: model, labels, feature version, data digest, parameters,
@@ -38,7 +40,7 @@ use std::time::Instant;
 use candle_core::{DType, Device, Tensor, D};
 use candle_nn::{Conv1d, Conv1dConfig, Embedding, Linear, Module, Optimizer, VarBuilder, VarMap};
 use rand::seq::SliceRandom;
-use rand::SeedableRng;
+use rand::{Rng, SeedableRng};
 
 use crate::crf::Sequence;
 use crate::eval::Evaluation;
@@ -816,13 +818,30 @@ impl Net {
         self.pre.as_ref().map_or(0, |e| e.hidden_size())
     }
 
-    /// Label scores `[B, T, L]` as a tensor graph (dropout when `train`).
-    fn emissions_graph(&self, b: &Batch, train: bool) -> candle_core::Result<Tensor> {
-        let drop = |x: Tensor| -> candle_core::Result<Tensor> {
-            if train && self.dropout > 0.0 {
-                candle_nn::ops::dropout(&x, self.dropout)
-            } else {
-                Ok(x)
+    /// Label scores `[B, T, L]` as a tensor graph; with `dropout` (training) its masks are
+    /// drawn from that generator, so a seeded training is reproducible.
+    fn emissions_graph(
+        &self,
+        b: &Batch,
+        mut dropout: Option<&mut rand::rngs::StdRng>,
+    ) -> candle_core::Result<Tensor> {
+        let mut drop = |x: Tensor| -> candle_core::Result<Tensor> {
+            match dropout.as_deref_mut() {
+                Some(rng) if self.dropout > 0.0 => {
+                    let keep = 1.0 - self.dropout;
+                    let mask: Vec<f32> = (0..x.elem_count())
+                        .map(|_| {
+                            if rng.random::<f32>() < self.dropout {
+                                0.0
+                            } else {
+                                1.0 / keep
+                            }
+                        })
+                        .collect();
+                    let mask = Tensor::from_vec(mask, x.shape(), x.device())?;
+                    x * mask
+                }
+                _ => Ok(x),
             }
         };
         let words = self.word.forward(&b.words)?;
@@ -1038,9 +1057,9 @@ impl Net {
     }
 
     /// Mean negative log-likelihood of the gold labels.
-    fn loss(&self, b: &Batch) -> candle_core::Result<Tensor> {
+    fn loss(&self, b: &Batch, dropout: &mut rand::rngs::StdRng) -> candle_core::Result<Tensor> {
         let (gold, gathered, pairs) = b.gold.as_ref().expect("a training batch has labels");
-        let em = self.emissions_graph(b, true)?;
+        let em = self.emissions_graph(b, Some(dropout))?;
         let t = b.t;
         let mut score = em.gather(gathered, 2)?.squeeze(2)?.sum(1)?;
         score = (score
@@ -1370,6 +1389,105 @@ fn snapshot(varmap: &VarMap) -> candle_core::Result<Snapshot> {
         .collect()
 }
 
+/// Creates the network's weights in `vars` from a seeded generator (candle draws a CPU
+/// tensor's random values from an unseeded one), with the distribution each layer asks for,
+/// so that a training with the same seed and data starts from the same weights.
+struct SeededInit {
+    vars: VarMap,
+    rng: std::sync::Mutex<rand::rngs::StdRng>,
+}
+
+impl SeededInit {
+    fn draw(
+        &self,
+        shape: &candle_core::Shape,
+        init: candle_nn::Init,
+    ) -> candle_core::Result<Vec<f32>> {
+        use candle_nn::init::{Init, NormalOrUniform};
+        use rand_distr::Distribution;
+        let n = shape.elem_count();
+        let mut rng = self.rng.lock().expect("initialiser lock");
+        let normal = |rng: &mut rand::rngs::StdRng, mean: f64, std: f64| {
+            let d = rand_distr::Normal::new(mean, std)
+                .map_err(|e| candle_core::Error::Msg(format!("initialiser: {e}")))?;
+            Ok::<_, candle_core::Error>((0..n).map(|_| d.sample(rng) as f32).collect())
+        };
+        let uniform = |rng: &mut rand::rngs::StdRng, lo: f64, up: f64| {
+            (0..n)
+                .map(|_| (lo + (up - lo) * rng.random::<f64>()) as f32)
+                .collect()
+        };
+        Ok(match init {
+            Init::Const(c) => vec![c as f32; n],
+            Init::Randn { mean, stdev } => normal(&mut rng, mean, stdev)?,
+            Init::Uniform { lo, up } => uniform(&mut rng, lo, up),
+            Init::Kaiming {
+                dist,
+                fan,
+                non_linearity,
+            } => {
+                let std = non_linearity.gain() / (fan.for_shape(shape) as f64).sqrt();
+                match dist {
+                    NormalOrUniform::Normal => normal(&mut rng, 0.0, std)?,
+                    NormalOrUniform::Uniform => {
+                        let bound = 3f64.sqrt() * std;
+                        uniform(&mut rng, -bound, bound)
+                    }
+                }
+            }
+        })
+    }
+}
+
+impl candle_nn::var_builder::SimpleBackend for SeededInit {
+    fn get(
+        &self,
+        shape: candle_core::Shape,
+        name: &str,
+        init: candle_nn::Init,
+        dtype: DType,
+        dev: &Device,
+    ) -> candle_core::Result<Tensor> {
+        if let Some(var) = self.vars.data().lock().expect("varmap lock").get(name) {
+            let t = var.as_tensor();
+            if t.shape() != &shape {
+                candle_core::bail!("`{name}` has shape {:?}, asked for {shape:?}", t.shape());
+            }
+            return t.to_dtype(dtype);
+        }
+        let values = self.draw(&shape, init)?;
+        let var =
+            candle_core::Var::from_tensor(&Tensor::from_vec(values, shape, dev)?.to_dtype(dtype)?)?;
+        let t = var.as_tensor().clone();
+        self.vars
+            .data()
+            .lock()
+            .expect("varmap lock")
+            .insert(name.to_string(), var);
+        Ok(t)
+    }
+
+    fn get_unchecked(&self, name: &str, dtype: DType, _: &Device) -> candle_core::Result<Tensor> {
+        match self.vars.data().lock().expect("varmap lock").get(name) {
+            Some(var) => var.as_tensor().to_dtype(dtype),
+            None => candle_core::bail!("no weight `{name}`"),
+        }
+    }
+
+    fn contains_tensor(&self, name: &str) -> bool {
+        self.vars
+            .data()
+            .lock()
+            .expect("varmap lock")
+            .contains_key(name)
+    }
+}
+
+/// Mixed into the seed for the initial weights and for the dropout masks, so that the two
+/// generators and the one that shuffles the data draw different streams.
+const INIT_SEED: u64 = 0x51ed_1a17;
+const DROPOUT_SEED: u64 = 0xd50f_0a7e;
+
 /// A fresh LSTM's forget gates start open (bias 1; gate order input, forget, cell, output).
 fn forget_gate_bias(varmap: &VarMap, hidden: usize) -> candle_core::Result<()> {
     let vars = varmap.data().lock().expect("varmap lock");
@@ -1482,7 +1600,12 @@ pub fn train_from(
     let dev_data: Vec<Sequence> = dev_ids.iter().map(|&i| data[i].clone()).collect();
     let device = Device::Cpu;
     let varmap = VarMap::new();
-    let vb = VarBuilder::from_varmap(&varmap, DType::F32, &device);
+    let init = SeededInit {
+        vars: varmap.clone(),
+        rng: std::sync::Mutex::new(rand::rngs::StdRng::seed_from_u64(params.seed ^ INIT_SEED)),
+    };
+    let vb = VarBuilder::from_backend(Box::new(init), DType::F32, device.clone());
+    let mut dropout_rng = rand::rngs::StdRng::seed_from_u64(params.seed ^ DROPOUT_SEED);
     let (vocab, net) = match start {
         Some(dir) => {
             let old = Model::load(dir)?;
@@ -1589,7 +1712,7 @@ pub fn train_from(
             let items: Vec<&Encoded> = group.iter().map(|&i| &encoded[i]).collect();
             let b = batch(&items, model.vocab.labels.len(), &device)?;
             let loss = step_with_deep_stack(|| {
-                let loss = model.net.loss(&b)?;
+                let loss = model.net.loss(&b, &mut dropout_rng)?;
                 opt.backward_step(&loss)?;
                 loss.to_scalar::<f32>()
             })?;

@@ -300,7 +300,7 @@ fn assert_tagging_is_the_graph(m: &Model, items: &[&Encoded]) {
     let b = batch(items, m.vocab.labels.len(), &m.device).unwrap();
     let graph = m
         .net
-        .emissions_graph(&b, false)
+        .emissions_graph(&b, None)
         .unwrap()
         .to_vec3::<f32>()
         .unwrap();
@@ -506,4 +506,33 @@ fn a_model_without_the_channel_writes_no_trace_of_it_and_bad_settings_are_refuse
         train(&data, &dropout, &mut |_| true),
         Err(Error::BadInput(_))
     ));
+}
+
+#[test]
+fn a_seeded_training_with_dropout_is_reproducible() {
+    let data: Vec<Sequence> = (0..40).map(toy).collect();
+    let params = DeepParams {
+        dropout: 0.3,
+        max_epochs: 3,
+        ..small_params()
+    };
+    let weights = |p: &DeepParams| -> Vec<(String, Vec<f32>)> {
+        let t = train(&data, p, &mut |_| true).unwrap().unwrap();
+        let vars = t.varmap.data().lock().unwrap();
+        let mut w: Vec<(String, Vec<f32>)> = vars
+            .iter()
+            .map(|(n, v)| {
+                let values = v.as_tensor().flatten_all().unwrap().to_vec1().unwrap();
+                (n.clone(), values)
+            })
+            .collect();
+        w.sort_by(|a, b| a.0.cmp(&b.0));
+        w
+    };
+    let first = weights(&params);
+    assert!(first.len() > 5, "the network's weights: {}", first.len());
+    assert_eq!(first, weights(&params), "the same seed, the same model");
+    let other = weights(&DeepParams { seed: 2, ..params });
+    assert_eq!(first.len(), other.len());
+    assert_ne!(first, other, "another seed, another model");
 }
