@@ -201,7 +201,9 @@ impl Tagger {
 /// A CRF and a BiLSTM-CRF trained on the same data, decoding together as a product of
 /// experts: each label sequence scores `w · CRF score + (1 − w) · BiLSTM-CRF score` (both are
 /// log-linear chain scores: state plus transition weights), and Viterbi finds the best one.
-/// With `w` = 1 it labels as the CRF does, with 0 as the BiLSTM-CRF.
+/// With `w` = 1 it labels as the CRF does, with 0 as the BiLSTM-CRF. Further BiLSTM-CRFs
+/// ([`Combined::and_also`], trained with other seeds) make the BiLSTM-CRF score the mean of
+/// theirs: an ensemble.
 #[derive(Debug)]
 pub struct Combined {
     pub crf: crf::Model,
@@ -209,6 +211,27 @@ pub struct Combined {
     crf_weight: f32,
     /// For each of the CRF's labels, the BiLSTM-CRF's index of the same label.
     to_deep: Vec<usize>,
+    /// The ensemble's other BiLSTM-CRFs, each with its label map.
+    more: Vec<(deep::Model, Vec<usize>)>,
+}
+
+/// For each of the CRF's labels, the BiLSTM-CRF's index of the same label.
+fn label_map(crf: &crf::Model, deep: &deep::Model) -> Result<Vec<usize>> {
+    let mismatch = || {
+        Error::General(format!(
+            "the CRF's labels {:?} and the BiLSTM-CRF's {:?} differ",
+            crf.labels(),
+            deep.labels()
+        ))
+    };
+    if crf.labels().len() != deep.labels().len() {
+        return Err(mismatch());
+    }
+    crf.labels()
+        .iter()
+        .map(|l| deep.labels().iter().position(|d| d == l))
+        .collect::<Option<Vec<usize>>>()
+        .ok_or_else(mismatch)
 }
 
 impl Combined {
@@ -219,71 +242,112 @@ impl Combined {
                 "the CRF's weight must lie between 0 and 1, got {crf_weight}"
             )));
         }
-        let mismatch = || {
-            Error::General(format!(
-                "the CRF's labels {:?} and the BiLSTM-CRF's {:?} differ",
-                crf.labels(),
-                deep.labels()
-            ))
-        };
-        if crf.labels().len() != deep.labels().len() {
-            return Err(mismatch());
-        }
-        let to_deep = crf
-            .labels()
-            .iter()
-            .map(|l| deep.labels().iter().position(|d| d == l))
-            .collect::<Option<Vec<usize>>>()
-            .ok_or_else(mismatch)?;
+        let to_deep = label_map(&crf, &deep)?;
         Ok(Combined {
             crf,
             deep,
             crf_weight,
             to_deep,
+            more: Vec::new(),
         })
+    }
+
+    /// The same with one more BiLSTM-CRF in the ensemble (same label set).
+    pub fn and_also(mut self, deep: deep::Model) -> Result<Combined> {
+        let map = label_map(&self.crf, &deep)?;
+        self.more.push((deep, map));
+        Ok(self)
+    }
+
+    /// The BiLSTM-CRFs of the ensemble (one for a plain pair).
+    pub fn deep_models(&self) -> usize {
+        1 + self.more.len()
     }
 
     pub fn crf_weight(&self) -> f32 {
         self.crf_weight
     }
 
-    /// The same pair with another weight.
+    /// The same models with another weight.
     pub fn with_weight(self, crf_weight: f32) -> Result<Combined> {
-        Combined::new(self.crf, self.deep, crf_weight)
+        if !(0.0..=1.0).contains(&crf_weight) {
+            return Err(Error::BadInput(format!(
+                "the CRF's weight must lie between 0 and 1, got {crf_weight}"
+            )));
+        }
+        Ok(Combined { crf_weight, ..self })
     }
 
-    /// Label several sequences (the BiLSTM-CRF's part batched by length).
+    /// Label several sequences (the BiLSTM-CRFs' part batched by length).
     pub fn label_many(&self, seqs: &[&[Vec<String>]]) -> Result<Vec<Vec<String>>> {
-        let deep_scores = self.deep.emissions_many(seqs)?;
-        let chain = self.deep.chain()?;
-        let (w, v) = (self.crf_weight, 1.0 - self.crf_weight);
+        let all: Vec<usize> = (0..self.deep_models()).collect();
+        self.label_many_of(&all, seqs)
+    }
+
+    /// [`Combined::label_many`] with only these members of the ensemble (0 is `deep`, then
+    /// those of [`Combined::and_also`] in order).
+    pub fn label_many_of(
+        &self,
+        which: &[usize],
+        seqs: &[&[Vec<String>]],
+    ) -> Result<Vec<Vec<String>>> {
+        let members: Vec<(&deep::Model, &[usize])> = which
+            .iter()
+            .map(|&k| match k {
+                0 => Ok((&self.deep, &self.to_deep[..])),
+                _ => self
+                    .more
+                    .get(k - 1)
+                    .map(|(m, map)| (m, map.as_slice()))
+                    .ok_or_else(|| {
+                        Error::BadInput(format!(
+                            "no BiLSTM-CRF {k} in an ensemble of {}",
+                            self.deep_models()
+                        ))
+                    }),
+            })
+            .collect::<Result<_>>()?;
+        if members.is_empty() {
+            return Err(Error::BadInput("no BiLSTM-CRF to label with".into()));
+        }
+        let w = self.crf_weight;
+        let v = (1.0 - w) / members.len() as f32;
         let l = self.to_deep.len();
         let crf_trans = self.crf.transitions();
-        let trans: Vec<Vec<f32>> = (0..l)
-            .map(|i| {
-                (0..l)
-                    .map(|j| {
-                        w * crf_trans[i * l + j] as f32
-                            + v * chain.trans[self.to_deep[i]][self.to_deep[j]]
-                    })
-                    .collect()
-            })
+        let mut trans: Vec<Vec<f32>> = (0..l)
+            .map(|i| (0..l).map(|j| w * crf_trans[i * l + j] as f32).collect())
             .collect();
-        let start: Vec<f32> = self.to_deep.iter().map(|&d| v * chain.start[d]).collect();
-        let end: Vec<f32> = self.to_deep.iter().map(|&d| v * chain.end[d]).collect();
+        let mut start = vec![0f32; l];
+        let mut end = vec![0f32; l];
+        let mut deep_scores = Vec::with_capacity(members.len());
+        for (m, map) in &members {
+            let chain = m.chain()?;
+            for (i, row) in trans.iter_mut().enumerate() {
+                for (j, t) in row.iter_mut().enumerate() {
+                    *t += v * chain.trans[map[i]][map[j]];
+                }
+            }
+            for i in 0..l {
+                start[i] += v * chain.start[map[i]];
+                end[i] += v * chain.end[map[i]];
+            }
+            deep_scores.push(m.emissions_many(seqs)?);
+        }
         seqs.iter()
-            .zip(&deep_scores)
-            .map(|(rows, em)| {
+            .enumerate()
+            .map(|(n, rows)| {
                 let state = self.crf.state_scores(rows)?;
-                let scores: Vec<Vec<f32>> = em
-                    .iter()
-                    .zip(state.chunks_exact(l.max(1)))
-                    .map(|(e, s)| {
-                        (0..l)
-                            .map(|i| w * s[i] as f32 + v * e[self.to_deep[i]])
-                            .collect()
-                    })
+                let mut scores: Vec<Vec<f32>> = state
+                    .chunks_exact(l.max(1))
+                    .map(|s| s.iter().map(|&x| w * x as f32).collect())
                     .collect();
+                for ((_, map), em) in members.iter().zip(&deep_scores) {
+                    for (row, e) in scores.iter_mut().zip(&em[n]) {
+                        for (i, x) in row.iter_mut().enumerate() {
+                            *x += v * e[map[i]];
+                        }
+                    }
+                }
                 Ok(deep::viterbi(&scores, &trans, &start, &end)
                     .into_iter()
                     .map(|i| self.crf.labels()[i].clone())
@@ -417,46 +481,104 @@ mod tests {
             evaluation: serde_json::Value::Null,
         };
         let crf = crf::Model::from_parts(&bytes, template.clone(), meta).unwrap();
+        let deep = small_deep(&data, 1);
+        (data, crf, (bytes, template), deep)
+    }
+
+    fn small_deep(data: &[crf::Sequence], seed: u64) -> deep::Trained {
         let deep_params = deep::DeepParams {
             hidden: 8,
             word_dim: 8,
             char_filters: 8,
             max_epochs: 2,
+            seed,
             ..deep::DeepParams::default()
         };
-        let deep = deep::train(&data, &deep_params, &mut |_| true)
+        deep::train(data, &deep_params, &mut |_| true)
             .unwrap()
-            .unwrap();
-        (data, crf, (bytes, template), deep)
+            .unwrap()
+    }
+
+    /// The CRF's chain score of `labels` for `rows`.
+    fn crf_score(crf: &crf::Model, rows: &[Vec<String>], labels: &[String]) -> f32 {
+        let ids: Vec<usize> = labels
+            .iter()
+            .map(|l| crf.labels().iter().position(|x| x == l).unwrap())
+            .collect();
+        let n = crf.labels().len();
+        let state = crf.state_scores(rows).unwrap();
+        let trans = crf.transitions();
+        let mut score = 0.0;
+        for t in 0..labels.len() {
+            score += state[t * n + ids[t]];
+            if t > 0 {
+                score += trans[ids[t - 1] * n + ids[t]];
+            }
+        }
+        score as f32
+    }
+
+    /// A BiLSTM-CRF's chain score of `labels` for `rows`.
+    fn deep_score(m: &deep::Model, rows: &[Vec<String>], labels: &[String]) -> f32 {
+        let ids: Vec<usize> = labels
+            .iter()
+            .map(|l| m.labels().iter().position(|x| x == l).unwrap())
+            .collect();
+        let em = &m.emissions_many(&[rows]).unwrap()[0];
+        let chain = m.chain().unwrap();
+        let mut score = chain.start[ids[0]] + chain.end[*ids.last().unwrap()];
+        for t in 0..labels.len() {
+            score += em[t][ids[t]];
+            if t > 0 {
+                score += chain.trans[ids[t - 1]][ids[t]];
+            }
+        }
+        score
     }
 
     /// The product-of-experts score of `labels` for `rows`.
     fn combined_score(c: &Combined, rows: &[Vec<String>], labels: &[String]) -> f32 {
         let w = c.crf_weight();
-        let crf_ids: Vec<usize> = labels
-            .iter()
-            .map(|l| c.crf.labels().iter().position(|x| x == l).unwrap())
-            .collect();
-        let deep_ids: Vec<usize> = labels
-            .iter()
-            .map(|l| c.deep.labels().iter().position(|x| x == l).unwrap())
-            .collect();
-        let n = c.crf.labels().len();
-        let state = c.crf.state_scores(rows).unwrap();
-        let trans = c.crf.transitions();
-        let em = &c.deep.emissions_many(&[rows]).unwrap()[0];
-        let chain = c.deep.chain().unwrap();
-        let mut crf_score = 0.0;
-        let mut deep_score = chain.start[deep_ids[0]] + chain.end[*deep_ids.last().unwrap()];
-        for t in 0..labels.len() {
-            crf_score += state[t * n + crf_ids[t]];
-            deep_score += em[t][deep_ids[t]];
-            if t > 0 {
-                crf_score += trans[crf_ids[t - 1] * n + crf_ids[t]];
-                deep_score += chain.trans[deep_ids[t - 1]][deep_ids[t]];
+        w * crf_score(&c.crf, rows, labels) + (1.0 - w) * deep_score(&c.deep, rows, labels)
+    }
+
+    #[test]
+    fn an_ensemble_decodes_the_mean_of_its_members_and_each_member_as_its_own_pair() {
+        let (data, crf, _, a) = pair();
+        let rows: Vec<&[Vec<String>]> = data.iter().map(|s| s.rows.as_slice()).collect();
+        // Seeded training is reproducible, so training seed 7 twice gives one model twice.
+        let alone = |deep: deep::Model| {
+            Combined::new(crf.clone(), deep, 0.3)
+                .unwrap()
+                .label_many(&rows)
+                .unwrap()
+        };
+        let (pair_a, pair_b) = (
+            alone(small_deep(&data, 1).model),
+            alone(small_deep(&data, 7).model),
+        );
+        let b = small_deep(&data, 7).model;
+        let e = Combined::new(crf.clone(), a.model, 0.3)
+            .unwrap()
+            .and_also(b)
+            .unwrap();
+        assert_eq!(e.deep_models(), 2);
+        assert_eq!(e.label_many_of(&[0], &rows).unwrap(), pair_a);
+        assert_eq!(e.label_many_of(&[1], &rows).unwrap(), pair_b);
+        assert!(e.label_many_of(&[2], &rows).is_err());
+        assert!(e.label_many_of(&[], &rows).is_err());
+        let joint = e.label_many(&rows).unwrap();
+        let b = &e.more[0].0;
+        let mean_score = |r: &[Vec<String>], l: &[String]| {
+            0.3 * crf_score(&e.crf, r, l) + 0.35 * (deep_score(&e.deep, r, l) + deep_score(b, r, l))
+        };
+        let crf_labels: Vec<Vec<String>> = rows.iter().map(|r| crf.label(r).unwrap()).collect();
+        for (i, r) in rows.iter().enumerate() {
+            let best = mean_score(r, &joint[i]);
+            for other in [&pair_a[i], &pair_b[i], &crf_labels[i]] {
+                assert!(best >= mean_score(r, other) - 1e-4, "sequence {i}");
             }
         }
-        w * crf_score as f32 + (1.0 - w) * deep_score
     }
 
     #[test]

@@ -143,6 +143,20 @@ pub struct TrainingReport {
     pub started_from: Option<PathBuf>,
     /// A combined run ([`run_combined`]): pooled field micro F1 (percent) at each CRF weight.
     pub by_weight: Vec<(f32, f64)>,
+    /// A combined run with an ensemble of BiLSTM-CRFs: each member's pooled figures.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub by_member: Vec<MemberFigures>,
+}
+
+/// One BiLSTM-CRF of a combined run's ensemble ([`run_combined`]), pooled over the folds.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct MemberFigures {
+    pub seed: u64,
+    /// Field micro F1 (percent) of the CRF and this BiLSTM-CRF alone as a pair, at the run's
+    /// CRF weight.
+    pub pair_field_f1: f64,
+    /// Field micro F1 (percent) of this BiLSTM-CRF alone.
+    pub alone_field_f1: f64,
 }
 
 impl TrainingReport {
@@ -173,6 +187,7 @@ impl TrainingReport {
             cancelled: false,
             started_from: start.map(Path::to_path_buf),
             by_weight: Vec::new(),
+            by_member: Vec::new(),
         }
     }
 }
@@ -530,8 +545,11 @@ pub const COMBINATION_WEIGHTS: [f32; 11] = [0.0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0
 /// Train a CRF and a BiLSTM-CRF on each fold's training sequences and evaluate them decoding
 /// together ([`crate::tagger::Combined`]) with `crf_weight`, the figure the report carries;
 /// the same held-out sequences are also scored at every weight of [`COMBINATION_WEIGHTS`]
-/// (pooled field micro F1 in [`TrainingReport::by_weight`]). Split and n-fold only: the
-/// served pair is the CRF and the BiLSTM-CRF trained separately, so nothing is written.
+/// (pooled field micro F1 in [`TrainingReport::by_weight`]). With `deep_models` > 1 the
+/// BiLSTM-CRF is an ensemble of that many, trained side by side on threads with the seeds
+/// `deep_params.seed`, `+ 1`, …; each one's own pair and its figure alone are pooled in
+/// [`TrainingReport::by_member`]. Split and n-fold only: the served pair is the CRF and the
+/// BiLSTM-CRF trained separately, so nothing is written.
 #[allow(clippy::too_many_arguments)]
 pub fn run_combined(
     spec: &dyn ModelSpec,
@@ -540,9 +558,15 @@ pub fn run_combined(
     crf_params: &TrainParams,
     deep_params: &DeepParams,
     crf_weight: f32,
+    deep_models: usize,
     progress: &mut dyn FnMut(&Event),
     cancel: Arc<AtomicBool>,
 ) -> Result<TrainingReport> {
+    if deep_models == 0 {
+        return Err(Error::BadInput(
+            "a combined run needs at least one BiLSTM-CRF".into(),
+        ));
+    }
     if !matches!(
         kind,
         TrainingKind::Split { .. } | TrainingKind::NFold { .. }
@@ -560,6 +584,7 @@ pub fn run_combined(
     let folds = parts.total;
     let mut pooled = Evaluation::new();
     let mut by_weight = vec![Evaluation::new(); COMBINATION_WEIGHTS.len()];
+    let mut by_member: Vec<(Evaluation, Evaluation)> = Vec::new();
     for fold in &parts.folds {
         let f = fold.number;
         let train_data = &fold.train;
@@ -590,19 +615,60 @@ pub fn run_combined(
                 serde_json::Value::Null,
             ),
         )?;
-        let deep = deep::train_from(train_data, deep_params, None, &mut |p| {
-            report_epoch(p, (f, folds), progress, &cancel)
-        })?;
-        let Some(deep) = deep else {
+        let (deep, others) = std::thread::scope(|scope| {
+            let others: Vec<_> = (1..deep_models as u64)
+                .map(|k| {
+                    let params = DeepParams {
+                        seed: deep_params.seed + k,
+                        ..deep_params.clone()
+                    };
+                    let cancel = &cancel;
+                    scope.spawn(move || {
+                        deep::train_from(train_data, &params, None, &mut |_| {
+                            !cancel.load(Ordering::Relaxed)
+                        })
+                    })
+                })
+                .collect();
+            let first = deep::train_from(train_data, deep_params, None, &mut |p| {
+                report_epoch(p, (f, folds), progress, &cancel)
+            });
+            let others = others
+                .into_iter()
+                .map(|h| {
+                    h.join()
+                        .map_err(|_| Error::General("a BiLSTM-CRF training panicked".into()))?
+                })
+                .collect::<Result<Vec<_>>>();
+            (first, others)
+        });
+        let (Some(deep), Some(others)) = (deep?, others?.into_iter().collect::<Option<Vec<_>>>())
+        else {
             report.cancelled = true;
             return Ok(report);
         };
-        report.iterations += trained.iterations + deep.epochs;
+        report.iterations +=
+            trained.iterations + deep.epochs + others.iter().map(|t| t.epochs).sum::<usize>();
         report.training_s += trained.seconds + deep.seconds;
         report.train_sequences = train_data.len();
         report.data_digest = digest(train_data);
         let rows: Vec<&[Vec<String>]> = eval_data.iter().map(|s| s.rows.as_slice()).collect();
         let mut pair = crate::tagger::Combined::new(crf, deep.model, crf_weight)?;
+        for other in others {
+            pair = pair.and_also(other.model)?;
+        }
+        let members = pair.deep_models();
+        if members > 1 {
+            // Each member in its own pair with the CRF, and alone.
+            by_member.resize_with(members, Default::default);
+            for (k, (in_pair, alone)) in by_member.iter_mut().enumerate() {
+                for (w, pooled_k) in [(crf_weight, in_pair), (0.0, alone)] {
+                    pair = pair.with_weight(w)?;
+                    let labels = pair.label_many_of(&[k], &rows)?;
+                    pooled_k.merge(&score(eval_data, &labels, f, &mut |_| {}));
+                }
+            }
+        }
         let mut sweep = Vec::with_capacity(COMBINATION_WEIGHTS.len());
         for (&w, pooled_w) in COMBINATION_WEIGHTS.iter().zip(by_weight.iter_mut()) {
             pair = pair.with_weight(w)?;
@@ -630,6 +696,15 @@ pub fn run_combined(
         .iter()
         .zip(&by_weight)
         .map(|(&w, e)| (w, 100.0 * e.field.micro().f1))
+        .collect();
+    report.by_member = by_member
+        .iter()
+        .enumerate()
+        .map(|(k, (in_pair, alone))| MemberFigures {
+            seed: deep_params.seed + k as u64,
+            pair_field_f1: 100.0 * in_pair.field.micro().f1,
+            alone_field_f1: 100.0 * alone.field.micro().f1,
+        })
         .collect();
     Ok(report)
 }
@@ -1076,6 +1151,7 @@ mod tests {
             &p,
             &deep,
             0.5,
+            1,
             &mut |e| match e {
                 Event::Evaluated { .. } => evaluated += 1,
                 Event::Swept { field_micro_f1, .. } => sweeps.push(field_micro_f1.clone()),
@@ -1114,19 +1190,34 @@ mod tests {
             "{:?} {crf_f1}",
             r.by_weight
         );
-        for refused in [TrainingKind::Holdout, TrainingKind::Full] {
-            let e = run_combined(
+        let quiet = |kind: TrainingKind, deep_models: usize| {
+            run_combined(
                 &Toy,
                 Path::new("unused"),
-                refused,
+                kind,
                 &p,
                 &deep,
                 0.5,
+                deep_models,
                 &mut |_| {},
                 cancel.clone(),
-            );
-            assert!(matches!(e, Err(Error::BadInput(_))));
+            )
+        };
+        for refused in [TrainingKind::Holdout, TrainingKind::Full] {
+            assert!(matches!(quiet(refused, 1), Err(Error::BadInput(_))));
         }
+        assert!(matches!(quiet(kind, 0), Err(Error::BadInput(_))));
+        assert!(r.by_member.is_empty(), "one BiLSTM-CRF is no ensemble");
+        // An ensemble of two: its first member has the seed of the run above, so (training
+        // being reproducible) it is the same model and scores as that run's BiLSTM-CRF did.
+        let two = quiet(kind, 2).unwrap();
+        let seeds: Vec<u64> = two.by_member.iter().map(|m| m.seed).collect();
+        assert_eq!(seeds, [deep.seed, deep.seed + 1]);
+        let pair_f1 = 100.0 * r.evaluation.as_ref().unwrap().field.micro().f1;
+        assert!((two.by_member[0].pair_field_f1 - pair_f1).abs() < 1e-9);
+        assert!((two.by_member[0].alone_field_f1 - r.by_weight[0].1).abs() < 1e-9);
+        // At weight 1 the ensemble labels as the CRF too.
+        assert!((two.by_weight[10].1 - crf_f1).abs() < 1e-9);
     }
 
     #[test]

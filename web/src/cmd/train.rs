@@ -133,6 +133,10 @@ pub struct TrainArgs {
     /// BiLSTM-CRF: sequences per batch.
     #[arg(long)]
     pub batch: Option<usize>,
+    /// BiLSTM-CRF: the seed of its held-out part, initial weights, batch order and dropout
+    /// masks (the same seed and data give the same model).
+    #[arg(long)]
+    pub deep_seed: Option<u64>,
     /// BiLSTM-CRF: epochs without gain on the held-out tenth before stopping.
     #[arg(long)]
     pub patience: Option<usize>,
@@ -146,6 +150,10 @@ pub struct TrainArgs {
     /// crf-bilstm-crf: the weight of the CRF's scores (the BiLSTM-CRF's get 1 − it).
     #[arg(long, default_value_t = quire::tagger::DEFAULT_CRF_WEIGHT)]
     pub crf_weight: f32,
+    /// crf-bilstm-crf: an ensemble of this many BiLSTM-CRFs (seeds `--deep-seed`, `+ 1`, …,
+    /// trained side by side on threads) whose mean score pairs with the CRF's.
+    #[arg(long, default_value_t = 1)]
+    pub deep_models: usize,
     /// Write every evaluated sequence the model labels differently from its gold to this
     /// file (token, gold, predicted; `*` marks the differing tokens), for error analysis.
     #[arg(long)]
@@ -342,6 +350,7 @@ pub fn train(args: TrainArgs) -> anyhow::Result<()> {
             &crf_params(spec, &args),
             &deep_params(&args),
             args.crf_weight,
+            args.deep_models,
             &mut on_event,
             cancel,
         )?;
@@ -349,6 +358,13 @@ pub fn train(args: TrainArgs) -> anyhow::Result<()> {
         let mut out = std::io::stdout().lock();
         for (w, f1) in &report.by_weight {
             writeln!(out, "CRF weight {w:.1}: field-level micro F1 {f1:.2}")?;
+        }
+        for m in &report.by_member {
+            writeln!(
+                out,
+                "BiLSTM-CRF seed {}: field-level micro F1 {:.2} alone, {:.2} paired with the CRF",
+                m.seed, m.alone_field_f1, m.pair_field_f1
+            )?;
         }
         drop(out);
         return print_report(&report, args.report.as_deref(), "iterations and epochs");
@@ -441,6 +457,9 @@ fn deep_params(args: &TrainArgs) -> DeepParams {
     }
     if let Some(v) = args.batch {
         p.batch = v;
+    }
+    if let Some(v) = args.deep_seed {
+        p.seed = v;
     }
     if let Some(v) = args.patience {
         p.patience = v;
