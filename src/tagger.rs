@@ -215,6 +215,17 @@ pub struct Combined {
     more: Vec<(deep::Model, Vec<usize>)>,
 }
 
+/// A CRF weight lies in 0..=1.
+fn check_weight(crf_weight: f32) -> Result<()> {
+    if (0.0..=1.0).contains(&crf_weight) {
+        Ok(())
+    } else {
+        Err(Error::BadInput(format!(
+            "the CRF's weight must lie between 0 and 1, got {crf_weight}"
+        )))
+    }
+}
+
 /// For each of the CRF's labels, the BiLSTM-CRF's index of the same label.
 fn label_map(crf: &crf::Model, deep: &deep::Model) -> Result<Vec<usize>> {
     let mismatch = || {
@@ -237,11 +248,7 @@ fn label_map(crf: &crf::Model, deep: &deep::Model) -> Result<Vec<usize>> {
 impl Combined {
     /// Pair two models with the same label set; `crf_weight` must lie in 0..=1.
     pub fn new(crf: crf::Model, deep: deep::Model, crf_weight: f32) -> Result<Combined> {
-        if !(0.0..=1.0).contains(&crf_weight) {
-            return Err(Error::BadInput(format!(
-                "the CRF's weight must lie between 0 and 1, got {crf_weight}"
-            )));
-        }
+        check_weight(crf_weight)?;
         let to_deep = label_map(&crf, &deep)?;
         Ok(Combined {
             crf,
@@ -270,11 +277,7 @@ impl Combined {
 
     /// The same models with another weight.
     pub fn with_weight(self, crf_weight: f32) -> Result<Combined> {
-        if !(0.0..=1.0).contains(&crf_weight) {
-            return Err(Error::BadInput(format!(
-                "the CRF's weight must lie between 0 and 1, got {crf_weight}"
-            )));
-        }
+        check_weight(crf_weight)?;
         Ok(Combined { crf_weight, ..self })
     }
 
