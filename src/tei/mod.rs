@@ -212,7 +212,10 @@ fn authors(w: &mut TeiWriter, role: &str, ps: &[Person]) {
 
 /// One `<biblStruct>` at the writer's depth (grobid-service.md §5.3/§5.7). A reference with a
 /// container (journal, book, series) gets `<analytic>` for its own title and authors;
-/// otherwise everything is in `<monogr>` with the title at level `m`.
+/// otherwise everything is in `<monogr>` with the title at level `m`. A book cited whole (a
+/// book title and no title, journal or series of its own: GROBID's annotation guidelines label
+/// a cited book's title `level="m"`) is written as GROBID's `BiblioItem.toTEI` writes it: no
+/// `<analytic>`, its authors and identifiers in `<monogr>` before the book's title.
 pub(crate) fn write_bibl_struct(
     w: &mut TeiWriter,
     c: &Citation,
@@ -246,7 +249,9 @@ pub(crate) fn write_bibl_struct(
         ),
     };
     let container = c.journal.is_some() || c.booktitle.is_some() || c.series.is_some();
-    let analytic = container && (c.title.is_some() || !c.authors.is_empty());
+    let whole_book =
+        c.booktitle.is_some() && c.title.is_none() && c.journal.is_none() && c.series.is_none();
+    let analytic = container && !whole_book && (c.title.is_some() || !c.authors.is_empty());
     if analytic {
         w.open("analytic", &[]);
         w.line_if(
@@ -259,9 +264,13 @@ pub(crate) fn write_bibl_struct(
         w.close("analytic");
     }
     w.open("monogr", &[]);
+    if whole_book {
+        authors(w, "author", &c.authors);
+        identifiers(w, c);
+    }
     w.line_if("title", &[("level", "j")], c.journal.as_deref());
     w.line_if("title", &[("level", "m")], c.booktitle.as_deref());
-    if !analytic {
+    if !analytic && !whole_book {
         w.line_if(
             "title",
             &[("level", "m"), ("type", "main")],
@@ -650,6 +659,45 @@ mod tests {
         let empty = list_bibl(&[], false);
         well_formed(&empty).unwrap();
         golden::check("references-empty.tei.xml", &empty);
+    }
+
+    /// A book cited whole (labelled `<booktitle>`, nothing of its own above it) has no
+    /// `<analytic>`: its author and ISBN sit in `<monogr>` before its level-`m` title, as in
+    /// GROBID. A chapter (a title and a book title) keeps its `<analytic>`.
+    #[test]
+    fn a_book_cited_whole_has_no_analytic() {
+        let book = Citation {
+            raw: "Shoham Y. Reasoning about Change. MIT Press, 1988. ISBN 0-262-19269-0".into(),
+            booktitle: Some("Reasoning about Change".into()),
+            publisher: Some("MIT Press".into()),
+            pubnums: vec!["ISBN 0-262-19269-0".into()],
+            authors: vec![person("Y", "Shoham")],
+            ..Citation::default()
+        };
+        let x = bibl_struct(&book, BiblOptions::default());
+        assert_eq!(
+            x,
+            "<biblStruct status=\"extracted\"  >\n\t<monogr>\n\t\t<author><persName><forename type=\"first\">Y</forename><surname>Shoham</surname></persName></author>\n\t\t<idno>ISBN 0-262-19269-0</idno>\n\t\t<title level=\"m\">Reasoning about Change</title>\n\t\t<imprint>\n\t\t\t<publisher>MIT Press</publisher>\n\t\t</imprint>\n\t</monogr>\n</biblStruct>\n"
+        );
+        let chapter = Citation {
+            title: Some("Frames".into()),
+            ..book.clone()
+        };
+        let x = bibl_struct(&chapter, BiblOptions::default());
+        assert!(x.starts_with("<biblStruct status=\"extracted\"  >\n\t<analytic>\n\t\t<title level=\"a\" type=\"main\">Frames</title>\n\t\t<author>"), "{x}");
+        assert!(
+            x.contains(
+                "\t<monogr>\n\t\t<title level=\"m\">Reasoning about Change</title>\n\t\t<imprint>"
+            ),
+            "{x}"
+        );
+        // A book in a series is a container's part too, as in GROBID.
+        let in_series = Citation {
+            series: Some("Lecture Notes".into()),
+            ..book
+        };
+        let x = bibl_struct(&in_series, BiblOptions::default());
+        assert!(x.contains("<analytic>"), "{x}");
     }
 
     #[test]
