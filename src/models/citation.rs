@@ -214,18 +214,114 @@ fn clean_field(s: &str) -> String {
         .to_string()
 }
 
-/// Strip quotes and brackets that wrap a whole field.
+/// The double and the single quotation marks: (marks that open, marks that close).
+const QUOTES: [(&[char], &[char]); 2] = [(&['"', '“'], &['"', '”']), (&['\'', '‘'], &['\'', '’'])];
+
+/// How many quotation marks of one kind `s` holds; a single quote between two letters or
+/// digits (`it's`) is an apostrophe, not a mark.
+fn quote_marks(s: &str, kind: (&[char], &[char])) -> usize {
+    let chars: Vec<char> = s.chars().collect();
+    (0..chars.len())
+        .filter(|&i| kind.0.contains(&chars[i]) || kind.1.contains(&chars[i]))
+        .filter(|&i| {
+            let glued = |j: Option<usize>| {
+                j.and_then(|j| chars.get(j))
+                    .is_some_and(|c| c.is_alphanumeric())
+            };
+            kind.0[0] == '"' || !(glued(i.checked_sub(1)) && glued(Some(i + 1)))
+        })
+        .count()
+}
+
+/// Strip the quotes and brackets that wrap a whole field, and a quotation mark at its edge
+/// that pairs with none inside it. A quote paired inside the field (`"Course": how young
+/// people …`, `the guide 'doing meta-analysis in R'`) stays.
 fn strip_wrapping(s: &str) -> String {
-    let t = s.trim();
-    let t = t
-        .trim_start_matches(['"', '\'', '“', '‘'])
-        .trim_end_matches(['"', '\'', '”', '’']);
+    let mut t = s.trim();
+    for kind in QUOTES {
+        let (open, close) = kind;
+        if t.starts_with(open) && t.ends_with(close) && t.chars().count() > 1 {
+            let inner = &t[t.chars().next().map_or(0, char::len_utf8)..];
+            let inner = &inner[..inner.len() - inner.chars().last().map_or(0, char::len_utf8)];
+            if quote_marks(inner, kind).is_multiple_of(2) {
+                t = inner.trim();
+                continue;
+            }
+        }
+        if !quote_marks(t, kind).is_multiple_of(2) {
+            if t.starts_with(open) && quote_marks(t, kind) == 1 {
+                t = t[t.chars().next().map_or(0, char::len_utf8)..].trim_start();
+            } else if t.ends_with(close) {
+                t = t[..t.len() - t.chars().last().map_or(0, char::len_utf8)].trim_end();
+            }
+        }
+    }
     let t = if t.starts_with('(') && t.ends_with(')') && t.matches('(').count() == 1 {
         &t[1..t.len() - 1]
     } else {
         t
     };
     t.trim().to_string()
+}
+
+/// An abbreviated journal title keeps the period of its last abbreviation (`Front. Psychol.`,
+/// as printed and as publishers' metadata give it); [`clean_field`] drops a final period,
+/// which a title written out (`Nature.`) does not own.
+/// `dot_after`: the period came right after the journal, outside it.
+fn abbreviation_period(raw: &str, v: String, dot_after: bool) -> String {
+    let ended = dot_after
+        || raw
+            .trim_end_matches(|c: char| c.is_whitespace() || matches!(c, ',' | ';' | ':'))
+            .ends_with('.');
+    let abbreviated = v.split_whitespace().rev().skip(1).any(|w| w.ends_with('.'));
+    if ended && abbreviated && !v.ends_with('.') {
+        v + "."
+    } else {
+        v
+    }
+}
+
+/// A title's own marks that the model left outside it, on `<other>` tokens next to it: the
+/// quote mark beside a title that holds an odd number of marks of its kind (the opening one of
+/// `“We are running out of time”: temporal …`, the closing one of `the term “climate
+/// anxiety”`), and a final `?` or `!`.
+fn widen_title<L: AsRef<str>>(toks: &[Tok], labels: &[L], a: usize, b: usize) -> (usize, usize) {
+    let other = |i: usize| {
+        labels
+            .get(i)
+            .is_some_and(|l| text::plain(l.as_ref()) == "<other>")
+    };
+    let text = |i: usize| toks.get(i).map_or("", |t| t.text.as_str());
+    let (mut a, mut b) = (a, b);
+    for kind in QUOTES {
+        let is = |i: usize, set: &[char]| {
+            let mut cs = text(i).chars();
+            matches!((cs.next(), cs.next()), (Some(c), None) if set.contains(&c))
+        };
+        let mut span = String::new();
+        for t in toks.get(a..b).unwrap_or_default() {
+            if t.space_before && !span.is_empty() {
+                span.push(' ');
+            }
+            span.push_str(&t.text);
+        }
+        if quote_marks(&span, kind).is_multiple_of(2) {
+            continue;
+        }
+        // The odd mark pairs with the one on whichever side holds one (on both sides it is
+        // not known which, so the title stays as labelled).
+        let before = a > 0 && other(a - 1) && is(a - 1, kind.0);
+        let after = other(b) && is(b, kind.1);
+        if before && !after {
+            a -= 1;
+        } else if after && !before {
+            b += 1;
+        }
+    }
+    if b > a && other(b) && matches!(text(b), "?" | "!") {
+        b += 1;
+    }
+    (a, b)
 }
 
 /// A citation from labelled tokens (names and date not yet parsed).
@@ -244,8 +340,18 @@ pub fn decode<L: AsRef<str>>(raw: &str, toks: &[Tok], labels: &[L]) -> Citation 
         if label == "<other>" {
             continue;
         }
+        let (a, b) = if label == "<title>" {
+            widen_title(toks, labels, a, b)
+        } else {
+            (a, b)
+        };
+        // Identifiers, URLs and the free-text fields keep the input's own spacing: a title's
+        // `p53`, `Mg2+` and `individuals' responses` come back as printed, not re-spaced
+        // from the letter/digit-split tokens. Names, dates and numbers go on from tokens.
         let source = match label.as_str() {
-            "<web>" | "<pubnum>" => ranges
+            "<web>" | "<pubnum>" | "<title>" | "<journal>" | "<booktitle>" | "<series>"
+            | "<publisher>" | "<location>" | "<institution>" | "<note>" | "<tech>"
+            | "<collaboration>" => ranges
                 .as_deref()
                 .and_then(|r| text::source_text(&norm, r, a, b)),
             _ => None,
@@ -253,8 +359,15 @@ pub fn decode<L: AsRef<str>>(raw: &str, toks: &[Tok], labels: &[L]) -> Citation 
         let value = source.unwrap_or_else(|| text::join_tokens(toks.get(a..b).unwrap_or_default()));
         let v = match label.as_str() {
             "<author>" | "<editor>" => value.trim().to_string(),
-            "<title>" | "<journal>" | "<booktitle>" | "<series>" => {
-                strip_wrapping(&clean_field(&value))
+            "<title>" | "<booktitle>" | "<series>" => strip_wrapping(&clean_field(&value)),
+            "<journal>" => {
+                let dot_after = labels
+                    .get(b)
+                    .is_some_and(|l| text::plain(l.as_ref()) == "<other>")
+                    && toks
+                        .get(b)
+                        .is_some_and(|t| t.text == "." && !t.space_before);
+                abbreviation_period(&value, strip_wrapping(&clean_field(&value)), dot_after)
             }
             "<pages>" | "<volume>" | "<issue>" | "<date>" => strip_wrapping(&clean_field(&value)),
             "<web>" | "<pubnum>" => value.trim().trim_end_matches([',', ';']).to_string(),
@@ -675,6 +788,141 @@ mod tests {
         assert_eq!(c.date_text.as_deref(), Some("June 1, 2018"));
     }
 
+    /// Text fields come back as printed: letter/digit splits and apostrophes are not
+    /// re-spaced, and a title that quotes its own first part keeps its quotes.
+    #[test]
+    fn titles_and_containers_keep_the_printed_spacing() {
+        let p = prepare("Ng B. \"Run a Course\": young people's p53 and Mg2+ in individuals' cells, an 'open' view. Proc. EMBO2019 Conf. 2019.");
+        let t = toks(&p);
+        let texts: Vec<&str> = t.iter().map(|t| t.text.as_str()).collect();
+        let at = |w: &str| texts.iter().position(|&x| x == w).unwrap();
+        let mut labels = vec!["<other>".to_string(); t.len()];
+        let mut label = |from: usize, to: usize, l: &str| {
+            for (i, slot) in labels.iter_mut().enumerate().take(to).skip(from) {
+                *slot = if i == from {
+                    format!("I-{l}")
+                } else {
+                    l.to_string()
+                };
+            }
+        };
+        label(at("\""), at("view") + 2, "<title>");
+        label(at("Proc"), at("Conf") + 1, "<booktitle>");
+        let c = decode(&p, &t, &labels);
+        assert_eq!(
+            c.title.as_deref(),
+            Some("\"Run a Course\": young people's p53 and Mg2+ in individuals' cells, an 'open' view")
+        );
+        assert_eq!(c.booktitle.as_deref(), Some("Proc. EMBO2019 Conf"));
+    }
+
+    #[test]
+    fn wrapping_quotes_go_and_quotes_of_a_part_stay() {
+        assert_eq!(strip_wrapping("\"A study\""), "A study");
+        assert_eq!(strip_wrapping("“A study”"), "A study");
+        assert_eq!(strip_wrapping("\"A study"), "A study");
+        // Quoted words inside a wrapped title: the wrapping pair goes, the inner pair stays.
+        assert_eq!(
+            strip_wrapping("\"The \"quoted\" word\""),
+            "The \"quoted\" word"
+        );
+        // The opening quote is closed inside: the quotes belong to a part of the title.
+        assert_eq!(
+            strip_wrapping("“It's a Course”: how youth cope"),
+            "“It's a Course”: how youth cope"
+        );
+        assert_eq!(strip_wrapping("(In press)"), "In press");
+        // Single quotes: apostrophes are not marks; a quoted end stays, a wrapping pair goes.
+        assert_eq!(
+            strip_wrapping("the guide 'doing meta-analysis in R'"),
+            "the guide 'doing meta-analysis in R'"
+        );
+        assert_eq!(strip_wrapping("'Children's play'"), "Children's play");
+        assert_eq!(strip_wrapping("Children's play'"), "Children's play");
+    }
+
+    /// The model often leaves a title's opening quote, a closing quote or its `?` outside
+    /// the title; the decoder takes them back, and nothing else.
+    #[test]
+    fn a_title_takes_back_its_own_quotes_and_question_mark() {
+        let decode_title = |s: &str, first: &str, last: &str| {
+            let p = prepare(s);
+            let t = toks(&p);
+            let texts: Vec<&str> = t.iter().map(|t| t.text.as_str()).collect();
+            let from = texts.iter().position(|&x| x == first).unwrap();
+            let to = texts.iter().rposition(|&x| x == last).unwrap();
+            let labels: Vec<String> = (0..t.len())
+                .map(|i| match i {
+                    i if i == from => "I-<title>".to_string(),
+                    i if i > from && i <= to => "<title>".to_string(),
+                    // As the models label them: each `<other>` token opens its own field.
+                    _ => "I-<other>".to_string(),
+                })
+                .collect();
+            decode(&p, &t, &labels).title
+        };
+        assert_eq!(
+            decode_title(
+                "Ng B. \"We are out of time\": a study. 2020.",
+                "We",
+                "study"
+            )
+            .as_deref(),
+            Some("\"We are out of time\": a study")
+        );
+        assert_eq!(
+            decode_title(
+                "Ng B. How the term \"climate anxiety\". 2020.",
+                "How",
+                "anxiety"
+            )
+            .as_deref(),
+            Some("How the term \"climate anxiety\"")
+        );
+        assert_eq!(
+            decode_title("Ng B. 'We will all die': drought. 2020.", "We", "drought").as_deref(),
+            Some("'We will all die': drought")
+        );
+        assert_eq!(
+            decode_title("Ng B. Is it real? J. Doc. 2020.", "Is", "real").as_deref(),
+            Some("Is it real?")
+        );
+        // Balanced quotes and a title that ends with a plain word take nothing more.
+        assert_eq!(
+            decode_title("Ng B. \"A study\". J. Doc. 2020.", "A", "study").as_deref(),
+            Some("A study")
+        );
+    }
+
+    #[test]
+    fn only_an_abbreviated_journal_keeps_its_final_period() {
+        assert_eq!(
+            abbreviation_period("Front. Psychol.", "Front. Psychol".into(), false),
+            "Front. Psychol."
+        );
+        assert_eq!(
+            abbreviation_period("Nature.", "Nature".into(), false),
+            "Nature"
+        );
+        assert_eq!(
+            abbreviation_period("Nucl. Acid Res.", "Nucl. Acid Res".into(), false),
+            "Nucl. Acid Res."
+        );
+        assert_eq!(
+            abbreviation_period("Meat Sci.", "Meat Sci".into(), false),
+            "Meat Sci"
+        );
+        // The period labelled outside the journal, right after it.
+        assert_eq!(
+            abbreviation_period("J. Food Sci", "J. Food Sci".into(), true),
+            "J. Food Sci."
+        );
+        assert_eq!(
+            abbreviation_period("J. Doc. Eng", "J. Doc. Eng".into(), false),
+            "J. Doc. Eng"
+        );
+    }
+
     #[test]
     fn decodes_a_journal_reference() {
         let p = prepare(REF);
@@ -693,7 +941,8 @@ mod tests {
         );
         assert_eq!(c.date_text.as_deref(), Some("2019"));
         assert_eq!(c.title.as_deref(), Some("Deep parsing of references"));
-        assert_eq!(c.journal.as_deref(), Some("J. Doc. Eng"));
+        // An abbreviated journal keeps its last abbreviation's period.
+        assert_eq!(c.journal.as_deref(), Some("J. Doc. Eng."));
         assert_eq!(c.volume.as_deref(), Some("12"));
         assert_eq!(c.issue.as_deref(), Some("3"));
         assert_eq!(

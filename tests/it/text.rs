@@ -229,7 +229,7 @@ fn process_citation_fields_raw_and_bibtex() {
         has(&f, "analytic/author/persName/surname", "van der Berg"),
         "{body}"
     );
-    assert!(has(&f, "monogr/title[level=j]", "J. Doc. Eng"), "{body}");
+    assert!(has(&f, "monogr/title[level=j]", "J. Doc. Eng."), "{body}");
     // The DOI once, typed; no second untyped `<idno>doi: 10. 1000/xyz</idno>`.
     assert!(has(&f, "analytic/idno[type=DOI]", "10.1000/xyz"), "{body}");
     assert_eq!(body.matches("<idno").count(), 1, "{body}");
