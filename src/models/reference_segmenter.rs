@@ -341,11 +341,109 @@ fn strip_zero_width(s: &str) -> std::borrow::Cow<'_, str> {
     }
 }
 
+/// Words that follow a hyphen in compounds (`plant-based`, `climate-related`, `IFN-induced`)
+/// and are words of their own: a line broken after the hyphen of such a compound keeps it.
+const COMPOUND_TAILS: &[&str] = &[
+    "activated",
+    "assisted",
+    "associated",
+    "aware",
+    "based",
+    "centered",
+    "centred",
+    "containing",
+    "controlled",
+    "coupled",
+    "deficient",
+    "dependent",
+    "derived",
+    "driven",
+    "enriched",
+    "exposed",
+    "focused",
+    "friendly",
+    "guided",
+    "independent",
+    "induced",
+    "infected",
+    "informed",
+    "level",
+    "linked",
+    "mediated",
+    "negative",
+    "oriented",
+    "positive",
+    "producing",
+    "related",
+    "resistant",
+    "responsive",
+    "scale",
+    "sensitive",
+    "shaped",
+    "sized",
+    "specific",
+    "treated",
+];
+
+/// What the references zone itself says about its words: those it prints with a hyphen inside
+/// one line (`eco-anxiety`) and those it prints whole (`ecosystem`), lower-cased. A word
+/// broken at a line-final hyphen is joined as the zone writes it elsewhere.
+#[derive(Debug, Default)]
+struct Hyphens {
+    hyphenated: std::collections::HashSet<String>,
+    whole: std::collections::HashSet<String>,
+}
+
+impl Hyphens {
+    /// The words of `tokens`: runs of tokens glued together (no separator between them).
+    fn of(tokens: &[RefSegToken]) -> Hyphens {
+        let mut h = Hyphens::default();
+        let mut word = String::new();
+        for t in tokens {
+            word.push_str(&strip_zero_width(&t.facts.text));
+            if t.sep != Sep::None {
+                h.add(&word);
+                word.clear();
+            }
+        }
+        h.add(&word);
+        h
+    }
+
+    fn add(&mut self, word: &str) {
+        let w = word
+            .trim_matches(|c: char| !c.is_alphanumeric())
+            .to_lowercase();
+        if w.chars().any(char::is_alphabetic) {
+            if w.contains('-') {
+                self.hyphenated.extend(
+                    w.split('-')
+                        .collect::<Vec<_>>()
+                        .windows(2)
+                        .map(|p| p.join("-")),
+                );
+            } else {
+                self.whole.insert(w);
+            }
+        }
+    }
+
+    /// Whether `before-` at a line's end and `after` on the next line are one hyphenated word.
+    fn keeps(&self, before: &str, after: &str) -> bool {
+        let (b, a) = (before.to_lowercase(), after.to_lowercase());
+        if self.hyphenated.contains(&format!("{b}-{a}")) {
+            return true;
+        }
+        !self.whole.contains(&format!("{b}{a}")) && COMPOUND_TAILS.contains(&a.as_str())
+    }
+}
+
 /// Append `tok` to `s` after the separator `sep` (a newline joins as a space, but a
-/// line-final hyphen joins a lower-case continuation without it: de-hyphenation). `line` is
-/// the text of `tok`'s line from `tok` on (see [`line_from`]): whether a line break continues
-/// an identifier looks at more than its first token. Zero-width characters are dropped.
-fn push_joined(s: &mut String, sep: Sep, tok: &str, line: &str) {
+/// line-final hyphen joins a lower-case continuation without it: de-hyphenation, unless
+/// `hyphens` shows the word is hyphenated). `line` is the text of `tok`'s line from `tok` on
+/// (see [`line_from`]): whether a line break continues an identifier looks at more than its
+/// first token. Zero-width characters are dropped.
+fn push_joined(s: &mut String, sep: Sep, tok: &str, line: &str, hyphens: &Hyphens) {
     let tok = strip_zero_width(tok);
     if !s.is_empty() {
         match sep {
@@ -353,13 +451,19 @@ fn push_joined(s: &mut String, sep: Sep, tok: &str, line: &str) {
             Sep::Space => s.push(' '),
             Sep::Newline if url_continues(s, line) => {}
             Sep::Newline => {
-                if s.ends_with('-') {
+                if let Some(stem) = s.strip_suffix('-') {
+                    // The word broken at the hyphen: its letters before and after the break.
+                    let start = stem
+                        .char_indices()
+                        .rev()
+                        .take_while(|(_, c)| c.is_alphabetic())
+                        .last()
+                        .map_or(stem.len(), |(i, _)| i);
+                    let before = &stem[start..];
+                    let rest = if line.is_empty() { &tok[..] } else { line };
+                    let after: String = rest.chars().take_while(|c| c.is_alphabetic()).collect();
                     let lower = tok.chars().next().is_some_and(char::is_lowercase);
-                    let word_before = s[..s.len() - 1]
-                        .chars()
-                        .next_back()
-                        .is_some_and(char::is_alphabetic);
-                    if lower && word_before {
+                    if lower && !before.is_empty() && !hyphens.keeps(before, &after) {
                         s.pop();
                     }
                 } else {
@@ -569,6 +673,7 @@ pub fn decode(tokens: &[RefSegToken], labels: &[String]) -> Result<Vec<RawRefere
             reason: format!("{} tokens but {} labels", tokens.len(), labels.len()),
         });
     }
+    let hyphens = Hyphens::of(tokens);
     let mut out = Vec::new();
     let mut cur = Pending::default();
     // Separator since the last token added to the marker / the text.
@@ -607,7 +712,7 @@ pub fn decode(tokens: &[RefSegToken], labels: &[String]) -> Result<Vec<RawRefere
                     text_sep = Sep::None;
                 }
                 if label == Label::Label {
-                    push_joined(&mut cur.marker, marker_sep, &t.facts.text, "");
+                    push_joined(&mut cur.marker, marker_sep, &t.facts.text, "", &hyphens);
                     marker_sep = Sep::None;
                 } else {
                     let line = if text_sep == Sep::Newline {
@@ -615,7 +720,7 @@ pub fn decode(tokens: &[RefSegToken], labels: &[String]) -> Result<Vec<RawRefere
                     } else {
                         String::new()
                     };
-                    push_joined(&mut cur.text, text_sep, &t.facts.text, &line);
+                    push_joined(&mut cur.text, text_sep, &t.facts.text, &line, &hyphens);
                     text_sep = Sep::None;
                 }
                 cur.first.get_or_insert(i);
@@ -1189,6 +1294,49 @@ pp pp p pp pp pp p pp pp pp LINESTART LINEINDENT NOCAPS NODIGIT 0 0 0 0 0 0 0 0 
             "{why}"
         );
         std::fs::remove_dir_all(&ds).unwrap();
+    }
+
+    /// [`super::push_joined`] in a zone that says nothing about its words.
+    fn push_joined(s: &mut String, sep: Sep, tok: &str, line: &str) {
+        super::push_joined(s, sep, tok, line, &Hyphens::default());
+    }
+
+    /// A line-final hyphen goes (`environ-` `mental`), unless the zone prints the word with
+    /// the hyphen elsewhere or the continuation is a compound's tail word (`plant-based`); a
+    /// word the zone prints whole is joined whole even after a tail word.
+    #[test]
+    fn line_end_hyphens_follow_the_zone_and_compound_tails() {
+        let zone = Hyphens {
+            hyphenated: ["eco-anxiety".to_string()].into(),
+            whole: ["interrelated".to_string()].into(),
+        };
+        let join = |before: &str, tok: &str, line: &str| {
+            let mut s = before.to_string();
+            super::push_joined(&mut s, Sep::Newline, tok, line, &zone);
+            s
+        };
+        assert_eq!(
+            join("Youth eco-", "anxiety", "anxiety and"),
+            "Youth eco-anxiety"
+        );
+        assert_eq!(
+            join("An environ-", "mental", "mental study"),
+            "An environmental"
+        );
+        assert_eq!(join("Plant-", "based", "based diets"), "Plant-based");
+        assert_eq!(join("Time-", "dependent", "dependent."), "Time-dependent");
+        assert_eq!(join("the inter-", "related", "related"), "the interrelated");
+        // A capitalised continuation is a compound already (unchanged behaviour).
+        assert_eq!(join("Anglo-", "Saxon", "Saxon"), "Anglo-Saxon");
+        // What a zone's words say: hyphenated pairs within a line, whole words.
+        let h = Hyphens::of(&[
+            rt("Eco", Sep::None),
+            rt("-", Sep::None),
+            rt("anxiety", Sep::Space),
+            rt("ecosystems", Sep::Newline),
+        ]);
+        assert!(h.hyphenated.contains("eco-anxiety"), "{h:?}");
+        assert!(h.whole.contains("ecosystems"), "{h:?}");
     }
 
     #[test]
