@@ -214,23 +214,53 @@ fn clean_field(s: &str) -> String {
         .to_string()
 }
 
-/// The double and the single quotation marks: (marks that open, marks that close).
-const QUOTES: [(&[char], &[char]); 2] = [(&['"', '“'], &['"', '”']), (&['\'', '‘'], &['\'', '’'])];
+/// One kind of quotation mark: the characters that open and close it, and whether it doubles
+/// as an apostrophe.
+struct Quote {
+    open: &'static [char],
+    close: &'static [char],
+    apostrophe: bool,
+}
 
-/// How many quotation marks of one kind `s` holds; a single quote between two letters or
-/// digits (`it's`) is an apostrophe, not a mark.
-fn quote_marks(s: &str, kind: (&[char], &[char])) -> usize {
-    let chars: Vec<char> = s.chars().collect();
-    (0..chars.len())
-        .filter(|&i| kind.0.contains(&chars[i]) || kind.1.contains(&chars[i]))
-        .filter(|&i| {
-            let glued = |j: Option<usize>| {
-                j.and_then(|j| chars.get(j))
-                    .is_some_and(|c| c.is_alphanumeric())
-            };
-            kind.0[0] == '"' || !(glued(i.checked_sub(1)) && glued(Some(i + 1)))
-        })
-        .count()
+/// The double and the single quotation marks.
+const QUOTES: [Quote; 2] = [
+    Quote {
+        open: &['"', '“'],
+        close: &['"', '”'],
+        apostrophe: false,
+    },
+    Quote {
+        open: &['\'', '‘'],
+        close: &['\'', '’'],
+        apostrophe: true,
+    },
+];
+
+impl Quote {
+    /// How many marks of this kind `s` holds; a single quote between two letters or digits
+    /// (`it's`) is an apostrophe, not a mark.
+    fn marks(&self, s: &str) -> usize {
+        let chars: Vec<char> = s.chars().collect();
+        let alphanumeric = |j: Option<usize>| {
+            j.and_then(|j| chars.get(j))
+                .is_some_and(|c| c.is_alphanumeric())
+        };
+        (0..chars.len())
+            .filter(|&i| self.open.contains(&chars[i]) || self.close.contains(&chars[i]))
+            .filter(|&i| {
+                !(self.apostrophe && alphanumeric(i.checked_sub(1)) && alphanumeric(Some(i + 1)))
+            })
+            .count()
+    }
+}
+
+/// `s` without its first / last character.
+fn without_first(s: &str) -> &str {
+    &s[s.chars().next().map_or(0, char::len_utf8)..]
+}
+
+fn without_last(s: &str) -> &str {
+    &s[..s.len() - s.chars().next_back().map_or(0, char::len_utf8)]
 }
 
 /// Strip the quotes and brackets that wrap a whole field, and a quotation mark at its edge
@@ -238,21 +268,20 @@ fn quote_marks(s: &str, kind: (&[char], &[char])) -> usize {
 /// people …`, `the guide 'doing meta-analysis in R'`) stays.
 fn strip_wrapping(s: &str) -> String {
     let mut t = s.trim();
-    for kind in QUOTES {
-        let (open, close) = kind;
-        if t.starts_with(open) && t.ends_with(close) && t.chars().count() > 1 {
-            let inner = &t[t.chars().next().map_or(0, char::len_utf8)..];
-            let inner = &inner[..inner.len() - inner.chars().last().map_or(0, char::len_utf8)];
-            if quote_marks(inner, kind).is_multiple_of(2) {
+    for q in &QUOTES {
+        if t.starts_with(q.open) && t.ends_with(q.close) && t.chars().count() > 1 {
+            let inner = without_last(without_first(t));
+            if q.marks(inner).is_multiple_of(2) {
                 t = inner.trim();
                 continue;
             }
         }
-        if !quote_marks(t, kind).is_multiple_of(2) {
-            if t.starts_with(open) && quote_marks(t, kind) == 1 {
-                t = t[t.chars().next().map_or(0, char::len_utf8)..].trim_start();
-            } else if t.ends_with(close) {
-                t = t[..t.len() - t.chars().last().map_or(0, char::len_utf8)].trim_end();
+        let marks = q.marks(t);
+        if !marks.is_multiple_of(2) {
+            if t.starts_with(q.open) && marks == 1 {
+                t = without_first(t).trim_start();
+            } else if t.ends_with(q.close) {
+                t = without_last(t).trim_end();
             }
         }
     }
@@ -293,7 +322,7 @@ fn widen_title<L: AsRef<str>>(toks: &[Tok], labels: &[L], a: usize, b: usize) ->
     };
     let text = |i: usize| toks.get(i).map_or("", |t| t.text.as_str());
     let (mut a, mut b) = (a, b);
-    for kind in QUOTES {
+    for q in &QUOTES {
         let is = |i: usize, set: &[char]| {
             let mut cs = text(i).chars();
             matches!((cs.next(), cs.next()), (Some(c), None) if set.contains(&c))
@@ -305,13 +334,13 @@ fn widen_title<L: AsRef<str>>(toks: &[Tok], labels: &[L], a: usize, b: usize) ->
             }
             span.push_str(&t.text);
         }
-        if quote_marks(&span, kind).is_multiple_of(2) {
+        if q.marks(&span).is_multiple_of(2) {
             continue;
         }
         // The odd mark pairs with the one on whichever side holds one (on both sides it is
         // not known which, so the title stays as labelled).
-        let before = a > 0 && other(a - 1) && is(a - 1, kind.0);
-        let after = other(b) && is(b, kind.1);
+        let before = a > 0 && other(a - 1) && is(a - 1, q.open);
+        let after = other(b) && is(b, q.close);
         if before && !after {
             a -= 1;
         } else if after && !before {
