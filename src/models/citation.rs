@@ -310,44 +310,44 @@ fn abbreviation_period(raw: &str, v: String, dot_after: bool) -> String {
     }
 }
 
+/// Whether token `i` is labelled `<other>` (either `I-<other>` or its continuation).
+fn is_other<L: AsRef<str>>(labels: &[L], i: usize) -> bool {
+    labels
+        .get(i)
+        .is_some_and(|l| text::plain(l.as_ref()) == "<other>")
+}
+
 /// A title's own marks that the model left outside it, on `<other>` tokens next to it: the
 /// quote mark beside a title that holds an odd number of marks of its kind (the opening one of
 /// `“We are running out of time”: temporal …`, the closing one of `the term “climate
-/// anxiety”`), and a final `?` or `!`.
-fn widen_title<L: AsRef<str>>(toks: &[Tok], labels: &[L], a: usize, b: usize) -> (usize, usize) {
-    let other = |i: usize| {
-        labels
-            .get(i)
-            .is_some_and(|l| text::plain(l.as_ref()) == "<other>")
-    };
+/// anxiety”`), and a final `?` or `!`. `printed` is the text of tokens `a..b`.
+fn widen_title<L: AsRef<str>>(
+    toks: &[Tok],
+    labels: &[L],
+    (a, b): (usize, usize),
+    printed: &str,
+) -> (usize, usize) {
     let text = |i: usize| toks.get(i).map_or("", |t| t.text.as_str());
+    let is = |i: usize, set: &[char]| {
+        let mut cs = text(i).chars();
+        matches!((cs.next(), cs.next()), (Some(c), None) if set.contains(&c))
+    };
     let (mut a, mut b) = (a, b);
     for q in &QUOTES {
-        let is = |i: usize, set: &[char]| {
-            let mut cs = text(i).chars();
-            matches!((cs.next(), cs.next()), (Some(c), None) if set.contains(&c))
-        };
-        let mut span = String::new();
-        for t in toks.get(a..b).unwrap_or_default() {
-            if t.space_before && !span.is_empty() {
-                span.push(' ');
-            }
-            span.push_str(&t.text);
-        }
-        if q.marks(&span).is_multiple_of(2) {
+        if q.marks(printed).is_multiple_of(2) {
             continue;
         }
         // The odd mark pairs with the one on whichever side holds one (on both sides it is
         // not known which, so the title stays as labelled).
-        let before = a > 0 && other(a - 1) && is(a - 1, q.open);
-        let after = other(b) && is(b, q.close);
+        let before = a > 0 && is_other(labels, a - 1) && is(a - 1, q.open);
+        let after = is_other(labels, b) && is(b, q.close);
         if before && !after {
             a -= 1;
         } else if after && !before {
             b += 1;
         }
     }
-    if b > a && other(b) && matches!(text(b), "?" | "!") {
+    if b > a && is_other(labels, b) && matches!(text(b), "?" | "!") {
         b += 1;
     }
     (a, b)
@@ -369,30 +369,31 @@ pub fn decode<L: AsRef<str>>(raw: &str, toks: &[Tok], labels: &[L]) -> Citation 
         if label == "<other>" {
             continue;
         }
-        let (a, b) = if label == "<title>" {
-            widen_title(toks, labels, a, b)
-        } else {
-            (a, b)
-        };
         // Identifiers, URLs and the free-text fields keep the input's own spacing: a title's
         // `p53`, `Mg2+` and `individuals' responses` come back as printed, not re-spaced
         // from the letter/digit-split tokens. Names, dates and numbers go on from tokens.
-        let source = match label.as_str() {
+        let printed = |a: usize, b: usize| {
+            ranges
+                .as_deref()
+                .and_then(|r| text::source_text(&norm, r, a, b))
+                .unwrap_or_else(|| text::join_tokens(toks.get(a..b).unwrap_or_default()))
+        };
+        let (a, b) = if label == "<title>" {
+            widen_title(toks, labels, (a, b), &printed(a, b))
+        } else {
+            (a, b)
+        };
+        let value = match label.as_str() {
             "<web>" | "<pubnum>" | "<title>" | "<journal>" | "<booktitle>" | "<series>"
             | "<publisher>" | "<location>" | "<institution>" | "<note>" | "<tech>"
-            | "<collaboration>" => ranges
-                .as_deref()
-                .and_then(|r| text::source_text(&norm, r, a, b)),
-            _ => None,
+            | "<collaboration>" => printed(a, b),
+            _ => text::join_tokens(toks.get(a..b).unwrap_or_default()),
         };
-        let value = source.unwrap_or_else(|| text::join_tokens(toks.get(a..b).unwrap_or_default()));
         let v = match label.as_str() {
             "<author>" | "<editor>" => value.trim().to_string(),
             "<title>" | "<booktitle>" | "<series>" => strip_wrapping(&clean_field(&value)),
             "<journal>" => {
-                let dot_after = labels
-                    .get(b)
-                    .is_some_and(|l| text::plain(l.as_ref()) == "<other>")
+                let dot_after = is_other(labels, b)
                     && toks
                         .get(b)
                         .is_some_and(|t| t.text == "." && !t.space_before);
