@@ -27,7 +27,7 @@ pub enum Command {
     /// Run as a layout worker process (used by the service's worker pool).
     Worker(worker::WorkerArgs),
     /// Train a model and print its evaluation.
-    Train(train::TrainArgs),
+    Train(Box<train::TrainArgs>),
     /// Evaluate a trained model on its evaluation data.
     Eval(train::EvalArgs),
     /// Label lines of text from stdin with a trained model.
@@ -53,7 +53,7 @@ pub fn run(command: Command) -> anyhow::Result<()> {
         Command::Batch(args) => batch::run(args),
         Command::Layout(args) => layout::run(args),
         Command::Worker(args) => worker::run(args),
-        Command::Train(args) => train::train(args),
+        Command::Train(args) => train::train(*args),
         Command::Eval(args) => train::eval(args),
         Command::Tag(args) => train::tag(args),
         Command::Corpus(args) => corpus::run(args),

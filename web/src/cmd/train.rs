@@ -3,6 +3,7 @@
 //! prints progress and GROBID-style evaluation tables; `quire eval` on a raw-string model adds
 //! the value-level figure of the endpoint's own path (`strings.rs`).
 
+use std::collections::HashMap;
 use std::io::{BufRead, Write};
 use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
@@ -11,7 +12,8 @@ use std::sync::Arc;
 use anyhow::{bail, Context};
 use quire::crf::Model;
 use quire::deep::DeepParams;
-use quire::models::{self, ModelName, ModelSpec};
+use quire::eval::Evaluation;
+use quire::models::{self, ModelName, ModelSpec, Part};
 use quire::training::{self, Event, TrainingKind, DEFAULT_SEED};
 
 /// How `quire train` splits the data.
@@ -158,6 +160,10 @@ pub struct TrainArgs {
     /// file (token, gold, predicted; `*` marks the differing tokens), for error analysis.
     #[arg(long)]
     pub errors: Option<PathBuf>,
+    /// CRF n-fold: also score apart the held-out sequences that this dataset folder's corpus
+    /// holds too (a view of some corpus files, as `bench/corpus_view` makes one), and the rest.
+    #[arg(long)]
+    pub apart: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, clap::Args)]
@@ -308,6 +314,15 @@ pub fn train(args: TrainArgs) -> anyhow::Result<()> {
     if args.errors.is_some() && kind == TrainingKind::Full {
         bail!("--errors needs an evaluation: --type holdout, split or nfold");
     }
+    if args.apart.is_some()
+        && (!matches!(kind, TrainingKind::NFold { .. })
+            || args.only_folds.is_some()
+            || args.architecture != ArchitectureArg::Crf)
+    {
+        bail!("--apart needs a whole CRF n-fold run (--type nfold, no --only-folds)");
+    }
+    let mut missed: Missed = HashMap::new();
+    let keep_missed = args.apart.is_some();
     let mut errors = match &args.errors {
         Some(path) => Some((
             path,
@@ -319,21 +334,38 @@ pub fn train(args: TrainArgs) -> anyhow::Result<()> {
         None => None,
     };
     let mut write_error: Option<std::io::Error> = None;
-    let mut on_event = |e: &Event| match (e, errors.as_mut()) {
-        (
+    let mut on_event = |e: &Event| {
+        if let (
+            true,
             Event::Mislabelled {
-                fold,
                 tokens,
                 gold,
                 predicted,
+                ..
             },
-            Some((_, out)),
-        ) => {
-            if write_error.is_none() {
-                write_error = write_mislabelled(out, *fold, tokens, gold, predicted).err();
-            }
+        ) = (keep_missed, e)
+        {
+            missed
+                .entry((tokens.clone(), gold.clone()))
+                .or_default()
+                .push(predicted.clone());
         }
-        _ => print_event(e),
+        match (e, errors.as_mut()) {
+            (
+                Event::Mislabelled {
+                    fold,
+                    tokens,
+                    gold,
+                    predicted,
+                },
+                Some((_, out)),
+            ) => {
+                if write_error.is_none() {
+                    write_error = write_mislabelled(out, *fold, tokens, gold, predicted).err();
+                }
+            }
+            _ => print_event(e),
+        }
     };
     let cancel = Arc::new(AtomicBool::new(false));
     if args.architecture != ArchitectureArg::Crf && args.template.is_some() {
@@ -413,7 +445,67 @@ pub fn train(args: TrainArgs) -> anyhow::Result<()> {
         cancel,
     )?;
     finish_errors(errors, write_error)?;
-    print_report(&report, args.report.as_deref(), "iterations")
+    print_report(&report, args.report.as_deref(), "iterations")?;
+    if let Some(dir) = &args.apart {
+        let (corpus, _) = spec.read(&args.model.dataset(), Part::Corpus)?;
+        let (apart, _) = spec
+            .read(dir, Part::Corpus)
+            .with_context(|| format!("reading the corpus of {}", dir.display()))?;
+        let (inside, outside) = score_apart(&corpus, &apart, missed);
+        writeln!(
+            std::io::stdout().lock(),
+            "apart ({}): {} sequences, field-level micro F1 {:.2}; the other {}: {:.2}",
+            dir.display(),
+            inside.instances,
+            inside.field.micro().f1 * 100.0,
+            outside.instances,
+            outside.field.micro().f1 * 100.0
+        )?;
+    }
+    Ok(())
+}
+
+/// A held-out sequence by its tokens and gold labels, with the labels the model gave it when
+/// they differ from the gold (a list: the corpus may hold the same sequence twice).
+type Missed = HashMap<(Vec<String>, Vec<String>), Vec<Vec<String>>>;
+
+/// `--apart`: the held-out figures of the corpus sequences that `apart` also holds, then of
+/// the others. A whole n-fold run holds every sequence out once and reports each one it
+/// labels wrongly, so a sequence not in `missed` was labelled as its gold.
+fn score_apart(
+    corpus: &[quire::crf::Sequence],
+    apart: &[quire::crf::Sequence],
+    mut missed: Missed,
+) -> (Evaluation, Evaluation) {
+    let key = |s: &quire::crf::Sequence| {
+        let tokens: Vec<String> = s
+            .rows
+            .iter()
+            .map(|r| r.first().cloned().unwrap_or_default())
+            .collect();
+        (tokens, s.labels.clone())
+    };
+    let mut wanted: HashMap<_, usize> = HashMap::new();
+    for s in apart {
+        *wanted.entry(key(s)).or_default() += 1;
+    }
+    let (mut inside, mut outside) = (Evaluation::new(), Evaluation::new());
+    for s in corpus {
+        let k = key(s);
+        let predicted = missed
+            .get_mut(&k)
+            .and_then(|v| v.pop())
+            .unwrap_or_else(|| s.labels.clone());
+        let target = match wanted.get_mut(&k) {
+            Some(n) if *n > 0 => {
+                *n -= 1;
+                &mut inside
+            }
+            _ => &mut outside,
+        };
+        target.add(&s.labels, &predicted);
+    }
+    (inside, outside)
 }
 
 /// The CRF's training parameters: the model's own, with the command line's overrides.
@@ -598,7 +690,51 @@ pub fn tag(args: TagArgs) -> anyhow::Result<()> {
 
 #[cfg(test)]
 mod tests {
-    use super::parse_fold_range;
+    use super::{parse_fold_range, score_apart, Missed};
+    use quire::crf::Sequence;
+
+    fn seq(tokens: &[&str], labels: &[&str]) -> Sequence {
+        Sequence {
+            rows: tokens.iter().map(|t| vec![t.to_string()]).collect(),
+            labels: labels.iter().map(|l| l.to_string()).collect(),
+        }
+    }
+
+    fn strings(v: &[&str]) -> Vec<String> {
+        v.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn sequences_apart_are_scored_apart_from_the_rest() {
+        let a = seq(&["Smith", "2001"], &["I-<author>", "I-<date>"]);
+        let b = seq(&["Jones", "1999"], &["I-<author>", "I-<date>"]);
+        let c = seq(&["Lee", "2010"], &["I-<author>", "I-<date>"]);
+        // The corpus holds `b` twice; only one copy of it is apart.
+        let corpus = vec![a.clone(), b.clone(), c.clone(), b.clone()];
+        let apart = vec![b.clone()];
+        let mut missed = Missed::new();
+        // One copy of `b` had its date labelled as a title; `a` was labelled wrongly too.
+        missed
+            .entry((strings(&["Jones", "1999"]), b.labels.clone()))
+            .or_default()
+            .push(strings(&["I-<author>", "I-<title>"]));
+        missed
+            .entry((strings(&["Smith", "2001"]), a.labels.clone()))
+            .or_default()
+            .push(strings(&["I-<title>", "I-<date>"]));
+        let (inside, outside) = score_apart(&corpus, &apart, missed);
+        assert_eq!((inside.instances, outside.instances), (1, 3));
+        // Apart: the first copy of `b`, which took the wrong labelling: its author right, its
+        // date missed.
+        assert_eq!(inside.field.labels["<author>"].tp, 1);
+        assert_eq!(inside.field.labels["<date>"].fn_, 1);
+        assert_eq!(inside.correct_instances, 0);
+        // The rest: `a` (author missed), `c` and the second `b` right.
+        assert_eq!(outside.field.labels["<author>"].fn_, 1);
+        assert_eq!(outside.field.labels["<author>"].tp, 2);
+        assert_eq!(outside.field.labels["<date>"].tp, 3);
+        assert_eq!(outside.correct_instances, 2);
+    }
 
     #[test]
     fn fold_ranges_parse_as_a_range_or_one_fold() {
