@@ -235,11 +235,7 @@ fn score(
         if s.labels != *p {
             progress(&Event::Mislabelled {
                 fold,
-                tokens: s
-                    .rows
-                    .iter()
-                    .map(|r| r.first().cloned().unwrap_or_default())
-                    .collect(),
+                tokens: s.tokens(),
                 gold: s.labels.clone(),
                 predicted: p.clone(),
             });

@@ -34,6 +34,16 @@ pub struct Sequence {
     pub labels: Vec<String>,
 }
 
+impl Sequence {
+    /// The tokens: column 0 of each row.
+    pub fn tokens(&self) -> Vec<String> {
+        self.rows
+            .iter()
+            .map(|r| r.first().cloned().unwrap_or_default())
+            .collect()
+    }
+}
+
 /// Training settings. The penalty is Wapiti's elastic net: `c1·‖w‖₁ + c2/2·‖w‖²` added to the
 /// negative log-likelihood summed over sequences (CRFsuite's `c2` is half of this `c2`).
 /// Stopping follows Wapiti's `-e`/`-w`/`-i`: stop when the token error rate on the training

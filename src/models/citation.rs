@@ -378,16 +378,21 @@ pub fn decode<L: AsRef<str>>(raw: &str, toks: &[Tok], labels: &[L]) -> Citation 
                 .and_then(|r| text::source_text(&norm, r, a, b))
                 .unwrap_or_else(|| text::join_tokens(toks.get(a..b).unwrap_or_default()))
         };
-        let (a, b) = if label == "<title>" {
-            widen_title(toks, labels, (a, b), &printed(a, b))
-        } else {
-            (a, b)
-        };
-        let value = match label.as_str() {
+        let mut value = match label.as_str() {
             "<web>" | "<pubnum>" | "<title>" | "<journal>" | "<booktitle>" | "<series>"
             | "<publisher>" | "<location>" | "<institution>" | "<note>" | "<tech>"
             | "<collaboration>" => printed(a, b),
             _ => text::join_tokens(toks.get(a..b).unwrap_or_default()),
+        };
+        // A title's text is cut again only when it takes back a mark beside it.
+        let (a, b) = if label == "<title>" {
+            let wide = widen_title(toks, labels, (a, b), &value);
+            if wide != (a, b) {
+                value = printed(wide.0, wide.1);
+            }
+            wide
+        } else {
+            (a, b)
         };
         let v = match label.as_str() {
             "<author>" | "<editor>" => value.trim().to_string(),

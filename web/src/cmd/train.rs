@@ -335,20 +335,19 @@ pub fn train(args: TrainArgs) -> anyhow::Result<()> {
     };
     let mut write_error: Option<std::io::Error> = None;
     let mut on_event = |e: &Event| {
-        if let (
-            true,
-            Event::Mislabelled {
-                tokens,
-                gold,
-                predicted,
-                ..
-            },
-        ) = (keep_missed, e)
+        if let Event::Mislabelled {
+            tokens,
+            gold,
+            predicted,
+            ..
+        } = e
         {
-            missed
-                .entry((tokens.clone(), gold.clone()))
-                .or_default()
-                .push(predicted.clone());
+            if keep_missed {
+                missed
+                    .entry((tokens.clone(), gold.clone()))
+                    .or_default()
+                    .push(predicted.clone());
+            }
         }
         match (e, errors.as_mut()) {
             (
@@ -477,14 +476,7 @@ fn score_apart(
     apart: &[quire::crf::Sequence],
     mut missed: Missed,
 ) -> (Evaluation, Evaluation) {
-    let key = |s: &quire::crf::Sequence| {
-        let tokens: Vec<String> = s
-            .rows
-            .iter()
-            .map(|r| r.first().cloned().unwrap_or_default())
-            .collect();
-        (tokens, s.labels.clone())
-    };
+    let key = |s: &quire::crf::Sequence| (s.tokens(), s.labels.clone());
     let mut wanted: HashMap<_, usize> = HashMap::new();
     for s in apart {
         *wanted.entry(key(s)).or_default() += 1;
