@@ -1,7 +1,7 @@
 //! Faults found when the service was attacked as a hostile user would (issue 19), each
 //! reproduced over the real binary: dead, stopped and orphaned layout workers, worker
 //! privileges and recycling, unbounded raw-string requests, trickling bodies, an empty upload
-//! and the Prometheus names. See the README's "Hardening" table.
+//! and the Prometheus names. See docs/operations.md, "Hardening".
 
 use std::io::{Read, Write};
 use std::net::TcpStream;
