@@ -63,6 +63,67 @@ pub struct HeaderRecord {
     pub md5: Option<String>,
     /// An open-access link to the article, from a consolidation record.
     pub oa_url: Option<String>,
+    /// Where the words of the abstract, and of each funding and availability statement, are
+    /// printed ([`align_words`]; empty when not traced): their sentences' `coords`.
+    pub abstract_tokens: Vec<TokenBox>,
+    pub funding_tokens: Vec<Vec<TokenBox>>,
+    pub availability_tokens: Vec<Vec<TokenBox>>,
+    /// Text of the front matter no field took, written with `includeDiscardedText`.
+    pub discarded: Vec<Discarded>,
+}
+
+/// A piece of text no model kept (GROBID's "discarded text"): the segmentation's `other`
+/// zones, the header model's `other` spans.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Discarded {
+    /// The model that set it aside (`segmentation`, `header`): the note's `place`.
+    pub place: String,
+    pub text: String,
+    /// Where it is printed, one box per line fragment.
+    pub boxes: Vec<PageBox>,
+}
+
+/// The printed words of a text made from them (`words`: each word as printed and its box, in
+/// reading order) as the text's [`TokenBox`]es: each word is looked up in `text` from where
+/// the previous one ended, a few characters on at most (one for a lone mark), so the words a
+/// clean-up dropped (a leading `Abstract`, a hyphen joined away) are skipped without losing
+/// the place.
+pub fn align_words<'w>(
+    text: &str,
+    words: impl IntoIterator<Item = (&'w str, u32, BBox)>,
+) -> Vec<TokenBox> {
+    let mut out = Vec::new();
+    let mut at = 0;
+    for (w, page, bbox) in words {
+        let w = w.trim();
+        if w.is_empty() || at >= text.len() {
+            continue;
+        }
+        let reach = if w.chars().count() == 1 && !w.chars().all(char::is_alphanumeric) {
+            1
+        } else {
+            16
+        };
+        // Only a window past the cursor is searched (four bytes a character at most).
+        let mut end = (at + 4 * reach + w.len()).min(text.len());
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        let Some(k) = text[at..end].find(w) else {
+            continue;
+        };
+        if text[at..at + k].chars().count() > reach {
+            continue;
+        }
+        let start = at + k;
+        out.push(TokenBox {
+            range: start..start + w.len(),
+            page,
+            bbox,
+        });
+        at = start + w.len();
+    }
+    out
 }
 
 impl HeaderRecord {
@@ -319,6 +380,47 @@ pub fn md5_hex(bytes: &[u8]) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn printed_words_are_found_in_the_text_made_from_them() {
+        use super::{align_words, BBox};
+        let b = |x: f32| BBox {
+            x,
+            y: 0.0,
+            w: 5.0,
+            h: 5.0,
+        };
+        // `Abstract` was cut off, `exam-` `ple` joined, a `*` dropped.
+        let text = "We give an example here.";
+        let words = [
+            ("Abstract", 1, b(0.0)),
+            ("We", 1, b(1.0)),
+            ("give", 1, b(2.0)),
+            ("*", 1, b(2.5)),
+            ("an", 1, b(3.0)),
+            ("exam", 1, b(4.0)),
+            ("-", 1, b(5.0)),
+            ("ple", 1, b(6.0)),
+            ("here", 2, b(7.0)),
+            (".", 2, b(8.0)),
+        ];
+        let got: Vec<(&str, u32)> = align_words(text, words)
+            .iter()
+            .map(|t| (&text[t.range.clone()], t.page))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("We", 1),
+                ("give", 1),
+                ("an", 1),
+                ("exam", 1),
+                ("ple", 1),
+                ("here", 2),
+                (".", 2)
+            ]
+        );
+    }
+
     #[test]
     fn md5_is_upper_case_hex_of_the_bytes() {
         // RFC 1321 test vectors.

@@ -54,26 +54,57 @@ fn is_label_chunk(s: &str) -> bool {
 pub fn caption_lead(toks: &[(&str, Sep)]) -> Option<CaptionLead> {
     let (first, sep0) = *toks.first()?;
     let word = first.to_lowercase();
+    // `Table1`: the number glued to the word in one token.
+    if let Some((w, table)) = LEAD_WORDS.iter().find(|(w, _)| {
+        word.len() > w.len() && word.starts_with(w) && is_label_chunk(&first[w.len()..])
+    }) {
+        return Some(close_lead(
+            toks,
+            1,
+            first.to_string(),
+            first[w.len()..].to_string(),
+            sep0,
+            *table,
+        ));
+    }
     let table = LEAD_WORDS.iter().find(|(w, _)| *w == word)?.1;
     let mut i = 1;
     let mut head = first.to_string();
     let mut last_sep = sep0;
-    let push = |head: &mut String, sep: Sep, text: &str| {
-        if sep != Sep::None {
-            head.push(' ');
-        }
-        head.push_str(text);
-    };
     if toks.get(i).is_some_and(|t| t.0 == ".") && sep0 == Sep::None {
         head.push('.');
         last_sep = toks[i].1;
         i += 1;
     }
+    // `Table-1`, `Fig-2`: a hyphen glued between the word and its number.
+    if last_sep == Sep::None && toks.get(i).is_some_and(|t| t.0 == "-" && t.1 == Sep::None) {
+        head.push('-');
+        i += 1;
+    }
     let (num, sep) = *toks.get(i).filter(|t| is_label_chunk(t.0))?;
-    push(&mut head, last_sep, num);
-    let mut label = num.to_string();
-    last_sep = sep;
-    i += 1;
+    push_lead(&mut head, last_sep, num);
+    Some(close_lead(toks, i + 1, head, num.to_string(), sep, table))
+}
+
+fn push_lead(head: &mut String, sep: Sep, text: &str) {
+    if sep != Sep::None {
+        head.push(' ');
+    }
+    head.push_str(text);
+}
+
+/// The rest of a caption lead after its first number (token `i` on): more numbers after a
+/// glued dot (`2.1`), then closing punctuation.
+fn close_lead(
+    toks: &[(&str, Sep)],
+    mut i: usize,
+    mut head: String,
+    mut label: String,
+    sep: Sep,
+    table: bool,
+) -> CaptionLead {
+    let push = push_lead;
+    let mut last_sep = sep;
     // `2.1`: a dot glued between two numbers.
     while last_sep == Sep::None
         && toks.get(i).is_some_and(|t| t.0 == "." && t.1 == Sep::None)
@@ -100,12 +131,12 @@ pub fn caption_lead(toks: &[(&str, Sep)]) -> Option<CaptionLead> {
             _ => break,
         }
     }
-    Some(CaptionLead {
+    CaptionLead {
         tokens: i,
         head,
         label,
         table,
-    })
+    }
 }
 
 /// Token texts of a span with what follows each.

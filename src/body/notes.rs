@@ -216,20 +216,26 @@ pub fn zone_notes(doc: &Document, zones: &Zones) -> Vec<Note> {
 /// written first in the back matter's funding and availability divs (GROBID moves them there
 /// too; the TEI header has no element for them). One div of one paragraph per statement.
 pub fn header_statements(back: &mut Back, header: &HeaderRecord) {
-    let divs = |stmts: &[String]| -> Vec<Div> {
+    let divs = |stmts: &[String], tokens: &[Vec<crate::document::TokenBox>]| -> Vec<Div> {
         stmts
             .iter()
-            .map(|s| Div {
+            .enumerate()
+            .map(|(i, s)| Div {
                 head: None,
                 blocks: vec![BodyBlock::Paragraph(RichText {
                     text: s.clone(),
+                    tokens: tokens.get(i).cloned().unwrap_or_default(),
                     ..RichText::default()
                 })],
             })
             .collect()
     };
-    back.funding.splice(0..0, divs(&header.funding));
-    back.availability.splice(0..0, divs(&header.availability));
+    back.funding
+        .splice(0..0, divs(&header.funding, &header.funding_tokens));
+    back.availability.splice(
+        0..0,
+        divs(&header.availability, &header.availability_tokens),
+    );
 }
 
 /// The front-matter text the abstract leaves out ([`HeaderRecord::front_text`]) as the
@@ -343,12 +349,28 @@ mod tests {
             funding: vec![zone_div],
             ..Back::default()
         };
+        let word = |at: std::ops::Range<usize>| crate::document::TokenBox {
+            range: at,
+            page: 1,
+            bbox: crate::layout::BBox {
+                x: 10.0,
+                y: 20.0,
+                w: 30.0,
+                h: 9.0,
+            },
+        };
         let header = HeaderRecord {
             funding: vec!["Funded in the header.".into()],
+            funding_tokens: vec![vec![word(0..6), word(7..9)]],
             availability: vec!["Data on request.".into()],
             ..HeaderRecord::default()
         };
         header_statements(&mut back, &header);
+        // The statement keeps where its words are printed (its sentences' coords).
+        let BodyBlock::Paragraph(p) = &back.funding[0].blocks[0] else {
+            panic!("not a paragraph");
+        };
+        assert_eq!(p.tokens, vec![word(0..6), word(7..9)]);
         assert_eq!(
             texts(&back.funding),
             ["Funded in the header.", "Funded by the zone."]

@@ -92,7 +92,9 @@ impl Citation {
             && self.collaboration.is_none()
     }
 
-    /// First and last page of the page range.
+    /// First and last page of the page range, each one word: the spaces the tokens left
+    /// inside a page number are removed (`e 863` is `e863`, `S 105` is `S105`) and a
+    /// trailing page unit dropped (`131 p.` is `131`).
     pub fn page_range(&self) -> Option<(String, Option<String>)> {
         let p = self.pages.as_deref()?;
         let p = p
@@ -100,16 +102,11 @@ impl Citation {
             .trim_start_matches("pp")
             .trim_start_matches('p')
             .trim_start_matches(|c: char| !c.is_alphanumeric());
-        let mut parts = p.splitn(2, '-');
-        let from = parts.next()?.trim().trim_end_matches('.').to_string();
+        let mut parts = p.splitn(2, ['-', '–', '—']);
+        let from = page_number(parts.next()?);
         let to = parts
             .next()
-            .map(|t| {
-                t.trim_start_matches('-')
-                    .trim()
-                    .trim_end_matches('.')
-                    .to_string()
-            })
+            .map(|t| page_number(t.trim_start_matches(['-', '–', '—'])))
             .filter(|t| !t.is_empty());
         (!from.is_empty()).then_some((from, to))
     }
@@ -786,6 +783,19 @@ impl ModelSpec for Spec {
     }
 }
 
+/// One page number as printed, without the spaces inside it and a trailing unit word
+/// (`p`, `pp`, `pages`) or period.
+fn page_number(s: &str) -> String {
+    let mut t = s.trim().trim_end_matches('.').trim_end();
+    for unit in [" pages", " pp", " p"] {
+        if t.len() > unit.len() && t.to_ascii_lowercase().ends_with(unit) {
+            t = t[..t.len() - unit.len()].trim_end();
+            break;
+        }
+    }
+    t.split_whitespace().collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -985,6 +995,21 @@ mod tests {
             Some(("45".to_string(), Some("67".to_string())))
         );
         assert_eq!(c.doi().as_deref(), Some("10.1000/xyz"));
+        // Page numbers with letters are one word.
+        for (pages, want) in [
+            ("e 863-873", ("e863", Some("873"))),
+            ("S 105 - S 110", ("S105", Some("S110"))),
+            ("D 597–D 602", ("D597", Some("D602"))),
+            ("131 p.", ("131", None)),
+            ("pp. 12 - 19", ("12", Some("19"))),
+        ] {
+            let c = Citation {
+                pages: Some(pages.into()),
+                ..Default::default()
+            };
+            let want = (want.0.to_string(), want.1.map(String::from));
+            assert_eq!(c.page_range(), Some(want), "{pages}");
+        }
         // The pubnum keeps the input's spacing (tokens joined would give `doi: 10. 1000/xyz`).
         assert_eq!(c.pubnums, vec!["doi:10.1000/xyz".to_string()]);
         assert!(!c.is_empty());

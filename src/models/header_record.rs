@@ -341,6 +341,11 @@ pub struct HeaderTrace {
     pub authors: Vec<Vec<Range<usize>>>,
     /// Per affiliation of the record.
     pub affiliations: Vec<Vec<Range<usize>>>,
+    /// The abstract's spans.
+    pub abstract_spans: Vec<Range<usize>>,
+    /// Per funding and per availability statement of the record, its span.
+    pub funding: Vec<Range<usize>>,
+    pub availability: Vec<Range<usize>>,
 }
 
 fn clean(s: &str) -> String {
@@ -574,13 +579,51 @@ pub fn find_dois(text: &str) -> Vec<String> {
             }
             e += 1;
         }
-        let doi = text[start..e].trim_end_matches(['.', ',', ';', ')', ']']);
+        e = doi_continued(text, start, e);
+        // A DOI broken across lines is one word again.
+        let whole: String = text[start..e].split_whitespace().collect();
+        let doi = whole.trim_end_matches(['.', ',', ';', ')', ']']);
         if doi.len() > j + 1 - start && !out.iter().any(|d| d.eq_ignore_ascii_case(doi)) {
             out.push(doi.to_string());
         }
         i = e.max(i);
     }
     out
+}
+
+/// Where a DOI found at `start..end` (cut at white space) really ends: a DOI broken after a
+/// dot, hyphen, slash or underscore goes on with the next word (`10.1371/journal.` at a line's
+/// end, `pone.0323994` on the next) when that word reads as the rest of an identifier: it
+/// holds a digit, and a dot of its own, or it is five digits or more, or the break is a line
+/// break. A sentence's period after a whole DOI is followed by words, which do not continue it.
+fn doi_continued(text: &str, start: usize, mut end: usize) -> usize {
+    loop {
+        if !text[start..end].ends_with(['.', '-', '/', '_']) {
+            return end;
+        }
+        let rest = &text[end..];
+        let gap = rest.len() - rest.trim_start().len();
+        if gap == 0 || gap > 3 {
+            return end;
+        }
+        let word_len = rest[gap..]
+            .find(|c: char| c.is_whitespace())
+            .unwrap_or(rest.len() - gap);
+        let word = &rest[gap..gap + word_len];
+        let core = word.trim_end_matches(['.', ',', ';', ')', ']']);
+        let id_like = core.starts_with(|c: char| c.is_ascii_alphanumeric())
+            && core
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "._-/();:".contains(c))
+            && core.chars().any(|c| c.is_ascii_digit());
+        let continues = core.contains('.')
+            || (core.len() >= 5 && core.chars().all(|c| c.is_ascii_digit()))
+            || rest[..gap].contains('\n');
+        if !(id_like && continues) {
+            return end;
+        }
+        end += gap + word_len;
+    }
 }
 
 /// An arXiv identifier (`arXiv:1234.56789v2` or `arXiv:hep-th/9901001`) in a text.
@@ -771,6 +814,14 @@ pub fn assemble_traced(
     h.funding = statements(f, Label::Funding);
     h.front_text = left_out_abstract(f);
     h.availability = statements(f, Label::Availability);
+    if h.abstract_text.is_some() {
+        trace.abstract_spans = abstract_span_ids(f)
+            .into_iter()
+            .map(|i| f.span_tokens(i))
+            .collect();
+    }
+    trace.funding = statement_spans(f, Label::Funding);
+    trace.availability = statement_spans(f, Label::Availability);
     (h, trace)
 }
 
@@ -827,6 +878,14 @@ fn joined(f: &HeaderFields, label: Label) -> Option<String> {
 /// data availability) kept whole so that the full text can write them in the back matter.
 fn statements(f: &HeaderFields, label: Label) -> Vec<String> {
     f.all(label).map(clean).filter(|s| !s.is_empty()).collect()
+}
+
+/// The token range of each statement [`statements`] gives, in its order.
+fn statement_spans(f: &HeaderFields, label: Label) -> Vec<Range<usize>> {
+    (0..f.spans.len())
+        .filter(|&i| f.spans[i].0 == label && !clean(&f.spans[i].1).is_empty())
+        .map(|i| f.span_tokens(i))
+        .collect()
 }
 
 /// Two name-model results that name the same person: equal surnames (any case), or one
@@ -1064,6 +1123,16 @@ mod tests {
 
     fn fields(spans: &[(Label, &str)]) -> HeaderFields {
         HeaderFields::of(spans)
+    }
+
+    #[test]
+    fn a_doi_printed_across_a_line_end_is_whole() {
+        let f = fields(&[(
+            Label::Pubnum,
+            "Citation: PLoS ONE 20(5): e0323994. https://doi.org/10.1371/journal.\npone.0323994",
+        )]);
+        let h = assemble(&f, SubResults::default(), "");
+        assert_eq!(h.doi.as_deref(), Some("10.1371/journal.pone.0323994"));
     }
 
     #[test]
@@ -1548,6 +1617,28 @@ mod tests {
             vec!["10.21105/jose.00013"]
         );
         assert!(find_dois("version 10.5 of x").is_empty());
+        // A DOI broken at the end of a line goes on with the next line; a sentence's period
+        // after a whole DOI does not take the next words in.
+        assert_eq!(
+            find_dois("https://doi.org/10.1371/journal.\npone.0323994\nEditor: A. B"),
+            vec!["10.1371/journal.pone.0323994"]
+        );
+        assert_eq!(
+            find_dois("doi: 10.1371/journal.pone.\n0323994."),
+            vec!["10.1371/journal.pone.0323994"]
+        );
+        assert_eq!(
+            find_dois("DOI 10.1371/journal. pone.0323994"),
+            vec!["10.1371/journal.pone.0323994"]
+        );
+        assert_eq!(
+            find_dois("see 10.1000/abc.def.12. The next 2 sentences."),
+            vec!["10.1000/abc.def.12"]
+        );
+        assert_eq!(
+            find_dois("doi:10.1000/xyz. 2019 was a year"),
+            vec!["10.1000/xyz"]
+        );
         // A SICI DOI keeps its `<…>`; markup after a DOI does not join it.
         assert_eq!(
             find_dois("doi: 10.1002/(SICI)1097-4636(199606)31:2<205::AID-JBM8>3.0.CO;2-R. Next"),

@@ -57,7 +57,7 @@ impl<'a> Ctx<'a> {
     }
 
     /// A generated `xml:id` when the request asked for them.
-    fn id(&mut self) -> Option<String> {
+    pub(crate) fn id(&mut self) -> Option<String> {
         self.opt.generate_ids.then(|| self.ids.next())
     }
 }
@@ -371,13 +371,37 @@ fn paragraph(w: &mut TeiWriter, ctx: &mut Ctx<'_>, rt: &RichText) {
     w.end("p");
 }
 
-/// The abstract's paragraph (a plain string, no callouts), in sentences when asked.
-pub(crate) fn abstract_paragraph(w: &mut TeiWriter, ctx: &mut Ctx<'_>, text: &str) {
+/// The abstract's paragraph (no callouts), in sentences when asked; `tokens` (where its
+/// words are printed) give its `p` and `s` coordinates.
+pub(crate) fn abstract_paragraph(
+    w: &mut TeiWriter,
+    ctx: &mut Ctx<'_>,
+    text: &str,
+    tokens: &[TokenBox],
+) {
     let rt = RichText {
         text: text.to_string(),
+        tokens: tokens.to_vec(),
         ..Default::default()
     };
     paragraph(w, ctx, &rt);
+}
+
+/// A piece of discarded text (`includeDiscardedText`) as GROBID writes it:
+/// `<note type="other" place="MODEL"><p>text</p></note>`, ids and coordinates as asked.
+pub(crate) fn discarded_note(w: &mut TeiWriter, ctx: &mut Ctx<'_>, d: &crate::document::Discarded) {
+    let mut attrs: Attrs = vec![("type", "other".into()), ("place", d.place.clone())];
+    attrs.extend(ctx.id().map(|id| ("xml:id", id)));
+    if ctx.coords_on("note") && !d.boxes.is_empty() {
+        attrs.push(("coords", coords(&d.boxes)));
+    }
+    w.start("note", &borrow(&attrs));
+    let rt = RichText {
+        text: d.text.clone(),
+        ..Default::default()
+    };
+    paragraph(w, ctx, &rt);
+    w.end("note");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -426,7 +450,11 @@ fn div(w: &mut TeiWriter, ctx: &mut Ctx<'_>, d: &Div) {
     w.end("div");
 }
 
-/// A figure or table, compact at column 0.
+/// A figure or table, compact at column 0, in GROBID's shape whatever was found: `head`,
+/// `label` and `figDesc` always (empty when there is nothing), then a figure's left-over
+/// text as `note type="other"` and its `graphic`s, or a table's `table` (empty without rows)
+/// and its `note`. Consumers of GROBID's TEI read `figure/label` and `figure/figDesc`
+/// without checking for them.
 fn figure(w: &mut TeiWriter, ctx: &mut Ctx<'_>, f: &Figure) {
     let mut attrs: Attrs = vec![("xmlns", TEI_NS.to_string())];
     if f.is_table {
@@ -437,51 +465,74 @@ fn figure(w: &mut TeiWriter, ctx: &mut Ctx<'_>, f: &Figure) {
         attrs.push(("coords", coords(&f.boxes)));
     }
     w.start("figure", &borrow(&attrs));
-    if let Some(h) = &f.head {
-        w.leaf("head", &[], h);
-    }
-    if let Some(l) = &f.label {
-        w.leaf("label", &[], l);
-    }
-    if let Some(d) = &f.desc {
-        let attrs: Attrs = ctx.id().map(|id| ("xml:id", id)).into_iter().collect();
-        w.start("figDesc", &borrow(&attrs));
-        if ctx.splitter.is_some() {
-            // GROBID's sentence-segmented caption: `figDesc/div/p/s`.
-            w.start("div", &[]);
-            paragraph(w, ctx, d);
-            w.end("div");
-        } else {
-            rich(w, ctx, d);
-        }
-        w.end("figDesc");
-    }
-    for g in &f.graphics {
-        let mut attrs: Attrs = g.url.iter().map(|u| ("url", u.clone())).collect();
-        attrs.push(("coords", coords(std::slice::from_ref(&g.at))));
-        let ty = if g.bitmap { "bitmap" } else { "vector" };
-        attrs.push(("type", ty.into()));
-        w.empty("graphic", &borrow(&attrs), Slash::Tight);
-    }
-    if !f.rows.is_empty() {
-        w.start("table", &[]);
-        for row in &f.rows {
-            w.start("row", &[]);
-            for c in row {
-                let cols = c.cols.to_string();
-                let attrs: &[(&str, &str)] = if c.cols > 1 { &[("cols", &cols)] } else { &[] };
-                w.leaf("cell", attrs, &c.text);
+    leaf_or_empty(w, "head", &[], f.head.as_deref());
+    leaf_or_empty(w, "label", &[], f.label.as_deref());
+    let desc_attrs: Attrs = ctx.id().map(|id| ("xml:id", id)).into_iter().collect();
+    match f.desc.as_ref().filter(|d| !d.text.trim().is_empty()) {
+        Some(d) => {
+            w.start("figDesc", &borrow(&desc_attrs));
+            if ctx.splitter.is_some() {
+                // GROBID's sentence-segmented caption: `figDesc/div/p/s`.
+                w.start("div", &[]);
+                paragraph(w, ctx, d);
+                w.end("div");
+            } else {
+                rich(w, ctx, d);
             }
-            w.end("row");
+            w.end("figDesc");
         }
-        w.end("table");
+        None => {
+            w.empty("figDesc", &borrow(&desc_attrs), Slash::Tight);
+        }
     }
-    if let Some(n) = &f.note {
-        w.start("note", &[]);
-        rich(w, ctx, n);
-        w.end("note");
+    if f.is_table {
+        if f.rows.is_empty() {
+            w.empty("table", &[], Slash::Tight);
+        } else {
+            w.start("table", &[]);
+            for row in &f.rows {
+                w.start("row", &[]);
+                for c in row {
+                    let cols = c.cols.to_string();
+                    let attrs: &[(&str, &str)] = if c.cols > 1 { &[("cols", &cols)] } else { &[] };
+                    w.leaf("cell", attrs, &c.text);
+                }
+                w.end("row");
+            }
+            w.end("table");
+        }
+        if let Some(n) = f.note.as_ref().filter(|n| !n.text.trim().is_empty()) {
+            let attrs: Attrs = ctx.id().map(|id| ("xml:id", id)).into_iter().collect();
+            w.start("note", &borrow(&attrs));
+            rich(w, ctx, n);
+            w.end("note");
+        }
+    } else {
+        // The text printed inside the figure, which is neither its caption nor a graphic.
+        if let Some(n) = f.note.as_ref().filter(|n| !n.text.trim().is_empty()) {
+            let mut attrs: Attrs = vec![("type", "other".into())];
+            attrs.extend(ctx.id().map(|id| ("xml:id", id)));
+            w.start("note", &borrow(&attrs));
+            rich(w, ctx, n);
+            w.end("note");
+        }
+        for g in &f.graphics {
+            let mut attrs: Attrs = g.url.iter().map(|u| ("url", u.clone())).collect();
+            attrs.push(("coords", coords(std::slice::from_ref(&g.at))));
+            let ty = if g.bitmap { "bitmap" } else { "vector" };
+            attrs.push(("type", ty.into()));
+            w.empty("graphic", &borrow(&attrs), Slash::Tight);
+        }
     }
     w.end("figure");
+}
+
+/// `<name>text</name>`, or `<name/>` without text.
+fn leaf_or_empty(w: &mut TeiWriter, name: &str, attrs: &[(&str, &str)], text: Option<&str>) {
+    match text.filter(|t| !t.trim().is_empty()) {
+        Some(t) => w.leaf(name, attrs, t),
+        None => w.empty(name, attrs, Slash::Tight),
+    };
 }
 
 /// A footnote or margin note, compact at column 0.
@@ -998,6 +1049,188 @@ mod tests {
         let tei = crate::tei::header::article_tei(&article(), &no_s);
         assert!(!tei.contains("<s "));
         assert!(tei.contains("<p xml:id=\"_"));
+    }
+
+    fn graphic(page: u32, y: f32) -> Graphic {
+        Graphic {
+            at: PageBox {
+                page,
+                bbox: BBox {
+                    x: 72.0,
+                    y,
+                    w: 200.0,
+                    h: 100.0,
+                },
+            },
+            bitmap: true,
+            url: None,
+        }
+    }
+
+    /// Figures and tables with and without what a caption gives, with and without rows.
+    fn figures_article() -> Article {
+        let cell = |t: &str| Cell {
+            text: t.into(),
+            cols: 1,
+        };
+        Article {
+            header: HeaderRecord {
+                title: Some("Figures".into()),
+                md5: Some("00FF".into()),
+                ..Default::default()
+            },
+            body: Body {
+                divs: section("Results", "See the figures."),
+                figures: vec![
+                    Figure {
+                        id: "fig_0".into(),
+                        head: Some("Figure 1:".into()),
+                        label: Some("1".into()),
+                        desc: Some(rt("Sites sampled.", 2)),
+                        graphics: vec![graphic(2, 100.0)],
+                        note: Some(rt("km 0 50 100", 2)),
+                        ..Default::default()
+                    },
+                    // No caption: only a picture and the words printed in it.
+                    Figure {
+                        id: "fig_1".into(),
+                        graphics: vec![graphic(3, 300.0)],
+                        note: Some(rt("Published: 2 May 2020", 3)),
+                        ..Default::default()
+                    },
+                    // A table without caption, with rows.
+                    Figure {
+                        id: "tab_0".into(),
+                        is_table: true,
+                        rows: vec![vec![cell("a"), cell("0.5")]],
+                        ..Default::default()
+                    },
+                    // A captioned table without rows.
+                    Figure {
+                        id: "tab_1".into(),
+                        is_table: true,
+                        head: Some("Table 2.".into()),
+                        label: Some("2".into()),
+                        desc: Some(rt("Doses.", 4)),
+                        ..Default::default()
+                    },
+                ],
+                notes: Vec::new(),
+            },
+            ..Default::default()
+        }
+    }
+
+    /// Every figure and table has `head`, `label` and `figDesc`, in that order, empty when
+    /// nothing was found; a figure's inner text is a `note type="other"` before its graphics;
+    /// every table has a `table`. Golden: `golden/figures.tei.xml`.
+    #[test]
+    fn figures_and_tables_always_have_grobid_children() {
+        let tei = crate::tei::header::article_tei(&figures_article(), &options());
+        crate::tei::parsed::parse(&tei).unwrap();
+        crate::tei::golden::check("figures.tei.xml", &tei);
+        let figures: Vec<&str> = tei
+            .split("<figure ")
+            .skip(1)
+            .map(|f| f.split("</figure>").next().unwrap())
+            .collect();
+        assert_eq!(figures.len(), 4);
+        for f in &figures {
+            let at = |tag: &str| f.find(tag).unwrap_or_else(|| panic!("no {tag} in {f}"));
+            assert!(
+                at("<head") < at("<label") && at("<label") < at("<figDesc"),
+                "{f}"
+            );
+            if f.contains("type=\"table\"") {
+                assert!(at("<figDesc") < at("<table"), "{f}");
+            }
+        }
+        assert!(figures[0].contains(
+            "<head>Figure 1:</head><label>1</label><figDesc>Sites sampled.</figDesc><note type=\"other\">km 0 50 100</note><graphic "
+        ));
+        assert!(figures[1].contains(
+            "<head/><label/><figDesc/><note type=\"other\">Published: 2 May 2020</note><graphic "
+        ));
+        assert!(figures[2].contains(
+            "<head/><label/><figDesc/><table><row><cell>a</cell><cell>0.5</cell></row></table>"
+        ));
+        assert!(figures[3]
+            .contains("<head>Table 2.</head><label>2</label><figDesc>Doses.</figDesc><table/>"));
+    }
+
+    /// A header with everything GROBID gives an id, discarded text and an abstract traced to
+    /// its printed words. Golden: `golden/header-options.tei.xml`.
+    fn header_article() -> Article {
+        let abstract_rt = rt("We study a toy model. It works well in dry soils.", 1);
+        Article {
+            header: HeaderRecord {
+                title: Some("Soil moisture feedbacks".into()),
+                keywords: vec!["soil".into(), "feedback".into()],
+                journal: Some("J Examples".into()),
+                submission: Some("Received 2 May 2020".into()),
+                abstract_text: Some(abstract_rt.text.clone()),
+                abstract_tokens: abstract_rt.tokens,
+                discarded: vec![crate::document::Discarded {
+                    place: "segmentation".into(),
+                    text: "Referee Report 1".into(),
+                    boxes: vec![PageBox {
+                        page: 1,
+                        bbox: BBox {
+                            x: 72.0,
+                            y: 40.0,
+                            w: 90.0,
+                            h: 9.0,
+                        },
+                    }],
+                }],
+                md5: Some("00FF".into()),
+                ..Default::default()
+            },
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn header_ids_abstract_sentence_coords_and_discarded_text() {
+        let a = header_article();
+        let opt = TeiOptions {
+            include_discarded_text: true,
+            ..all_coordinates()
+        };
+        let tei = crate::tei::header::article_tei(&a, &opt);
+        crate::tei::parsed::parse(&tei).unwrap();
+        crate::tei::golden::check("header-options.tei.xml", &tei);
+        // generateIDs: both main titles, the journal title, each term, the header note.
+        for el in [
+            "<title level=\"a\" type=\"main\" xml:id=\"_",
+            "<title level=\"j\" type=\"main\" xml:id=\"_",
+            "<note type=\"submission\" xml:id=\"_",
+        ] {
+            assert!(tei.contains(el), "no {el} in\n{tei}");
+        }
+        assert_eq!(
+            tei.matches("<title level=\"a\" type=\"main\" xml:id=\"_")
+                .count(),
+            2
+        );
+        assert_eq!(tei.matches("<term xml:id=\"_").count(), 2);
+        // Every abstract sentence has its coordinates.
+        let abs = tei.split("<abstract>").nth(1).unwrap();
+        let abs = abs.split("</abstract>").next().unwrap();
+        assert_eq!(abs.matches("<s ").count(), 2, "{abs}");
+        assert_eq!(abs.matches("<s xml:id=\"_").count(), 2, "{abs}");
+        assert_eq!(abs.matches(" coords=\"1,").count(), 3, "p and two s: {abs}");
+        // Discarded text: a typed, placed note with its paragraph in `notesStmt`.
+        assert!(tei.contains("\t\t\t</sourceDesc>\n\t\t\t<notesStmt>\n\t\t\t\t<note type=\"other\" place=\"segmentation\" xml:id=\"_"), "{tei}");
+        assert!(tei.contains(" coords=\"1,72.00,40.00,90.00,9.00\"><p xml:id=\"_"));
+        assert!(
+            tei.contains(">Referee Report 1</s></p></note>\n\t\t\t</notesStmt>\n\t\t</fileDesc>\n")
+        );
+        // Without the options: no ids, no notesStmt, no coordinates.
+        let plain = crate::tei::header::article_tei(&a, &options());
+        assert!(!plain.contains("xml:id=\"_") && !plain.contains("notesStmt"));
+        assert!(!plain.contains("coords"));
+        assert!(!plain.contains("Referee"));
     }
 
     #[test]

@@ -9,7 +9,9 @@ its `Accept: application/x-bibtex` variant (§5.6).
 use crate::document::PageBox;
 pub use crate::document::{Article, Author, HeaderRecord};
 use crate::models::date::Date;
-use crate::tei::body::{abstract_paragraph, references, write_facsimile, write_text, Ctx};
+use crate::tei::body::{
+    abstract_paragraph, discarded_note, references, write_facsimile, write_text, Ctx,
+};
 use crate::tei::writer::{coords, Slash, TeiWriter, TEI_NS};
 use crate::tei::{write_affiliation_at, write_pers_name_at};
 
@@ -37,6 +39,8 @@ pub struct TeiOptions {
     pub sentence_segmenter: crate::sentence::Segmenter,
     /// `generateIDs`: `xml:id` on heads, paragraphs, sentences, captions and notes' paragraphs.
     pub generate_ids: bool,
+    /// `includeDiscardedText`: the text no model kept, as `fileDesc/notesStmt/note`.
+    pub include_discarded_text: bool,
     /// Application version written in `encodingDesc`.
     pub version: String,
     /// Processing time, `yyyy-MM-ddTHH:mm+0000`.
@@ -122,10 +126,14 @@ fn write_article(w: &mut TeiWriter, a: &Article, opt: &TeiOptions) {
     w.open("titleStmt", &[]);
     let title = h.title.as_deref().unwrap_or("");
     let title_coords = coords_of(opt, "title", &h.title_coords);
+    // generateIDs: GROBID gives both main titles, the journal title, each keyword term and
+    // the header's notes an id of their own.
+    let title_id = ctx.id();
     let mut title_attrs = MAIN_TITLE.to_vec();
+    title_attrs.extend(title_id.as_deref().map(|i| ("xml:id", i)));
     title_attrs.extend(title_coords.as_deref().map(|c| ("coords", c)));
     if title.is_empty() {
-        w.line_empty("title", &MAIN_TITLE, Slash::Tight);
+        w.line_empty("title", &title_attrs, Slash::Tight);
     } else {
         w.line("title", &title_attrs, title);
     }
@@ -199,14 +207,19 @@ fn write_article(w: &mut TeiWriter, a: &Article, opt: &TeiOptions) {
         }
     }
     if !title.is_empty() {
-        w.line("title", &title_attrs, title);
+        let id = ctx.id();
+        let mut attrs = MAIN_TITLE.to_vec();
+        attrs.extend(id.as_deref().map(|i| ("xml:id", i)));
+        attrs.extend(title_coords.as_deref().map(|c| ("coords", c)));
+        w.line("title", &attrs, title);
     }
     w.close("analytic").open("monogr", &[]);
-    w.line_if(
-        "title",
-        &[("level", "j"), ("type", "main")],
-        h.journal.as_deref(),
-    );
+    if let Some(j) = h.journal.as_deref() {
+        let id = ctx.id();
+        let mut attrs = vec![("level", "j"), ("type", "main")];
+        attrs.extend(id.as_deref().map(|i| ("xml:id", i)));
+        w.line("title", &attrs, j);
+    }
     w.line_if("meeting", &[], h.meeting.as_deref());
     w.open("imprint", &[]);
     w.line_if("publisher", &[], h.publisher.as_deref());
@@ -238,8 +251,23 @@ fn write_article(w: &mut TeiWriter, a: &Article, opt: &TeiOptions) {
             Slash::Spaced,
         );
     }
-    w.line_if("note", &[("type", "submission")], h.submission.as_deref());
-    w.close("biblStruct").close("sourceDesc").close("fileDesc");
+    if let Some(n) = h.submission.as_deref() {
+        let id = ctx.id();
+        let mut attrs = vec![("type", "submission")];
+        attrs.extend(id.as_deref().map(|i| ("xml:id", i)));
+        w.line("note", &attrs, n);
+    }
+    w.close("biblStruct").close("sourceDesc");
+    if opt.include_discarded_text && !h.discarded.is_empty() {
+        w.open("notesStmt", &[]);
+        for d in &h.discarded {
+            w.indent();
+            discarded_note(w, &mut ctx, d);
+            w.newline();
+        }
+        w.close("notesStmt");
+    }
+    w.close("fileDesc");
     w.open("encodingDesc", &[]).open("appInfo", &[]);
     w.open(
         "application",
@@ -286,7 +314,10 @@ fn write_article(w: &mut TeiWriter, a: &Article, opt: &TeiOptions) {
     if !h.keywords.is_empty() {
         w.open("textClass", &[]).open("keywords", &[]);
         for k in &h.keywords {
-            w.line("term", &[], k);
+            let id = ctx.id();
+            let attrs: Vec<(&str, &str)> =
+                id.as_deref().map(|i| ("xml:id", i)).into_iter().collect();
+            w.line("term", &attrs, k);
         }
         w.close("keywords").close("textClass");
     }
@@ -295,7 +326,7 @@ fn write_article(w: &mut TeiWriter, a: &Article, opt: &TeiOptions) {
             // GROBID writes the abstract's `div` at column 0, with the namespace.
             w.open("abstract", &[]);
             w.start("div", &[("xmlns", TEI_NS)]);
-            abstract_paragraph(w, &mut ctx, a);
+            abstract_paragraph(w, &mut ctx, a, &h.abstract_tokens);
             w.end("div").newline();
             w.close("abstract");
         }

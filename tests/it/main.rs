@@ -21,6 +21,7 @@ mod pool;
 mod readme;
 mod references;
 mod service;
+mod tei_shapes;
 mod text;
 mod training;
 mod workers;

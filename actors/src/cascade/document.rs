@@ -26,7 +26,8 @@ use std::time::Instant;
 
 use quire::body;
 use quire::document::{
-    md5_hex, Back, Body, BodyBlock, Funding, HeaderRecord, PageBox, Reference, TokenBox,
+    align_words, md5_hex, Back, Body, BodyBlock, Discarded, Funding, HeaderRecord, PageBox,
+    Reference, TokenBox,
 };
 use quire::layout::{BBox, Document};
 use quire::lexicon::{LexView, Lexicons};
@@ -139,6 +140,14 @@ impl DocStage {
         self.segment().await?;
         let _timer = StageTimer::start("header");
         let header_lines = self.segment().await?.lines(segmentation::Label::Header);
+        let other_zones: Vec<Vec<segmentation::LineRef>> = self
+            .segment()
+            .await?
+            .pieces
+            .iter()
+            .filter(|(l, _)| *l == segmentation::Label::Other)
+            .map(|(_, lines)| lines.clone())
+            .collect();
         let (d, l) = (self.doc.clone(), self.lex.clone());
         let (tokens, rows) = CascadeCtx::blocking("header features", move || {
             let tokens = header::document_tokens(&d, &header_lines);
@@ -166,6 +175,28 @@ impl DocStage {
                 a.coords = boxes(r);
             }
             record.affiliation_coords = trace.affiliations.iter().map(|r| boxes(r)).collect();
+            // The abstract's and statements' words with their boxes: their sentences' coords.
+            let words = |ranges: &[std::ops::Range<usize>]| {
+                ranges
+                    .iter()
+                    .flat_map(|r| tokens.get(r.clone()).unwrap_or(&[]))
+                    .filter_map(|t| d.token(&t.line, t.index))
+                    .map(|(page, tok)| (tok.text.as_str(), page, tok.bbox))
+                    .collect::<Vec<_>>()
+            };
+            if let Some(a) = &record.abstract_text {
+                record.abstract_tokens = align_words(a, words(&trace.abstract_spans));
+            }
+            let traced = |texts: &[String], spans: &[std::ops::Range<usize>]| {
+                texts
+                    .iter()
+                    .zip(spans)
+                    .map(|(s, r)| align_words(s, words(std::slice::from_ref(r))))
+                    .collect::<Vec<_>>()
+            };
+            record.funding_tokens = traced(&record.funding, &trace.funding);
+            record.availability_tokens = traced(&record.availability, &trace.availability);
+            record.discarded = discarded(&d, &fields, &tokens, &other_zones);
             Ok(record)
         })
         .await?;
@@ -451,6 +482,53 @@ fn document_text(doc: &Document) -> String {
         }
     }
     s
+}
+
+/// The text no model kept, as GROBID's `includeDiscardedText` writes it: the header model's
+/// `<other>` spans, then the segmentation's `other` zones.
+fn discarded(
+    doc: &Document,
+    fields: &HeaderFields,
+    tokens: &[header::HeaderToken],
+    other_zones: &[Vec<segmentation::LineRef>],
+) -> Vec<Discarded> {
+    let one_line = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
+    let mut out: Vec<Discarded> = (0..fields.spans.len())
+        .filter(|&i| fields.spans[i].0 == header::Label::Other)
+        .map(|i| Discarded {
+            place: "header".into(),
+            text: one_line(&fields.spans[i].1),
+            boxes: header_boxes(doc, tokens, &[fields.span_tokens(i)]),
+        })
+        .filter(|d| !d.text.is_empty())
+        .collect();
+    for lines in other_zones {
+        let text: Vec<String> = lines
+            .iter()
+            .filter_map(|r| doc.line(r))
+            .map(|l| l.text())
+            .collect();
+        let text = one_line(&text.join(" "));
+        if text.is_empty() {
+            continue;
+        }
+        let boxes = lines
+            .iter()
+            .filter_map(|r| {
+                let page = doc.pages.get(r.page)?.number;
+                Some(PageBox {
+                    page,
+                    bbox: doc.line(r)?.bbox,
+                })
+            })
+            .collect();
+        out.push(Discarded {
+            place: "segmentation".into(),
+            text,
+            boxes,
+        });
+    }
+    out
 }
 
 /// The boxes of header tokens `ranges`, one per line fragment (the same merge as the body's

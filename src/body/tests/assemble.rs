@@ -210,6 +210,44 @@ fn caption_leads_are_split_by_rule() {
     );
     assert_eq!(lead(&[("Figures", Sp), ("show", Sp)]), None);
     assert_eq!(lead(&[("Table", Sp), ("of", Sp)]), None);
+    // A hyphen glued between the word and its number, or the number glued to the word.
+    assert_eq!(
+        lead(&[("Table", N), ("-", N), ("1", N), (":", Sp), ("Sites", Sp)]),
+        Some((4, "Table-1:".into(), "1".into(), true))
+    );
+    assert_eq!(
+        lead(&[("Table1", N), (".", Sp), ("Sites", Sp)]),
+        Some((2, "Table1.".into(), "1".into(), true))
+    );
+    assert_eq!(lead(&[("Table", Sp), ("-", Sp), ("1", Sp)]), None);
+    assert_eq!(lead(&[("Tablets", Sp), ("2", Sp)]), None);
+}
+
+#[test]
+fn a_table_captioned_table_dash_n_has_its_caption_out_of_the_cells() {
+    let mut b = one_page(vec![
+        vec![vec![S(Tab, "Table-1: Sites and values.")]],
+        vec![vec![C("Lisbon 0.52")], vec![C("Porto 0.47")]],
+    ]);
+    for bl in &mut b.doc.pages[0].blocks[1..2] {
+        for l in &mut bl.lines {
+            for t in &mut l.tokens[1..] {
+                t.bbox.x += 100.0;
+            }
+        }
+    }
+    let body = assemble(&b.doc, &b.tokens, &b.spans);
+    assert_eq!(
+        outline(&body),
+        ["tab_0 Some(\"Table-1:\") Some(\"1\") Some(\"Sites and values.\") None"]
+    );
+    let cells: Vec<&str> = body.figures[0]
+        .rows
+        .iter()
+        .flatten()
+        .map(|c| c.text.as_str())
+        .collect();
+    assert_eq!(cells, ["Lisbon", "0.52", "Porto", "0.47"]);
 }
 
 #[test]

@@ -85,6 +85,7 @@ pub struct FulltextParams {
     pub include_raw_citations: bool,
     pub include_raw_affiliations: bool,
     pub include_raw_copyrights: bool,
+    pub include_discarded_text: bool,
     /// Elements that get `coords`; `s` only when `segment_sentences`.
     pub coordinates: BTreeSet<String>,
     pub segment_sentences: bool,
@@ -167,6 +168,7 @@ impl FulltextParams {
             include_raw_citations: flag(params, "includeRawCitations")?,
             include_raw_affiliations: flag(params, "includeRawAffiliations")?,
             include_raw_copyrights: flag(params, "includeRawCopyrights")?,
+            include_discarded_text: flag(params, "includeDiscardedText")?,
             coordinates,
             segment_sentences,
             generate_ids: flag(params, "generateIDs")?,
@@ -205,6 +207,7 @@ impl FulltextParams {
             segment_sentences: self.segment_sentences && !blank,
             sentence_segmenter: segmenter,
             generate_ids: self.generate_ids && !blank,
+            include_discarded_text: self.include_discarded_text && !blank,
             version: env!("CARGO_PKG_VERSION").to_string(),
             when: now_stamp(),
             consolidation: None,

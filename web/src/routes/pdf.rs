@@ -61,6 +61,7 @@ pub(crate) fn flag(params: &Params, name: &str) -> Result<bool, ApiError> {
 pub(crate) struct HeaderParams {
     pub(crate) include_raw_affiliations: bool,
     pub(crate) include_raw_copyrights: bool,
+    pub(crate) include_discarded_text: bool,
     pub(crate) consolidate_header: i64,
     pub(crate) start: i64,
     pub(crate) end: i64,
@@ -82,6 +83,7 @@ pub(crate) fn header_params(params: &Params) -> Result<HeaderParams, ApiError> {
     Ok(HeaderParams {
         include_raw_affiliations: flag(params, "includeRawAffiliations")?,
         include_raw_copyrights: flag(params, "includeRawCopyrights")?,
+        include_discarded_text: flag(params, "includeDiscardedText")?,
         consolidate_header,
         start,
         end,
@@ -160,6 +162,7 @@ pub(crate) fn header_tei(
         include_raw_affiliations: p.include_raw_affiliations,
         include_raw_copyrights: p.include_raw_copyrights,
         include_raw_citations: false,
+        include_discarded_text: p.include_discarded_text,
         start_page: p.start.max(0),
         end_page: p.end,
         // What was done, not what was asked.
