@@ -2,7 +2,7 @@
 The layout worker pool with the real `quire worker` processes: generated PDFs come back as
 drawn, bad inputs get their codes, a worker killed mid-job or past its deadline fails only its
 job, and the pool keeps serving. Gated tests run every sample of `../shared/pdfs` through it.
-Every test prints "skipped: libpdfium not found" and passes when pdfium is absent.
+Without libpdfium (or `../shared/pdfs`) a test reports its skip, and fails under `CI=true`.
 */
 
 use std::ffi::OsString;
@@ -20,10 +20,7 @@ fn make_pool(
     memory_mb: u64,
     hook: Option<(&str, u64)>,
 ) -> Option<WorkerPool> {
-    if quire::layout::pdfium::resolve_library(None).is_none() {
-        println!("skipped: libpdfium not found");
-        return None;
-    }
+    quire::testutil::gate::require_pdfium()?;
     let mut env = Vec::new();
     if let Some((k, v)) = hook {
         env.push((OsString::from(k), OsString::from(v.to_string())));
@@ -187,13 +184,7 @@ async fn a_worker_over_its_memory_cap_fails_with_conversion_failure() {
 }
 
 fn shared() -> Option<PathBuf> {
-    let dir = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/pdfs"));
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        println!("skipped: ../shared/pdfs not found");
-        None
-    }
+    crate::common::require_shared("pdfs")
 }
 
 #[tokio::test]
