@@ -733,11 +733,9 @@ mod tests {
 
     #[test]
     fn gated_every_evaluation_file_gives_items() {
-        let dataset = crate::config::dataset_dir();
-        if !dataset.join("date/evaluation").is_dir() {
-            eprintln!("skipped: dataset not unpacked at {}", dataset.display());
+        let Some(dataset) = crate::testutil::gate::require_dataset("date/evaluation") else {
             return;
-        }
+        };
         for m in StringModel::ALL {
             let items = items(&dataset, m).unwrap();
             assert!(!items.is_empty(), "{m:?}");

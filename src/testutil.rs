@@ -18,8 +18,13 @@ let pdf = PdfBuilder::new()
 assert!(pdf.starts_with(b"%PDF"));
 ```
 
+[`gate`] holds what gated tests use to require libpdfium, models, the corpora or `../shared`
+(they report a skip, and fail under `CI=true`).
+
 Only available with `cfg(test)` or the `testutil` feature.
 */
+
+pub mod gate;
 
 use pdf_writer::types::{ActionType, AnnotationType};
 use pdf_writer::{Content, Finish, Name, Pdf, Rect, Ref, Str};

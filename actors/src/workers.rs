@@ -690,14 +690,39 @@ mod tests {
         assert_eq!(pool.stats().spawned, 2);
     }
 
+    /// Whether process `pid` exists (a reaped child no longer does).
+    fn process_exists(pid: u32) -> bool {
+        // SAFETY: signal 0 only checks that the process exists.
+        unsafe { libc::kill(pid as libc::pid_t, 0) == 0 }
+    }
+
+    /// The pid of the worker running the pool's one job (polled from `busy_pids`).
+    async fn busy_worker(pool: &WorkerPool) -> u32 {
+        for _ in 0..2_000 {
+            if let Some(&pid) = pool.busy_pids().first() {
+                return pid;
+            }
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        panic!("the job never reached a worker");
+    }
+
     #[tokio::test]
     async fn a_worker_that_hangs_is_killed_on_timeout() {
-        // `sleep 30` never answers.
-        let pool = pool_of("/bin/sleep", &["30"], 200);
-        let started = std::time::Instant::now();
-        let err = pool.layout(b"%PDF".to_vec(), PageRange::default()).await;
-        assert_eq!(err.unwrap_err().code(), quire::ErrorCode::Timeout);
-        assert!(started.elapsed() < Duration::from_secs(5));
+        // `sleep 30` never answers: the deadline ends the job with a timeout (a worker that
+        // exits on its own fails it with a conversion failure instead), and the worker is
+        // killed and reaped, not left sleeping.
+        let pool = pool_of("/bin/sleep", &["30"], 1_000);
+        let p = pool.clone();
+        let job =
+            tokio::spawn(async move { p.layout(b"%PDF".to_vec(), PageRange::default()).await });
+        let pid = busy_worker(&pool).await;
+        assert!(process_exists(pid));
+        let err = job.await.unwrap().unwrap_err();
+        assert_eq!(err.code(), quire::ErrorCode::Timeout, "{err}");
+        assert!(!process_exists(pid), "the hanging worker {pid} still runs");
+        assert_eq!(pool.stats().lost, 1);
+        assert!(pool.busy_pids().is_empty());
     }
 
     #[tokio::test]

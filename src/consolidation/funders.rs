@@ -25,7 +25,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::crossref::{read_items, Reject};
-use super::index::words;
+use super::words::words;
 
 /// File of the registry in the index folder.
 pub const FILE: &str = "funders.jsonl";

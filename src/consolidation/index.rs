@@ -18,14 +18,12 @@ use tantivy::query::{BooleanQuery, BoostQuery, Occur, Query, TermQuery};
 use tantivy::schema::{
     Field, IndexRecordOption, Schema, TextFieldIndexing, TextOptions, Value, STORED, STRING,
 };
-use tantivy::tokenizer::{
-    AsciiFoldingFilter, LowerCaser, RemoveLongFilter, SimpleTokenizer, TextAnalyzer,
-};
 use tantivy::{
     DocAddress, Index, IndexReader, IndexWriter, ReloadPolicy, Searcher, TantivyDocument, Term,
 };
 
-use super::matching::{Extracted, STOPWORDS};
+use super::matching::Extracted;
+use super::words::{analyzer, words, STOPWORDS};
 use super::{crossref, Record};
 
 /// The tokenizer of the text fields.
@@ -86,25 +84,6 @@ fn schema() -> (Schema, Fields) {
         record: b.add_text_field("record", STORED),
     };
     (b.build(), fields)
-}
-
-fn analyzer() -> TextAnalyzer {
-    TextAnalyzer::builder(SimpleTokenizer::default())
-        .filter(RemoveLongFilter::limit(40))
-        .filter(LowerCaser)
-        .filter(AsciiFoldingFilter)
-        .build()
-}
-
-/// The words of `text` as the index's text fields hold them.
-pub fn words(text: &str) -> Vec<String> {
-    let mut a = analyzer();
-    let mut stream = a.token_stream(text);
-    let mut out = Vec::new();
-    while stream.advance() {
-        out.push(stream.token().text.clone());
-    }
-    out
 }
 
 /// The exact-title key: the title's words as the text fields hold them, one space apart.
@@ -668,13 +647,5 @@ mod tests {
         assert!(index.get_doi("10.1000/r4").expect("lookup").is_some());
         assert!(index.get_doi("10.1000/r0").expect("lookup").is_none());
         std::fs::remove_dir_all(&dir).ok();
-    }
-
-    #[test]
-    fn words_are_lower_cased_and_folded() {
-        assert_eq!(
-            words("Müller-Lyon's É.coli"),
-            ["muller", "lyon", "s", "e", "coli"]
-        );
     }
 }

@@ -15,7 +15,7 @@ Whether a record is the extracted item. Both paths compare fields with string si
 
 use strsim::{jaro_winkler, normalized_levenshtein, sorensen_dice};
 
-use super::index::words;
+use super::words::{words, STOPWORDS};
 use super::Record;
 use crate::document::HeaderRecord;
 use crate::models::citation::Citation;
@@ -26,13 +26,6 @@ pub const CANDIDATES: usize = 8;
 pub const TITLE_ACCEPT: f64 = 0.85;
 /// Surname similarity below which two first authors disagree.
 pub const AUTHOR_AGREE: f64 = 0.85;
-
-/// Common words left out of title and container queries.
-pub const STOPWORDS: [&str; 32] = [
-    "a", "an", "and", "are", "as", "at", "by", "de", "der", "des", "du", "en", "et", "for", "from",
-    "in", "is", "la", "le", "of", "on", "or", "the", "to", "und", "with", "via", "its", "into",
-    "using", "von", "about",
-];
 
 /// How a record was found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -45,7 +45,7 @@ impl Mode {
 }
 
 fn same_surname(a: &str, b: &str) -> bool {
-    let k = |s: &str| super::index::words(s).join(" ");
+    let k = |s: &str| super::words::words(s).join(" ");
     let (a, b) = (k(a), k(b));
     !a.is_empty() && a == b
 }

@@ -12,6 +12,7 @@ Crossref REST work records ([`crossref`]); it needs no network.
   field and accepts the best above a threshold.
 - [`merge`]: what each consolidation value does to a citation or a header ([`Mode`]).
 - [`funders`]: the Crossref Funder Registry in memory, for `consolidateFunders`.
+- [`words`]: how titles and names are cut into words, alike for the index and for matching.
 
 [`Consolidator`] ties them together: the one object the service shares between requests. It
 asks a [`Source`] for records (the embedded index here; the online services Crossref and
@@ -25,6 +26,7 @@ pub mod index;
 pub mod matching;
 pub mod merge;
 pub mod tei;
+pub mod words;
 
 use std::path::Path;
 

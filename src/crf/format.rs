@@ -20,7 +20,6 @@ pub(crate) const NO_DENSE_ROW: u32 = u32::MAX;
 
 /// Marks a hash shared by several attributes in [`Tables::by_hash`].
 pub(crate) const AMBIGUOUS: u32 = u32::MAX;
-use super::train::{Corpus, Features};
 use crate::{Error, Result};
 
 const HEADER_SIZE: usize = 48;
@@ -58,20 +57,41 @@ fn write_cqdb<'s>(out: &mut Vec<u8>, entries: impl Iterator<Item = (&'s str, u32
     Ok(())
 }
 
-/// Serialise trained weights `w` (laid out as in [`Features`]) as a CRFsuite model.
-pub(crate) fn write(corpus: &Corpus, feats: &Features, w: &[f64]) -> Result<Vec<u8>> {
-    let l = feats.num_labels;
-    let ns = feats.num_state();
+/// Trained weights as [`write`] reads them: the state features of attribute `a` are
+/// `attr_off[a]..attr_off[a + 1]`, each with its label in `feat_label` and its weight in `w`;
+/// when `transitions`, the `labels.len()²` label-to-label weights follow them in `w` (row: the
+/// label left, column: the label entered).
+pub(crate) struct Weights<'a> {
+    pub labels: &'a [String],
+    pub attrs: &'a [String],
+    pub attr_off: &'a [u32],
+    pub feat_label: &'a [u32],
+    pub transitions: bool,
+    pub w: &'a [f64],
+}
+
+/// Serialise trained weights as a CRFsuite model.
+pub(crate) fn write(weights: &Weights) -> Result<Vec<u8>> {
+    let Weights {
+        labels,
+        attrs,
+        attr_off,
+        feat_label,
+        transitions,
+        w,
+    } = *weights;
+    let l = labels.len();
+    let ns = feat_label.len();
     // Surviving state features per attribute, attributes renumbered densely.
     let mut attr_names: Vec<&str> = Vec::new();
     // (type, src, dst, weight)
     let mut features: Vec<(u32, u32, u32, f64)> = Vec::new();
     let mut attr_refs: Vec<Vec<u32>> = Vec::new();
-    for (a, name) in corpus.attrs.iter().enumerate() {
-        let r = feats.attr_off[a] as usize..feats.attr_off[a + 1] as usize;
+    for (a, name) in attrs.iter().enumerate() {
+        let r = attr_off[a] as usize..attr_off[a + 1] as usize;
         let mut refs = Vec::new();
         let new_a = attr_names.len() as u32;
-        for (f, &y) in r.clone().zip(&feats.feat_label[r]) {
+        for (f, &y) in r.clone().zip(&feat_label[r]) {
             if w[f] != 0.0 {
                 refs.push(features.len() as u32);
                 features.push((0, new_a, y, w[f]));
@@ -83,7 +103,7 @@ pub(crate) fn write(corpus: &Corpus, feats: &Features, w: &[f64]) -> Result<Vec<
         }
     }
     let mut label_refs: Vec<Vec<u32>> = vec![Vec::new(); l];
-    if feats.transitions {
+    if transitions {
         for i in 0..l {
             for j in 0..l {
                 let wt = w[ns + i * l + j];
@@ -116,8 +136,7 @@ pub(crate) fn write(corpus: &Corpus, feats: &Features, w: &[f64]) -> Result<Vec<
     let off_labels = out.len();
     write_cqdb(
         &mut out,
-        corpus
-            .labels
+        labels
             .iter()
             .enumerate()
             .map(|(i, s)| (s.as_str(), i as u32)),

@@ -739,7 +739,14 @@ pub(crate) fn train(
         )));
     }
     tracing::info!(?outcome, "CRF training stops");
-    format::write(&corpus, &feats, &w)
+    format::write(&format::Weights {
+        labels: &corpus.labels,
+        attrs: &corpus.attrs,
+        attr_off: &feats.attr_off,
+        feat_label: &feats.feat_label,
+        transitions: feats.transitions,
+        w: &w,
+    })
 }
 
 #[cfg(test)]

@@ -1,7 +1,7 @@
 /*!
 Layout tests on generated PDFs (`testutil::PdfBuilder`): what pdfium reads back through Quire's
-layout must be what was drawn. They need libpdfium (see `pdfium::resolve_library`) and print
-"skipped: libpdfium not found" without it.
+layout must be what was drawn. They need libpdfium (see `pdfium::resolve_library`): without it
+they report a skip, and fail under `CI=true` (`testutil::gate`).
 */
 
 use super::*;
@@ -13,10 +13,7 @@ static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 fn layout(pdf: &[u8], range: PageRange) -> Option<crate::Result<Document>> {
     let _guard = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
-    if pdfium::resolve_library(None).is_none() {
-        println!("skipped: libpdfium not found");
-        return None;
-    }
+    crate::testutil::gate::require_pdfium()?;
     Some(layout_pdf(pdf, range, Limits::default(), None))
 }
 
@@ -281,8 +278,7 @@ fn limits_on_blocks_and_tokens_are_checked() {
         .text(72.0, 600.0, "Helvetica", 20.0, "Big")
         .build();
     let _guard = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
-    if pdfium::resolve_library(None).is_none() {
-        println!("skipped: libpdfium not found");
+    if crate::testutil::gate::require_pdfium().is_none() {
         return;
     }
     let tight = |blocks_max, tokens_max| {

@@ -29,15 +29,9 @@ struct Expect {
 }
 
 fn check(e: &Expect) {
-    let dataset = crate::config::dataset_dir();
-    if !dataset.join(e.sub).join("corpus").is_dir() {
-        eprintln!(
-            "skipped: no unpacked {} corpus under {}",
-            e.sub,
-            dataset.display()
-        );
+    let Some(dataset) = crate::testutil::gate::require_dataset(&format!("{}/corpus", e.sub)) else {
         return;
-    }
+    };
     let s = spec(e.model, None).expect("the model has a spec");
     for (part, min_files) in [
         (Part::Corpus, e.min_files.0),

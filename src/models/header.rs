@@ -1128,8 +1128,10 @@ Study study S St Stu Stud y dy udy tudy BLOCKEND LINEEND LINEINDENT SAMEFONT SAM
             (ModelName::Segmentation, Some("article/light"), "<header>"),
         ] {
             let dir = name.dir(&models, flavor);
-            if !dir.join("model.crf").is_file() {
-                eprintln!("skipped: no model at {}", dir.display());
+            let present = dir.join("model.crf").is_file().then_some(());
+            if crate::testutil::gate::require(present, || format!("the model at {}", dir.display()))
+                .is_none()
+            {
                 continue;
             }
             let spec = crate::models::spec(name, flavor).unwrap();
@@ -1156,12 +1158,10 @@ Study study S St Stu Stud y dy udy tudy BLOCKEND LINEEND LINEINDENT SAMEFONT SAM
     /// same facts → rows function the tagger uses) reproduce every layout column of the file.
     #[test]
     fn a_corpus_file_is_rebuilt_with_grobid_layout_columns() {
-        let ds = crate::config::dataset_dir();
-        let dir = ds.join("header/corpus");
-        if !dir.join("raw").is_dir() {
-            eprintln!("skipped: no unpacked header corpus at {}", ds.display());
+        let Some(ds) = crate::testutil::gate::require_dataset("header/corpus/raw") else {
             return;
-        }
+        };
+        let dir = ds.join("header/corpus");
         let (pairs, dropped) = corpus::pair_files(&dir, "header").unwrap();
         assert!(pairs.len() >= 740, "{} pairs", pairs.len());
         eprintln!(

@@ -225,7 +225,7 @@ mod tests {
             }
         }
         if checked == 0 {
-            eprintln!("skipped: no committed model under {}", root.display());
+            crate::testutil::gate::skip(&format!("a committed model under {}", root.display()));
         }
     }
 }

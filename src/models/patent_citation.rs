@@ -718,14 +718,9 @@ mod tests {
 
     #[test]
     fn every_patent_corpus_file_reads() {
-        let dataset = crate::config::dataset_dir();
-        if !dataset.join("patent/citation/corpus").is_dir() {
-            eprintln!(
-                "skipped: patent corpus not unpacked at {}",
-                dataset.display()
-            );
+        let Some(dataset) = crate::testutil::gate::require_dataset("patent/citation/corpus") else {
             return;
-        }
+        };
         for part in [Part::Corpus, Part::Evaluation] {
             let (files, stats) = read_paragraphs(&dataset, part).unwrap();
             assert!(stats.files_dropped.is_empty(), "{:?}", stats.files_dropped);

@@ -1035,8 +1035,7 @@ pp pp p pp pp pp p pp pp pp LINESTART LINEINDENT NOCAPS NODIGIT 0 0 0 0 0 0 0 0 
     #[test]
     fn document_tokens_walk_a_numbered_reference_list() {
         use crate::testutil::PdfBuilder;
-        if crate::layout::pdfium::resolve_library(None).is_none() {
-            println!("skipped: libpdfium not found");
+        if crate::testutil::gate::require_pdfium().is_none() {
             return;
         }
         let pdf = PdfBuilder::new()
@@ -1136,15 +1135,11 @@ pp pp p pp pp pp p pp pp pp LINESTART LINEINDENT NOCAPS NODIGIT 0 0 0 0 0 0 0 0 
     /// built from the dataset) against GROBID's own, over every raw row of the corpus.
     #[test]
     fn corpus_rows_match_grobid_lexical_columns() {
-        let ds = crate::config::dataset_dir();
-        let dir = ds.join("reference-segmenter/corpus");
-        if !dir.join("raw").is_dir() {
-            eprintln!(
-                "skipped: no unpacked reference-segmenter corpus at {} (set QUIRE_DATASET)",
-                ds.display()
-            );
+        let Some(ds) = crate::testutil::gate::require_dataset("reference-segmenter/corpus/raw")
+        else {
             return;
-        }
+        };
+        let dir = ds.join("reference-segmenter/corpus");
         let (pairs, _) = corpus::pair_files(&dir, "referenceSegmenter").unwrap();
         assert!(pairs.len() >= 100, "{} pairs", pairs.len());
         let built = lexicon::built_for(&ds);

@@ -260,11 +260,9 @@ mod corpus_tests {
 
     #[test]
     fn every_text_corpus_file_reads() {
-        let dataset = crate::config::dataset_dir();
-        if !dataset.join("date/corpus").is_dir() {
-            eprintln!("skipped: dataset not unpacked at {}", dataset.display());
+        let Some(dataset) = crate::testutil::gate::require_dataset("date/corpus") else {
             return;
-        }
+        };
         let tmp = std::env::temp_dir().join(format!("quire-lexicon-test-{}", std::process::id()));
         std::env::set_var("QUIRE_MODELS_DIR", &tmp);
         for m in [

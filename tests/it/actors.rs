@@ -76,18 +76,16 @@ fn an_absent_model_fails_with_a_message_naming_it() {
 }
 
 /// A model Quire defines (has a spec for), whose files we can fake.
-fn defined_model() -> Option<ModelName> {
+fn defined_model() -> ModelName {
     ModelName::ALL
         .into_iter()
         .find(|m| quire::models::spec(*m, None).is_some())
+        .expect("some model has a definition (quire::models::spec)")
 }
 
 #[test]
 fn a_model_that_fails_to_load_keeps_isalive_at_503_with_preload() {
-    let Some(model) = defined_model() else {
-        eprintln!("skipped: no model has a definition (quire::models::spec) in this build yet");
-        return;
-    };
+    let model = defined_model();
     let key = model.as_str();
     let builder = Server::builder().no_wait_alive();
     let dir = builder.dir().join("models").join(model.dir_name(None));
@@ -113,10 +111,7 @@ fn a_model_that_fails_to_load_keeps_isalive_at_503_with_preload() {
 
 #[test]
 fn without_preload_a_broken_model_fails_only_the_requests_that_need_it() {
-    let Some(model) = defined_model() else {
-        eprintln!("skipped: no model has a definition (quire::models::spec) in this build yet");
-        return;
-    };
+    let model = defined_model();
     let key = model.as_str();
     assert_ne!(key, "date", "the sound model below must be another one");
     // Another, sound model keeps the service alive while the broken one fails.
@@ -145,10 +140,8 @@ fn without_preload_a_broken_model_fails_only_the_requests_that_need_it() {
 #[test]
 fn a_real_model_labels_through_pool_coordinator_and_actor_even_after_a_panic() {
     let models = crate::common::repo_root().join("models");
-    if !models.join("date/model.crf").is_file()
-        || quire::models::spec(ModelName::Date, None).is_none()
-    {
-        eprintln!("skipped: no trained date model in {}", models.display());
+    assert!(quire::models::spec(ModelName::Date, None).is_some());
+    if !crate::common::models_present(&["date"]) {
         return;
     }
     let s = Server::builder()

@@ -62,34 +62,28 @@ fn watch_stdout(child: &mut Child) -> mpsc::Receiver<(u16, u16)> {
     rx
 }
 
-/// Whether every model of `needed` is trained under the repository's `models/`; prints a
-/// "skipped" line naming the first missing one.
+// Gated tests. Each test that needs a model, libpdfium or `../shared` asks for it here before
+// testing anything: when it is missing the test reports `SKIPPED: <test> needs <what>` (shown by
+// `cargo test`, counted by `.ci/cargo-test`) and returns, and under `CI=true` it fails instead
+// (`quire::testutil::gate`). Never return early from a test on a missing resource otherwise.
+pub use quire::testutil::gate::require_shared;
+
+/// Whether every model of `needed` is trained under the repository's `models/` (else the test
+/// is skipped, or fails under `CI=true`).
 pub fn models_present(needed: &[&str]) -> bool {
-    let models = repo_root().join("models");
-    match needed
-        .iter()
-        .find(|m| !models.join(m).join("model.crf").is_file())
-    {
-        Some(m) => {
-            eprintln!("skipped: no trained `{m}` model under {}", models.display());
-            false
-        }
-        None => true,
-    }
+    quire::testutil::gate::require_models(needed)
 }
 
-/// libpdfium (`$QUIRE_PDFIUM_LIB`, else the vendored one), or `None` after printing that the
-/// test is skipped.
+/// libpdfium (`$QUIRE_PDFIUM_LIB`, else the vendored one), or `None` when the test is skipped
+/// (under `CI=true` it fails instead).
 pub fn pdfium_lib() -> Option<PathBuf> {
     let pdfium = std::env::var_os("QUIRE_PDFIUM_LIB")
         .map(PathBuf::from)
         .unwrap_or_else(|| repo_root().join("vendor/pdfium/libpdfium.so"));
-    if pdfium.is_file() {
-        Some(pdfium)
-    } else {
-        eprintln!("skipped: no libpdfium at {}", pdfium.display());
-        None
-    }
+    let present = pdfium.is_file().then(|| pdfium.clone());
+    quire::testutil::gate::require(present, || {
+        format!("libpdfium at {} (make pdfium)", pdfium.display())
+    })
 }
 
 /// The texts between `open` and the next `close`, in order (no nesting).
@@ -332,8 +326,8 @@ impl Server {
         Server::builder().start()
     }
 
-    /// A server over the repository's trained models and libpdfium, or `None` (after printing
-    /// why the test is skipped) when one of `needed` or libpdfium is missing.
+    /// A server over the repository's trained models and libpdfium, or `None` (the test is
+    /// skipped, or fails under `CI=true`) when one of `needed` or libpdfium is missing.
     pub fn with_models(needed: &[&str]) -> Option<Server> {
         if !models_present(needed) {
             return None;

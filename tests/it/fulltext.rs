@@ -3,7 +3,7 @@
 //! well-formed TEI with the header and the bibliography, page ranges, the debug dump, the ZIP;
 //! every parameter is checked before any work (400s need no model). The worker's render
 //! request and the asset archive are tested on a generated PDF that draws an image. Tests
-//! needing the trained models and libpdfium print why they are skipped without them.
+//! needing the trained models and libpdfium report a skip without them (fail under `CI=true`).
 
 use std::io::Read as _;
 use std::path::PathBuf;

@@ -1,7 +1,8 @@
 //! `/api/processHeaderDocument` end to end: generated PDFs (several layouts) come back with
 //! their title, authors, affiliations, abstract and keywords; BibTeX; the debug dump and its
 //! `models` filter; page ranges; bad PDFs answer with the layout codes. These need the trained
-//! models under `models/` and libpdfium; without them each test prints why it is skipped.
+//! models under `models/` and libpdfium; without them each test reports a skip (fails under
+//! `CI=true`).
 //! Gated on `../shared`: every sample article yields a title.
 
 use std::path::PathBuf;
@@ -9,7 +10,7 @@ use std::path::PathBuf;
 use quire::testutil::PdfBuilder;
 use reqwest::blocking::multipart::{Form, Part};
 
-use crate::common::{all_between, repo_root, Server};
+use crate::common::{all_between, Server};
 
 const NEEDED: [&str; 5] = [
     "segmentation",
@@ -600,11 +601,9 @@ fn bad_pdfs_answer_with_layout_codes() {
 
 #[test]
 fn every_sample_article_yields_a_title() {
-    let dir = repo_root().join("../shared/pdfs/articles");
-    if !dir.is_dir() {
-        eprintln!("skipped: no sample articles at {}", dir.display());
+    let Some(dir) = crate::common::require_shared("pdfs/articles") else {
         return;
-    }
+    };
     let Some(s) = server() else { return };
     let mut pdfs: Vec<PathBuf> = std::fs::read_dir(&dir)
         .expect("articles dir")

@@ -2,7 +2,7 @@
 The layout worker pool with the real `quire worker` processes: generated PDFs come back as
 drawn, bad inputs get their codes, a worker killed mid-job or past its deadline fails only its
 job, and the pool keeps serving. Gated tests run every sample of `../shared/pdfs` through it.
-Every test prints "skipped: libpdfium not found" and passes when pdfium is absent.
+Without libpdfium (or `../shared/pdfs`) a test reports its skip, and fails under `CI=true`.
 */
 
 use std::ffi::OsString;
@@ -20,10 +20,7 @@ fn make_pool(
     memory_mb: u64,
     hook: Option<(&str, u64)>,
 ) -> Option<WorkerPool> {
-    if quire::layout::pdfium::resolve_library(None).is_none() {
-        println!("skipped: libpdfium not found");
-        return None;
-    }
+    quire::testutil::gate::require_pdfium()?;
     let mut env = Vec::new();
     if let Some((k, v)) = hook {
         env.push((OsString::from(k), OsString::from(v.to_string())));
@@ -137,21 +134,35 @@ async fn a_worker_killed_mid_job_fails_that_job_and_is_replaced() {
 
 #[tokio::test]
 async fn a_job_past_its_deadline_is_killed_with_timeout() {
+    // The worker would answer after 5 s (the layout succeeds then); the 1 s deadline ends the
+    // job with a timeout instead, and the worker is killed and reaped, not left running.
     let Some(pool) = make_pool(
         1,
-        Duration::from_millis(300),
+        Duration::from_secs(1),
         4096,
         Some(("QUIRE_WORKER_DELAY_MS", 5_000)),
     ) else {
         return;
     };
-    let started = std::time::Instant::now();
-    let err = pool
-        .layout(sample(), PageRange::default())
-        .await
-        .unwrap_err();
+    let p = pool.clone();
+    let job = tokio::spawn(async move { p.layout(sample(), PageRange::default()).await });
+    let mut pid = None;
+    for _ in 0..2_000 {
+        if let Some(&x) = pool.busy_pids().first() {
+            pid = Some(x);
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    let pid = pid.expect("the job reached a worker");
+    let err = job.await.unwrap().unwrap_err();
     assert_eq!(err.code(), ErrorCode::Timeout, "{err}");
-    assert!(started.elapsed() < Duration::from_secs(4));
+    // SAFETY: signal 0 only checks that the process exists.
+    assert_ne!(
+        unsafe { libc::kill(pid as i32, 0) },
+        0,
+        "worker {pid} still runs"
+    );
     assert_eq!(pool.stats().lost, 1);
     assert!(pool.busy_pids().is_empty());
 }
@@ -187,13 +198,7 @@ async fn a_worker_over_its_memory_cap_fails_with_conversion_failure() {
 }
 
 fn shared() -> Option<PathBuf> {
-    let dir = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/pdfs"));
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        println!("skipped: ../shared/pdfs not found");
-        None
-    }
+    crate::common::require_shared("pdfs")
 }
 
 #[tokio::test]

@@ -4,7 +4,7 @@
 //! printed citations; an ST.36 file written here; malformed ST.36 (`BAD_INPUT_DATA`); empty
 //! input (400); a text without citations (200, no `div`); and a generated patent PDF through
 //! `processCitationPatentPDF` and `citationPatentAnnotations` (needs libpdfium). Each test
-//! prints why it is skipped when a model or libpdfium is missing.
+//! reports a skip when a model or libpdfium is missing (fails under `CI=true`).
 
 use quire::testutil::PdfBuilder;
 use reqwest::blocking::multipart::{Form, Part};

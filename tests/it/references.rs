@@ -3,7 +3,7 @@
 //! (titles, first authors, years, a DOI printed and a DOI given only by a link annotation),
 //! as BibTeX, as the debug dump; a document without references gives an empty `listBibl`;
 //! bad parameters are 400. Needs the trained models under `models/` and libpdfium; without
-//! them each test prints why it is skipped.
+//! them each test reports a skip (fails under `CI=true`).
 
 use quire::testutil::PdfBuilder;
 use reqwest::blocking::multipart::Form;

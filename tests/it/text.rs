@@ -16,8 +16,8 @@ const MODELS: [&str; 5] = [
     "citation",
 ];
 
-/// A server on the repository's committed models, or `None` (with a "skipped" line) when
-/// they are not trained yet.
+/// A server on the repository's committed models, or `None` (the test is skipped, or fails
+/// under `CI=true`) when they are missing.
 fn text_server() -> Option<Server> {
     models_present(&MODELS).then(|| Server::builder().repo_models().start())
 }

@@ -5,7 +5,7 @@
 use quire::testutil::PdfBuilder;
 use reqwest::blocking::multipart::{Form, Part};
 
-use crate::common::{repo_root, Server};
+use crate::common::{pdfium_lib, Server};
 
 fn post_pdf(s: &Server, bytes: Vec<u8>) -> reqwest::blocking::Response {
     let form = Form::new().part("input", Part::bytes(bytes).file_name("paper.pdf"));
@@ -18,8 +18,7 @@ fn post_pdf(s: &Server, bytes: Vec<u8>) -> reqwest::blocking::Response {
 
 #[test]
 fn a_pdf_is_laid_out_in_a_worker_process_and_a_broken_one_fails_alone() {
-    if !repo_root().join("vendor/pdfium/libpdfium.so").is_file() {
-        eprintln!("skipped: vendor/pdfium/libpdfium.so is not installed (make pdfium)");
+    if pdfium_lib().is_none() {
         return;
     }
     let s = Server::builder()

@@ -395,15 +395,10 @@ mod tests {
     /// and passed through [`rows`], gives back GROBID's 27 columns.
     #[test]
     fn corpus_rows_round_trip_through_facts() {
-        let ds = crate::config::dataset_dir();
-        let dir = ds.join("fulltext/corpus/raw");
-        if !dir.is_dir() {
-            eprintln!(
-                "skipped: no unpacked fulltext corpus at {} (set QUIRE_DATASET)",
-                ds.display()
-            );
+        let Some(ds) = crate::testutil::gate::require_dataset("fulltext/corpus/raw") else {
             return;
-        }
+        };
+        let dir = ds.join("fulltext/corpus/raw");
         let mut same = [0usize; COLUMNS];
         let mut total = 0usize;
         let mut paths: Vec<_> = std::fs::read_dir(&dir)
@@ -671,10 +666,7 @@ mod tests {
     /// callout, and a caption under a bitmap; `None` without libpdfium.
     fn generated_doc() -> Option<Document> {
         use crate::testutil::PdfBuilder;
-        if crate::layout::pdfium::resolve_library(None).is_none() {
-            println!("skipped: libpdfium not found");
-            return None;
-        }
+        crate::testutil::gate::require_pdfium()?;
         let pdf = PdfBuilder::new()
             .page(612.0, 792.0)
             .text(72.0, 720.0, "Times-Bold", 12.0, "2 Methods")
@@ -740,8 +732,7 @@ mod tests {
     fn committed_models_tag_run_time_rows() {
         use crate::models::{figure, fulltext};
         let models = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("models");
-        if !models.join("fulltext/model.crf").is_file() {
-            eprintln!("skipped: no committed fulltext model");
+        if !crate::testutil::gate::require_models(&["fulltext", "figure"]) {
             return;
         }
         let Some(doc) = generated_doc() else { return };
