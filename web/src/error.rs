@@ -293,7 +293,8 @@ mod tests {
 }
 
 /// `text` with every absolute file path of two or more components cut to `…/` and its last
-/// component: public answers (the API port's `/api/health`, training errors) must not show
+/// two components (its last one when it has two: `/srv/q/models/header/model.crf` becomes
+/// `…/header/model.crf`): public answers (the API port's `/api/health`, training errors) must not show
 /// where the service keeps its files. URLs (`scheme://…`) are left alone.
 pub fn scrub_paths(text: &str) -> String {
     let starts =
@@ -313,6 +314,10 @@ pub fn scrub_paths(text: &str) -> String {
             let parts: Vec<&str> = path.split('/').filter(|p| !p.is_empty()).collect();
             if parts.len() >= 2 {
                 out.push_str("…/");
+                if parts.len() >= 3 {
+                    out.push_str(parts[parts.len() - 2]);
+                    out.push('/');
+                }
                 out.push_str(parts[parts.len() - 1]);
                 if path.ends_with('/') {
                     out.push('/');
@@ -337,10 +342,10 @@ mod scrub_tests {
     fn absolute_paths_lose_their_folders_and_urls_stay() {
         assert_eq!(
             scrub_paths("/root/.cache/quire/x.crf is missing (see /tmp/a/b/)"),
-            "…/x.crf is missing (see …/b/)"
+            "…/quire/x.crf is missing (see …/a/b/)"
         );
         assert_eq!(
-            scrub_paths("cannot load `/opt/q/libpdfium.so`: no"),
+            scrub_paths("cannot load `/opt/libpdfium.so`: no"),
             "cannot load `…/libpdfium.so`: no"
         );
         assert_eq!(
