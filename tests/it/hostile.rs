@@ -268,3 +268,42 @@ fn fault4_a_citation_list_is_bounded_as_a_whole() {
         "limits.max_request_tokens",
     );
 }
+
+#[test]
+fn fault10_isalive_answers_while_slow_connections_fill_every_slot() {
+    use std::io::{Read as _, Write as _};
+    // One HTTP worker with 8 connection slots; 24 connections that never finish their head.
+    let s = Server::builder()
+        .with_model("date")
+        .set("server", "workers = 1")
+        .set("server", "max_connections = 8")
+        .set("server", "header_timeout_s = 30")
+        .start();
+    let addr = format!("127.0.0.1:{}", s.port);
+    let mut slow = Vec::new();
+    for _ in 0..24 {
+        let mut c = std::net::TcpStream::connect(&addr).expect("connect");
+        let _ = c.write_all(b"GET /api/isalive HTTP/1.1\r\nHost: x\r\n");
+        slow.push(c);
+    }
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let started = std::time::Instant::now();
+    let mut probe = std::net::TcpStream::connect(&addr).expect("connect");
+    probe
+        .set_read_timeout(Some(std::time::Duration::from_secs(20)))
+        .expect("timeout");
+    probe
+        .write_all(b"GET /api/isalive HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        .expect("write");
+    let mut answer = Vec::new();
+    let _ = probe.read_to_end(&mut answer);
+    let waited = started.elapsed();
+    let answer = String::from_utf8_lossy(&answer);
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    // Without the budget the probe waited for the flood's header timeout (30 s here).
+    assert!(
+        waited < std::time::Duration::from_secs(5),
+        "/api/isalive took {waited:?}"
+    );
+    drop(slow);
+}
