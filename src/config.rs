@@ -16,10 +16,17 @@ pub struct EngineConfig {
     pub pdfium_lib: Option<PathBuf>,
     pub blocks_max: usize,
     pub tokens_max: usize,
+    /// Most tokens on one page of a PDF.
+    #[serde(default = "default_page_tokens_max")]
+    pub page_tokens_max: usize,
     /// Seconds one PDF may take in a layout worker before it is killed.
     pub pdf_timeout_s: u64,
     /// Address-space cap for one layout worker, in MiB.
     pub pdf_memory_mb: u64,
+}
+
+fn default_page_tokens_max() -> usize {
+    30_000
 }
 
 impl Default for EngineConfig {
@@ -29,6 +36,7 @@ impl Default for EngineConfig {
             pdfium_lib: None,
             blocks_max: 200_000,
             tokens_max: 1_000_000,
+            page_tokens_max: default_page_tokens_max(),
             pdf_timeout_s: 120,
             pdf_memory_mb: 4096,
         }

@@ -17,10 +17,12 @@ pub enum ErrorCode {
     ParsingError,
     General,
     PdftoolConversionFailure,
+    /// A layout worker reached its memory cap (`limits.pdf_memory_mb`).
+    Memory,
 }
 
 impl ErrorCode {
-    pub const ALL: [ErrorCode; 9] = [
+    pub const ALL: [ErrorCode; 10] = [
         ErrorCode::BadInputData,
         ErrorCode::NoBlocks,
         ErrorCode::TooManyBlocks,
@@ -30,6 +32,7 @@ impl ErrorCode {
         ErrorCode::ParsingError,
         ErrorCode::General,
         ErrorCode::PdftoolConversionFailure,
+        ErrorCode::Memory,
     ];
 
     /// The code as the interface spells it, e.g. `BAD_INPUT_DATA`.
@@ -44,6 +47,7 @@ impl ErrorCode {
             ErrorCode::ParsingError => "PARSING_ERROR",
             ErrorCode::General => "GENERAL",
             ErrorCode::PdftoolConversionFailure => "PDFTOOL_CONVERSION_FAILURE",
+            ErrorCode::Memory => "MEMORY",
         }
     }
 }
@@ -69,10 +73,29 @@ pub enum Error {
         "the PDF has {tokens} tokens, more than the limit of {limit}; raise `limits.tokens_max`"
     )]
     TooManyTokens { tokens: usize, limit: usize },
+    #[error(
+        "page {page} of the PDF has {tokens} tokens, more than the limit of {limit} for one \
+         page; raise `limits.page_tokens_max`"
+    )]
+    TooManyPageTokens {
+        page: u32,
+        tokens: usize,
+        limit: usize,
+    },
     #[error("{stage} took longer than {seconds} s and was stopped")]
     Timeout { stage: String, seconds: u64 },
     #[error("the PDF could not be converted: {0}")]
     PdfConversion(String),
+    #[error(
+        "{stage} needed more memory than the layout worker's cap of {cap_mb} MiB{detail}; \
+         raise `limits.pdf_memory_mb`"
+    )]
+    Memory {
+        stage: String,
+        cap_mb: u64,
+        /// What was seen (e.g. ` (it reached 3100 MiB and died)`), or empty.
+        detail: String,
+    },
     #[error("parsing failed: {0}")]
     Parsing(String),
     #[error("model `{model}` is not available: {reason}")]
@@ -106,8 +129,10 @@ impl Error {
             Error::NoBlocks => ErrorCode::NoBlocks,
             Error::TooManyBlocks { .. } => ErrorCode::TooManyBlocks,
             Error::TooManyTokens { .. } => ErrorCode::TooManyTokens,
+            Error::TooManyPageTokens { .. } => ErrorCode::TooManyTokens,
             Error::Timeout { .. } => ErrorCode::Timeout,
             Error::PdfConversion(_) => ErrorCode::PdftoolConversionFailure,
+            Error::Memory { .. } => ErrorCode::Memory,
             Error::Parsing(_) => ErrorCode::ParsingError,
             Error::ModelUnavailable { .. } => ErrorCode::TaggingError,
             Error::ModelMismatch { .. } => ErrorCode::TaggingError,

@@ -17,8 +17,10 @@ can stop; in a child it costs one job, not the service.
   a check that the parent did not exit before that), cannot gain privileges
   (`PR_SET_NO_NEW_PRIVS`), and have a CPU-time limit (`RLIMIT_CPU`): the soft limit is raised
   before each job to the CPU time used so far plus the job deadline, so a job can never burn
-  more CPU than its deadline, even if the parent is gone. (`quire worker` itself adds a seccomp
-  filter: no sockets, no writes to files, no exec, no changing its limits.)
+  more CPU than its deadline, even if the parent is gone. They start in their own session with
+  an empty environment (no secrets; [`PASSED_ENV`] only). (`quire worker` then confines itself:
+  namespaces, an unprivileged user, no capabilities, Landlock, a seccomp allow-list; see the
+  `sandbox` module of `quire-web`.)
 - A child that holds more than [`WorkerPolicy::recycle_rss_mb`] of memory after a job, or has
   run [`WorkerPolicy::max_jobs`] jobs, is ended instead of going back to the idle list.
 
@@ -51,7 +53,8 @@ pub struct WorkerPoolConfig {
     pub program: PathBuf,
     /// Its arguments (normally `["worker"]`; `--pdfium PATH` is appended when set below).
     pub args: Vec<OsString>,
-    /// Extra environment for the children.
+    /// The children's environment: they start with an empty one (no secrets such as
+    /// `QUIRE_TRAINING_TOKEN`), plus these and the variables of [`PASSED_ENV`].
     pub env: Vec<(OsString, OsString)>,
     /// Number of worker processes (jobs run at once).
     pub workers: usize,
@@ -75,11 +78,23 @@ impl WorkerPoolConfig {
             workers: workers.max(1),
             timeout: Duration::from_secs(cfg.pdf_timeout_s.max(1)),
             memory_mb: cfg.pdf_memory_mb,
-            pdfium_lib: cfg.pdfium_lib.clone(),
+            // Resolved here: the workers get an empty environment and cannot look it up there.
+            pdfium_lib: cfg
+                .pdfium_lib
+                .clone()
+                .or_else(|| quire::layout::pdfium::resolve_library(None)),
             limits: Limits::from(cfg),
         })
     }
 }
+
+/// Variables of the server's environment that workers still get: the fault-injection hooks of
+/// the tests (`quire::layout::worker::Hooks`) and Rust's backtrace switch.
+pub const PASSED_ENV: [&str; 3] = [
+    "QUIRE_WORKER_DELAY_MS",
+    "QUIRE_WORKER_ALLOC_MB",
+    "RUST_BACKTRACE",
+];
 
 /// How the pool checks, limits and recycles its workers.
 #[derive(Debug, Clone, Copy)]
@@ -150,6 +165,12 @@ pub struct PoolStats {
 
 enum JobFailure {
     Timeout,
+    /// The worker died with its address space at `peak_mb`, a third of its cap or more (a
+    /// doubling buffer fails once it holds a third).
+    Memory {
+        peak_mb: u64,
+        why: String,
+    },
     /// The job frame could not be written: the worker never started it.
     NotSent(String),
     Lost(String),
@@ -227,6 +248,12 @@ impl WorkerPool {
         if let Some(lib) = &cfg.pdfium_lib {
             cmd.arg("--pdfium").arg(lib);
         }
+        cmd.env_clear();
+        for k in PASSED_ENV {
+            if let Some(v) = std::env::var_os(k) {
+                cmd.env(k, v);
+            }
+        }
         for (k, v) in &cfg.env {
             cmd.env(k, v);
         }
@@ -237,10 +264,15 @@ impl WorkerPool {
         let cap = cfg.memory_mb.saturating_mul(1024 * 1024);
         let cpu_s = job_cpu_seconds(cfg.timeout);
         // SAFETY: getpid is always safe; the closure below makes only async-signal-safe calls
-        // (prctl, getppid, setrlimit) between fork and exec.
+        // (setsid, prctl, getppid, setrlimit) between fork and exec.
         let parent = unsafe { libc::getpid() };
         unsafe {
             cmd.pre_exec(move || {
+                // Its own session and process group: no controlling terminal, and no signal
+                // sent to the server's group reaches it (nor one it sends to "its" group).
+                if libc::setsid() < 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
                 die_with_parent(parent)?;
                 // No setuid/file-capability gains for this process or anything it runs.
                 if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 {
@@ -369,6 +401,23 @@ impl WorkerPool {
                         stage: stage.into(),
                         seconds: timeout.as_secs(),
                     }),
+                    JobFailure::Memory { peak_mb, why } => {
+                        tracing::warn!(
+                            peak_mb,
+                            cap_mb = self.inner.cfg.memory_mb,
+                            "layout worker died near its memory cap: {why}"
+                        );
+                        Err(Error::Memory {
+                            stage: stage.into(),
+                            cap_mb: self.inner.cfg.memory_mb,
+                            detail: format!(
+                                " (the worker reached {peak_mb} MiB of address space and died, {})",
+                                status
+                                    .map(describe_status)
+                                    .unwrap_or_else(|| "unknown status".into())
+                            ),
+                        })
+                    }
                     JobFailure::NotSent(e) | JobFailure::Lost(e) => {
                         Err(Error::PdfConversion(format!(
                             "the layout worker died ({}): {e}",
@@ -390,9 +439,39 @@ impl WorkerPool {
         if worker.jobs > 0 {
             limit_cpu(worker.pid(), job_cpu_seconds(self.inner.cfg.timeout));
         }
-        match tokio::time::timeout(self.inner.cfg.timeout, exchange(worker, job)).await {
+        // The worker's peak address space, sampled while it works: a worker that dies with a
+        // third of its cap or more in use (pdfium's own allocations end in an abort, not in the
+        // `MEMORY` reply the Rust side sends) is reported as out of memory.
+        let pid = worker.pid();
+        let peak = AtomicU64::new(0);
+        let watch = async {
+            loop {
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                if let Some(mb) = vm_peak_mb(pid) {
+                    peak.store(mb, Ordering::Relaxed);
+                }
+            }
+        };
+        let work = async {
+            tokio::select! {
+                r = exchange(worker, job) => r,
+                _ = watch => Err(JobFailure::Timeout),
+            }
+        };
+        let outcome = match tokio::time::timeout(self.inner.cfg.timeout, work).await {
             Ok(result) => result,
             Err(_) => Err(JobFailure::Timeout),
+        };
+        let cap = self.inner.cfg.memory_mb;
+        let peak = peak.load(Ordering::Relaxed);
+        match outcome {
+            Err(JobFailure::Lost(e)) if cap > 0 && peak.saturating_mul(3) >= cap => {
+                Err(JobFailure::Memory {
+                    peak_mb: peak,
+                    why: e,
+                })
+            }
+            other => other,
         }
     }
 
@@ -412,7 +491,11 @@ impl WorkerPool {
                     match tokio::time::timeout(limit, exchange(&mut worker, &Request::Ping)).await {
                         Ok(Ok(Response::Pong)) => None,
                         Ok(Ok(_)) => Some("it answered the ping with something else".into()),
-                        Ok(Err(JobFailure::NotSent(e) | JobFailure::Lost(e))) => Some(e),
+                        Ok(Err(
+                            JobFailure::NotSent(e)
+                            | JobFailure::Lost(e)
+                            | JobFailure::Memory { why: e, .. },
+                        )) => Some(e),
                         Ok(Err(JobFailure::Timeout)) | Err(_) => {
                             Some(format!("no answer to a ping within {limit:?}"))
                         }
@@ -546,12 +629,22 @@ fn limit_cpu(pid: u32, budget: u64) {
         )
     };
     if rc != 0 {
-        tracing::warn!(
+        // EPERM when the worker runs as another user and this server lacks CAP_SYS_RESOURCE:
+        // the worker sets its own per-job limit then (`quire::layout::worker::Hooks`).
+        tracing::debug!(
             pid,
             "cannot set the CPU limit of a layout worker: {}",
             std::io::Error::last_os_error()
         );
     }
+}
+
+/// Peak address space of `pid` in MiB (`VmPeak` of `/proc/PID/status`).
+fn vm_peak_mb(pid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmPeak:"))?;
+    let kb: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb / 1024)
 }
 
 /// Resident memory of `pid` in MiB (`VmRSS` of `/proc/PID/status`).

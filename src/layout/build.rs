@@ -74,6 +74,9 @@ const TRACKED_TIGHT_GAP: f32 = 0.15;
 pub struct Limits {
     pub blocks_max: usize,
     pub tokens_max: usize,
+    /// Most tokens on one page (`limits.page_tokens_max`): a page of a million glyphs is
+    /// refused before it reaches the server.
+    pub page_tokens_max: usize,
 }
 
 impl Default for Limits {
@@ -81,6 +84,7 @@ impl Default for Limits {
         Limits {
             blocks_max: 200_000,
             tokens_max: 1_000_000,
+            page_tokens_max: 30_000,
         }
     }
 }
@@ -90,6 +94,7 @@ impl From<&crate::EngineConfig> for Limits {
         Limits {
             blocks_max: c.blocks_max,
             tokens_max: c.tokens_max,
+            page_tokens_max: c.page_tokens_max,
         }
     }
 }
@@ -107,6 +112,21 @@ pub fn build_document(raw: &[RawPage], limits: Limits) -> Result<Document> {
             blocks,
             limit: limits.blocks_max,
         });
+    }
+    for (i, page) in doc.pages.iter().enumerate() {
+        let tokens: usize = page
+            .blocks
+            .iter()
+            .flat_map(|b| b.lines.iter())
+            .map(|l| l.tokens.len())
+            .sum();
+        if tokens > limits.page_tokens_max {
+            return Err(Error::TooManyPageTokens {
+                page: raw.get(i).map_or(i as u32 + 1, |p| p.number),
+                tokens,
+                limit: limits.page_tokens_max,
+            });
+        }
     }
     let tokens = doc.token_count();
     if tokens > limits.tokens_max {
@@ -1118,10 +1138,23 @@ mod tests {
             Limits {
                 blocks_max: 10,
                 tokens_max: 2,
+                page_tokens_max: 100,
             },
         )
         .unwrap_err();
         assert_eq!(err.code(), crate::ErrorCode::TooManyTokens);
+        // One page over the per-page budget: TOO_MANY_TOKENS naming the page and the setting.
+        let err = build_document(
+            std::slice::from_ref(&p),
+            Limits {
+                blocks_max: 10,
+                tokens_max: 100,
+                page_tokens_max: 2,
+            },
+        )
+        .unwrap_err();
+        assert_eq!(err.code(), crate::ErrorCode::TooManyTokens);
+        assert!(err.to_string().contains("limits.page_tokens_max"), "{err}");
         let empty = RawPage::default();
         assert_eq!(
             build_document(&[empty], Limits::default())

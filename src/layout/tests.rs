@@ -288,6 +288,7 @@ fn limits_on_blocks_and_tokens_are_checked() {
             Limits {
                 blocks_max,
                 tokens_max,
+                page_tokens_max: tokens_max,
             },
             None,
         )

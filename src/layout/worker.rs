@@ -82,13 +82,36 @@ pub enum Response {
 pub enum WorkerError {
     BadInput(String),
     NoBlocks,
-    TooManyBlocks { blocks: usize, limit: usize },
-    TooManyTokens { tokens: usize, limit: usize },
-    Timeout { stage: String, seconds: u64 },
+    TooManyBlocks {
+        blocks: usize,
+        limit: usize,
+    },
+    TooManyTokens {
+        tokens: usize,
+        limit: usize,
+    },
+    TooManyPageTokens {
+        page: u32,
+        tokens: usize,
+        limit: usize,
+    },
+    Timeout {
+        stage: String,
+        seconds: u64,
+    },
     PdfConversion(String),
     Parsing(String),
-    Tagging { model: String, reason: String },
+    Tagging {
+        model: String,
+        reason: String,
+    },
     General(String),
+    /// The worker could not allocate memory under its cap (answered by [`oom`] just before it
+    /// exits).
+    Memory {
+        stage: String,
+        cap_mb: u64,
+    },
 }
 
 impl From<&Error> for WorkerError {
@@ -104,6 +127,15 @@ impl From<&Error> for WorkerError {
                 tokens: *tokens,
                 limit: *limit,
             },
+            Error::TooManyPageTokens {
+                page,
+                tokens,
+                limit,
+            } => WorkerError::TooManyPageTokens {
+                page: *page,
+                tokens: *tokens,
+                limit: *limit,
+            },
             Error::Timeout { stage, seconds } => WorkerError::Timeout {
                 stage: stage.clone(),
                 seconds: *seconds,
@@ -113,6 +145,10 @@ impl From<&Error> for WorkerError {
             Error::Tagging { model, reason } => WorkerError::Tagging {
                 model: model.clone(),
                 reason: reason.clone(),
+            },
+            Error::Memory { stage, cap_mb, .. } => WorkerError::Memory {
+                stage: stage.clone(),
+                cap_mb: *cap_mb,
             },
             other => WorkerError::General(other.to_string()),
         }
@@ -126,11 +162,25 @@ impl From<WorkerError> for Error {
             WorkerError::NoBlocks => Error::NoBlocks,
             WorkerError::TooManyBlocks { blocks, limit } => Error::TooManyBlocks { blocks, limit },
             WorkerError::TooManyTokens { tokens, limit } => Error::TooManyTokens { tokens, limit },
+            WorkerError::TooManyPageTokens {
+                page,
+                tokens,
+                limit,
+            } => Error::TooManyPageTokens {
+                page,
+                tokens,
+                limit,
+            },
             WorkerError::Timeout { stage, seconds } => Error::Timeout { stage, seconds },
             WorkerError::PdfConversion(m) => Error::PdfConversion(m),
             WorkerError::Parsing(m) => Error::Parsing(m),
             WorkerError::Tagging { model, reason } => Error::Tagging { model, reason },
             WorkerError::General(m) => Error::General(m),
+            WorkerError::Memory { stage, cap_mb } => Error::Memory {
+                stage,
+                cap_mb,
+                detail: String::new(),
+            },
         }
     }
 }
@@ -222,6 +272,10 @@ pub fn answer(request: &Request, pdfium_lib: Option<&std::path::Path>) -> Respon
 pub struct Hooks {
     pub delay: Option<std::time::Duration>,
     pub alloc_mb: usize,
+    /// CPU seconds one job may use: before each job the soft `RLIMIT_CPU` is set to the CPU
+    /// time used so far plus this (the worker does it itself: once it runs as another user,
+    /// the server may lack the capability to change its limits).
+    pub cpu_budget_s: Option<u64>,
 }
 
 impl Hooks {
@@ -230,10 +284,14 @@ impl Hooks {
         Hooks {
             delay: num("QUIRE_WORKER_DELAY_MS").map(std::time::Duration::from_millis),
             alloc_mb: num("QUIRE_WORKER_ALLOC_MB").unwrap_or(0) as usize,
+            cpu_budget_s: None,
         }
     }
 
     fn before_job(&self) {
+        if let Some(budget) = self.cpu_budget_s {
+            limit_own_cpu(budget);
+        }
         if let Some(d) = self.delay {
             std::thread::sleep(d);
         }
@@ -241,6 +299,104 @@ impl Hooks {
             let block = vec![1u8; self.alloc_mb << 20];
             std::hint::black_box(&block);
         }
+    }
+}
+
+/// A worker's answer when an allocation fails under its address-space cap: the binary's global
+/// allocator calls [`oom::allocation_failed`], which writes a prepared `MEMORY` reply of the
+/// running job's kind on the protocol descriptor and ends the process (nothing can be
+/// allocated any more, so the frames are serialised in advance by [`oom::arm`]). Outside a job,
+/// or in a process that did not arm it (the server), it does nothing and the usual
+/// allocation-failure abort follows.
+pub mod oom {
+    use std::sync::atomic::{AtomicI32, AtomicU8, Ordering};
+    use std::sync::OnceLock;
+
+    use super::{write_frame, Request, Response, WorkerError};
+
+    static FD: AtomicI32 = AtomicI32::new(-1);
+    /// 0: no job; 1 layout, 2 render, 3 annotate.
+    static KIND: AtomicU8 = AtomicU8::new(0);
+    static FRAMES: OnceLock<[Vec<u8>; 3]> = OnceLock::new();
+
+    /// Prepares the three replies for a cap of `cap_mb` MiB, written to descriptor `fd`.
+    pub fn arm(fd: i32, cap_mb: u64) {
+        let err = |stage: &str| WorkerError::Memory {
+            stage: stage.to_string(),
+            cap_mb,
+        };
+        let frame = |r: Response| {
+            let mut v = Vec::new();
+            let _ = write_frame(&mut v, &r);
+            v
+        };
+        let frames = [
+            frame(Response::Layout(Err(err("the layout of this PDF")))),
+            frame(Response::Render(Err(err("the rendering of this PDF")))),
+            frame(Response::Annotate(Err(err("the annotation of this PDF")))),
+        ];
+        if FRAMES.set(frames).is_ok() {
+            FD.store(fd, Ordering::SeqCst);
+        }
+    }
+
+    pub(super) fn job_started(request: &Request) {
+        let kind = match request {
+            Request::Layout(_) => 1,
+            Request::Render(_) => 2,
+            Request::Annotate(_) => 3,
+            Request::Ping => 0,
+        };
+        KIND.store(kind, Ordering::SeqCst);
+    }
+
+    pub(super) fn job_ended() {
+        KIND.store(0, Ordering::SeqCst);
+    }
+
+    /// Called by the global allocator when an allocation failed. In an armed worker during a
+    /// job: writes the job's `MEMORY` reply and exits; otherwise returns.
+    pub fn allocation_failed() {
+        let fd = FD.load(Ordering::SeqCst);
+        let kind = KIND.load(Ordering::SeqCst);
+        if fd < 0 || kind == 0 {
+            return;
+        }
+        let Some(frames) = FRAMES.get() else { return };
+        let frame = &frames[usize::from(kind - 1)];
+        let mut done = 0;
+        while done < frame.len() {
+            // SAFETY: writes from a live buffer; no allocation happens here.
+            let n = unsafe { libc::write(fd, frame[done..].as_ptr().cast(), frame.len() - done) };
+            if n <= 0 {
+                break;
+            }
+            done += n as usize;
+        }
+        // SAFETY: ends the process at once, without running anything that could allocate.
+        unsafe { libc::_exit(70) }
+    }
+}
+
+/// Sets this process's soft CPU-time limit to the CPU time used so far plus `budget` seconds
+/// (never above the hard limit).
+pub fn limit_own_cpu(budget: u64) {
+    // SAFETY: getrusage/getrlimit fill the structs given; setrlimit reads one.
+    unsafe {
+        let mut usage: libc::rusage = std::mem::zeroed();
+        if libc::getrusage(libc::RUSAGE_SELF, &mut usage) != 0 {
+            return;
+        }
+        let used = (usage.ru_utime.tv_sec + usage.ru_stime.tv_sec).max(0) as u64 + 1;
+        let mut lim = libc::rlimit {
+            rlim_cur: 0,
+            rlim_max: 0,
+        };
+        if libc::getrlimit(libc::RLIMIT_CPU, &mut lim) != 0 {
+            return;
+        }
+        lim.rlim_cur = (used + budget).min(lim.rlim_max);
+        libc::setrlimit(libc::RLIMIT_CPU, &lim);
     }
 }
 
@@ -252,11 +408,13 @@ pub fn serve(
     hooks: Hooks,
 ) -> io::Result<()> {
     while let Some(request) = read_frame::<Request>(input)? {
+        oom::job_started(&request);
         if !matches!(request, Request::Ping) {
             hooks.before_job();
         }
         let response = answer(&request, pdfium_lib.as_deref());
         write_frame(output, &response)?;
+        oom::job_ended();
     }
     Ok(())
 }

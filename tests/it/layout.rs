@@ -168,9 +168,10 @@ async fn a_job_past_its_deadline_is_killed_with_timeout() {
 }
 
 #[tokio::test]
-async fn a_worker_over_its_memory_cap_fails_with_conversion_failure() {
-    // The worker needs 512 MiB for its job under a 256 MiB cap: the allocation fails and the
-    // process dies.
+async fn a_worker_over_its_memory_cap_fails_with_a_memory_error_naming_the_cap() {
+    // The worker needs 512 MiB for its job under a 256 MiB cap: the allocation fails, and the
+    // worker answers MEMORY naming the cap and the setting before it exits (issue 40, fault 5:
+    // it was a bare PDFTOOL_CONVERSION_FAILURE).
     let Some(pool) = make_pool(
         1,
         Duration::from_secs(30),
@@ -183,8 +184,17 @@ async fn a_worker_over_its_memory_cap_fails_with_conversion_failure() {
         .layout(sample(), PageRange::default())
         .await
         .unwrap_err();
-    assert_eq!(err.code(), ErrorCode::PdftoolConversionFailure, "{err}");
-    assert_eq!(pool.stats().lost, 1);
+    assert_eq!(err.code(), ErrorCode::Memory, "{err}");
+    let message = err.to_string();
+    assert!(message.contains("256 MiB"), "{message}");
+    assert!(message.contains("limits.pdf_memory_mb"), "{message}");
+    // The next job is served by a fresh worker (this one exited).
+    let again = pool
+        .layout(sample(), PageRange::default())
+        .await
+        .unwrap_err();
+    assert_eq!(again.code(), ErrorCode::Memory, "{again}");
+    assert_eq!(pool.stats().spawned, 2);
     // The same demand under a 2 GiB cap succeeds: the cap, not the job, was the problem.
     let Some(roomy) = make_pool(
         1,

@@ -126,8 +126,15 @@ fn an_empty_or_missing_models_dir_is_not_alive_and_health_says_why() {
     let alive = s.get("/api/isalive");
     assert_eq!(alive.status(), 503);
     assert_eq!(alive.text().unwrap_or_default(), "false");
+    // The public answer names the folder without where it is; the admin port's in full.
     let h: serde_json::Value = s.get("/api/health").json().expect("json");
     let detail = h["checks"]["models_dir"]["detail"].as_str().unwrap_or("");
+    assert!(detail.contains("…/models is not readable"), "{detail}");
+    assert!(!detail.contains("/nonexistent"), "{detail}");
+    let h: serde_json::Value = s.admin_get("/healthcheck").json().expect("json");
+    let detail = h["service"]["checks"]["models_dir"]["detail"]
+        .as_str()
+        .unwrap_or("");
     assert!(
         detail.contains("/nonexistent/models is not readable"),
         "{detail}"
@@ -155,7 +162,8 @@ fn relative_paths_in_the_config_file_follow_the_file() {
         .set("models", "pdfium_lib = \"lib/libpdfium.so\"")
         .cwd(elsewhere.path())
         .start();
-    let h: serde_json::Value = s.get("/api/health").json().expect("json");
+    let h: serde_json::Value = s.admin_get("/healthcheck").json().expect("json");
+    let h = h["service"].clone();
     assert_eq!(h["models"]["date"]["state"], "ready", "{h}");
     assert_eq!(h["checks"]["models_dir"]["ok"], true, "{h}");
     assert_eq!(h["checks"]["pdfium"]["ok"], true, "{h}");
@@ -186,7 +194,7 @@ fn health_is_503_when_pdfium_or_the_models_dir_is_missing() {
     assert!(h["checks"]["pdfium"]["detail"]
         .as_str()
         .unwrap_or("")
-        .contains("/nonexistent/libpdfium.so"));
+        .contains("…/libpdfium.so"));
 
     let s = Server::builder()
         .set("models", "dir = \"/nonexistent/models\"")

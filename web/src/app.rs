@@ -87,6 +87,51 @@ pub async fn head_as_get(
     next.call(req).await
 }
 
+/// Requests in the API server's handlers right now.
+static IN_FLIGHT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+/// A `malloc_trim` is running.
+static TRIMMING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Counts a request in flight; when the last one in flight ends, the allocator's free memory
+/// is given back to the system: glibc keeps what large requests
+/// freed in its arenas (a server that reached 3 GB kept 1.9 GB idle), `malloc_trim` returns it.
+struct InFlight;
+
+impl InFlight {
+    fn enter() -> InFlight {
+        IN_FLIGHT.fetch_add(1, Ordering::SeqCst);
+        InFlight
+    }
+}
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        if IN_FLIGHT.fetch_sub(1, Ordering::SeqCst) == 1 {
+            give_memory_back();
+        }
+    }
+}
+
+/// `malloc_trim(0)` on a blocking thread (one at a time).
+fn give_memory_back() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    {
+        if TRIMMING.swap(true, Ordering::SeqCst) {
+            return;
+        }
+        let trim = || {
+            // SAFETY: malloc_trim has no preconditions.
+            unsafe { libc::malloc_trim(0) };
+            TRIMMING.store(false, Ordering::SeqCst);
+        };
+        if tokio::runtime::Handle::try_current().is_ok() {
+            tokio::task::spawn_blocking(trim);
+        } else {
+            trim();
+        }
+    }
+}
+
 /// Request middleware: span, metrics, error content negotiation, `Retry-After`.
 pub async fn observe(
     req: ServiceRequest,
@@ -109,7 +154,9 @@ pub async fn observe(
         status = tracing::field::Empty,
         code = tracing::field::Empty,
     );
+    let in_flight = InFlight::enter();
     async move {
+        let _in_flight = in_flight;
         // A panicking handler would otherwise drop the connection without a response: answer
         // 500 instead (the panic hook has already counted and logged it).
         let called = std::panic::AssertUnwindSafe(next.call(req))
@@ -182,6 +229,110 @@ pub async fn observe(
     }
     .instrument(span)
     .await
+}
+
+/// Whether `path` is a training endpoint: CORS never applies to those.
+pub fn is_training_path(path: &str) -> bool {
+    path == "/api/modelTraining"
+        || path == "/api/trainingResult"
+        || path == "/api/training"
+        || path.starts_with("/api/training/")
+        || path == "/api/model"
+}
+
+/// Whether `origin` (an `Origin` header) names the host the request was sent to (`host`, the
+/// `Host` header), whatever the scheme.
+fn same_origin(origin: &str, host: Option<&str>) -> bool {
+    let Some(host) = host else { return false };
+    origin
+        .split_once("://")
+        .is_some_and(|(_, rest)| rest.trim_end_matches('/').eq_ignore_ascii_case(host))
+}
+
+/// Outermost request middleware, around the CORS policy:
+/// - training endpoints are outside CORS: a preflight for one is refused (403), a request whose
+///   `Origin` is another site's is refused (403) whatever its credentials, and no
+///   `Access-Control-*` header is ever added to their answers;
+/// - a preflight the CORS policy refuses answers its 400 with a coded `[CORS_REFUSED] why`
+///   body (or the JSON form) instead of actix-cors' bare text.
+pub async fn cors_guard(
+    req: ServiceRequest,
+    next: Next<impl MessageBody + 'static>,
+) -> Result<ServiceResponse<actix_web::body::BoxBody>, actix_web::Error> {
+    let preflight = req.method() == actix_web::http::Method::OPTIONS
+        && req
+            .headers()
+            .contains_key(header::ACCESS_CONTROL_REQUEST_METHOD);
+    let wants_json = req
+        .headers()
+        .get(header::ACCEPT)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(prefers_json);
+    let answer = |req: ServiceRequest, e: ApiError| {
+        let res = if wants_json {
+            e.json_response()
+        } else {
+            actix_web::ResponseError::error_response(&e)
+        };
+        Ok(req.into_response(res))
+    };
+    if is_training_path(req.path()) {
+        if preflight {
+            let e = ApiError::Forbidden(format!(
+                "{} is a training endpoint: CORS does not apply to it (call it from a                  server-side client with `Authorization: Bearer <training.token>`)",
+                req.path()
+            ));
+            return answer(req, e);
+        }
+        let origin = req
+            .headers()
+            .get(header::ORIGIN)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_string);
+        let host = req
+            .headers()
+            .get(header::HOST)
+            .and_then(|v| v.to_str().ok());
+        if let Some(origin) = origin.filter(|o| !same_origin(o, host)) {
+            let e = ApiError::Forbidden(format!(
+                "{} is a training endpoint: it takes no cross-origin request (Origin {origin})",
+                req.path()
+            ));
+            return answer(req, e);
+        }
+        let mut res = next.call(req).await?.map_into_boxed_body();
+        let cors_headers: Vec<header::HeaderName> = res
+            .headers()
+            .keys()
+            .filter(|k| k.as_str().starts_with("access-control-"))
+            .cloned()
+            .collect();
+        for k in cors_headers {
+            res.headers_mut().remove(k);
+        }
+        return Ok(res);
+    }
+    let res = next.call(req).await?.map_into_boxed_body();
+    if !(preflight && res.status() == actix_web::http::StatusCode::BAD_REQUEST) {
+        return Ok(res);
+    }
+    let (req, res) = res.into_parts();
+    let why = actix_web::body::to_bytes(res.into_body())
+        .await
+        .map(|b| String::from_utf8_lossy(&b).trim().to_string())
+        .unwrap_or_default();
+    let why = if why.is_empty() {
+        "the CORS settings refuse this preflight".to_string()
+    } else {
+        why
+    };
+    let e = ApiError::CorsRefused(format!("CORS preflight refused: {why} (see `[cors]`)"));
+    let res = if wants_json {
+        e.json_response()
+    } else {
+        actix_web::ResponseError::error_response(&e)
+    };
+    Ok(ServiceResponse::new(req, res))
 }
 
 /// The CORS policy from `[cors]` (validated at load, so every value here parses).

@@ -66,6 +66,23 @@ pub struct Config {
     pub debug: DebugConfig,
     #[serde(default)]
     pub training: TrainingConfig,
+    #[serde(default)]
+    pub sandbox: SandboxConfig,
+}
+
+/// How the service's child processes (PDF layout workers, training processes) are confined
+/// (see `crate::sandbox`).
+#[derive(Debug, Clone, PartialEq, Deserialize, serde::Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct SandboxConfig {
+    /// The unprivileged user the children switch to when the service runs as root (empty:
+    /// they stay root, not advised).
+    #[serde(default = "default_sandbox_user")]
+    pub user: String,
+}
+
+fn default_sandbox_user() -> String {
+    "nobody".to_string()
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize, serde::Serialize)]
@@ -74,6 +91,10 @@ pub struct ServerConfig {
     /// Address both servers listen on.
     #[serde(default = "default_host")]
     pub host: String,
+    /// Address the admin port listens on (default loopback only: its answers name folders
+    /// and its metrics describe the load).
+    #[serde(default = "default_admin_host")]
+    pub admin_host: String,
     #[serde(default = "default_port")]
     pub port: u16,
     #[serde(default = "default_admin_port", alias = "adminPort")]
@@ -128,6 +149,9 @@ pub struct LimitsConfig {
     pub blocks_max: usize,
     #[serde(default = "default_tokens_max", alias = "tokensMax")]
     pub tokens_max: usize,
+    /// More tokens than this on one PDF page: TOO_MANY_TOKENS naming the page.
+    #[serde(default = "default_page_tokens_max")]
+    pub page_tokens_max: usize,
     /// Largest accepted request body, MiB; larger gets 413.
     #[serde(default = "default_max_upload_mb")]
     pub max_upload_mb: u64,
@@ -143,6 +167,15 @@ pub struct LimitsConfig {
     /// Tokens one raw string may hold; more gets 413 naming the field.
     #[serde(default = "default_max_string_tokens")]
     pub max_string_tokens: usize,
+    /// Tokens all the raw strings of one request may hold together (processCitationList).
+    #[serde(default = "default_max_request_tokens")]
+    pub max_request_tokens: usize,
+    /// Largest text or XML document (patent text as field or file, ST.36, consolidateTEI), KiB.
+    #[serde(default = "default_max_text_kb")]
+    pub max_text_kb: u64,
+    /// Most XML elements in one ST.36 or consolidateTEI document.
+    #[serde(default = "default_max_xml_elements")]
+    pub max_xml_elements: usize,
     /// A layout worker holding more resident memory than this after a job (MiB) is ended and
     /// replaced (0 = never).
     #[serde(default = "default_pdf_worker_recycle_mb")]
@@ -271,6 +304,9 @@ fn default_training_memory_mb() -> u64 {
     16384
 }
 
+fn default_admin_host() -> String {
+    "127.0.0.1".to_string()
+}
 fn default_host() -> String {
     "0.0.0.0".to_string()
 }
@@ -321,6 +357,18 @@ fn default_body_timeout_s() -> u64 {
 }
 fn default_max_strings() -> usize {
     2000
+}
+fn default_page_tokens_max() -> usize {
+    30_000
+}
+fn default_max_request_tokens() -> usize {
+    200_000
+}
+fn default_max_text_kb() -> u64 {
+    512
+}
+fn default_max_xml_elements() -> usize {
+    50_000
 }
 fn default_max_string_tokens() -> usize {
     2000
@@ -401,7 +449,8 @@ default_from_empty_table!(
     CorsConfig,
     ConsolidationConfig,
     LoggingConfig,
-    TrainingConfig
+    TrainingConfig,
+    SandboxConfig
 );
 
 /// Path keys (section, key) that a config file may give relative to its own folder.
@@ -413,7 +462,7 @@ const FILE_RELATIVE_PATHS: [(&str, &str); 4] = [
 ];
 
 /// Sections that `QUIRE_<SECTION>_<KEY>` variables may address.
-const SECTIONS: [&str; 9] = [
+const SECTIONS: [&str; 10] = [
     "server",
     "pool",
     "limits",
@@ -423,6 +472,7 @@ const SECTIONS: [&str; 9] = [
     "logging",
     "debug",
     "training",
+    "sandbox",
 ];
 
 impl Config {
@@ -570,6 +620,19 @@ impl Config {
         if s.host.trim().is_empty() {
             return Err(invalid("server.host", "must not be empty"));
         }
+        if s.admin_host.trim().is_empty() {
+            return Err(invalid("server.admin_host", "must not be empty"));
+        }
+        let t = &self.training;
+        if t.enabled && t.token.trim().is_empty() {
+            return Err(invalid(
+                "training.token",
+                "must be set when training.enabled = true: the training endpoints retrain and \
+                 replace served models, so they only answer requests sending \
+                 `Authorization: Bearer <training.token>` (set it in the file or with \
+                 QUIRE_TRAINING_TOKEN)",
+            ));
+        }
         let p = &self.pool;
         if p.concurrency == 0 || p.concurrency > 10_000 {
             return Err(invalid("pool.concurrency", "must be between 1 and 10000"));
@@ -598,11 +661,15 @@ impl Config {
             ("limits.pdf_memory_mb", l.pdf_memory_mb),
             ("limits.blocks_max", l.blocks_max as u64),
             ("limits.tokens_max", l.tokens_max as u64),
+            ("limits.page_tokens_max", l.page_tokens_max as u64),
             ("limits.max_upload_mb", l.max_upload_mb),
             ("limits.max_field_kb", l.max_field_kb),
             ("limits.body_timeout_s", l.body_timeout_s),
             ("limits.max_strings", l.max_strings as u64),
             ("limits.max_string_tokens", l.max_string_tokens as u64),
+            ("limits.max_request_tokens", l.max_request_tokens as u64),
+            ("limits.max_text_kb", l.max_text_kb),
+            ("limits.max_xml_elements", l.max_xml_elements as u64),
             ("server.max_connections", self.server.max_connections as u64),
             ("server.backlog", self.server.backlog as u64),
             ("server.header_timeout_s", self.server.header_timeout_s),
@@ -765,6 +832,7 @@ impl Config {
             pdfium_lib: Some(self.pdfium_lib()),
             blocks_max: self.limits.blocks_max,
             tokens_max: self.limits.tokens_max,
+            page_tokens_max: self.limits.page_tokens_max,
             pdf_timeout_s: self.limits.pdf_timeout_s,
             pdf_memory_mb: self.limits.pdf_memory_mb,
         }

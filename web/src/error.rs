@@ -42,6 +42,11 @@ pub enum ApiError {
     Conflict(String),
     #[error("{0}")]
     Unauthorized(String),
+    #[error("{0}")]
+    Forbidden(String),
+    /// A CORS preflight the `[cors]` settings refuse (400).
+    #[error("{0}")]
+    CorsRefused(String),
     #[error("{message}")]
     Busy { message: String, retry_after_s: u64 },
     #[error("{message}")]
@@ -74,6 +79,8 @@ impl ApiError {
             ApiError::MethodNotAllowed(_) => "METHOD_NOT_ALLOWED",
             ApiError::Conflict(_) => "CONFLICT",
             ApiError::Unauthorized(_) => "UNAUTHORIZED",
+            ApiError::Forbidden(_) => "FORBIDDEN",
+            ApiError::CorsRefused(_) => "CORS_REFUSED",
             ApiError::Busy { .. } => "SERVICE_UNAVAILABLE",
             ApiError::Processing { code, .. } => code.as_str(),
         }
@@ -118,9 +125,11 @@ impl ApiError {
 impl ResponseError for ApiError {
     fn status_code(&self) -> StatusCode {
         match self {
-            ApiError::MissingParam(_) | ApiError::InvalidParam { .. } | ApiError::BadRequest(_) => {
-                StatusCode::BAD_REQUEST
-            }
+            ApiError::MissingParam(_)
+            | ApiError::InvalidParam { .. }
+            | ApiError::BadRequest(_)
+            | ApiError::CorsRefused(_) => StatusCode::BAD_REQUEST,
+            ApiError::Forbidden(_) => StatusCode::FORBIDDEN,
             ApiError::NoContent => StatusCode::NO_CONTENT,
             ApiError::TooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             ApiError::RequestTimeout(_) => StatusCode::REQUEST_TIMEOUT,
@@ -262,7 +271,7 @@ mod tests {
 
     proptest! {
         #[test]
-        fn bodies_carry_code_and_message(message in "\\PC{0,80}", idx in 0usize..9) {
+        fn bodies_carry_code_and_message(message in "\\PC{0,80}", idx in 0usize..ErrorCode::ALL.len()) {
             let code = ErrorCode::ALL[idx];
             let e = ApiError::Processing { code, message: message.clone() };
             prop_assert_eq!(e.text_body(), format!("[{}] {}", code.as_str(), message));
@@ -280,5 +289,68 @@ mod tests {
             prop_assert!(e.text_body().contains(&quoted));
             prop_assert_eq!(e.status_code(), StatusCode::BAD_REQUEST);
         }
+    }
+}
+
+/// `text` with every absolute file path of two or more components cut to `…/` and its last
+/// two components (its last one when it has two: `/srv/q/models/header/model.crf` becomes
+/// `…/header/model.crf`): public answers (the API port's `/api/health`, training errors) must not show
+/// where the service keeps its files. URLs (`scheme://…`) are left alone.
+pub fn scrub_paths(text: &str) -> String {
+    let starts =
+        |prev: Option<char>| prev.is_none_or(|p| p.is_whitespace() || "('\"`=,[".contains(p));
+    let ends = |c: char| c.is_whitespace() || ")'\"`,;]:".contains(c);
+    let chars: Vec<char> = text.chars().collect();
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    while i < chars.len() {
+        let prev = i.checked_sub(1).map(|j| chars[j]);
+        if chars[i] == '/' && starts(prev) {
+            let mut j = i;
+            while j < chars.len() && !ends(chars[j]) {
+                j += 1;
+            }
+            let path: String = chars[i..j].iter().collect();
+            let parts: Vec<&str> = path.split('/').filter(|p| !p.is_empty()).collect();
+            if parts.len() >= 2 {
+                out.push_str("…/");
+                if parts.len() >= 3 {
+                    out.push_str(parts[parts.len() - 2]);
+                    out.push('/');
+                }
+                out.push_str(parts[parts.len() - 1]);
+                if path.ends_with('/') {
+                    out.push('/');
+                }
+            } else {
+                out.push_str(&path);
+            }
+            i = j;
+            continue;
+        }
+        out.push(chars[i]);
+        i += 1;
+    }
+    out
+}
+
+#[cfg(test)]
+mod scrub_tests {
+    use super::scrub_paths;
+
+    #[test]
+    fn absolute_paths_lose_their_folders_and_urls_stay() {
+        assert_eq!(
+            scrub_paths("/root/.cache/quire/x.crf is missing (see /tmp/a/b/)"),
+            "…/quire/x.crf is missing (see …/a/b/)"
+        );
+        assert_eq!(
+            scrub_paths("cannot load `/opt/libpdfium.so`: no"),
+            "cannot load `…/libpdfium.so`: no"
+        );
+        assert_eq!(
+            scrub_paths("http://localhost:8080/api/x and /api"),
+            "http://localhost:8080/api/x and /api"
+        );
     }
 }

@@ -3,7 +3,8 @@ Quire's HTTP service (GROBID's interface) as a library, so that the `quire` bina
 command line: `config` (the service configuration), `app` (shared state, request middleware,
 CORS), `training` (training runs in child processes, live model swap), `params` (form and multipart parameters), `error` (`ApiError`, the only error
 response), `routes/` (one module per endpoint family), `admin` (the admin server), `cmd/` (the
-subcommands), `logging` and `sandbox` (the layout workers' seccomp filter).
+subcommands), `logging` and `sandbox` (how layout workers and training processes are
+confined: namespaces, user, capabilities, Landlock, seccomp).
 */
 
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]

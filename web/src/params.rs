@@ -27,6 +27,13 @@ pub struct ParamLimits {
     pub max_strings: usize,
     /// Tokens one raw string may hold (`limits.max_string_tokens`).
     pub max_string_tokens: usize,
+    /// Tokens all the raw strings of one request may hold together (`limits.max_request_tokens`).
+    pub max_request_tokens: usize,
+    /// Bytes of one text or XML document (patent text, ST.36, consolidateTEI input), as a field
+    /// or a file part (`limits.max_text_kb`).
+    pub max_text_bytes: usize,
+    /// Elements of one XML document (ST.36 paragraphs, TEI references; `limits.max_xml_elements`).
+    pub max_xml_elements: usize,
 }
 
 impl Default for ParamLimits {
@@ -43,6 +50,9 @@ impl ParamLimits {
             body_timeout: std::time::Duration::from_secs(c.limits.body_timeout_s),
             max_strings: c.limits.max_strings,
             max_string_tokens: c.limits.max_string_tokens,
+            max_request_tokens: c.limits.max_request_tokens,
+            max_text_bytes: (c.limits.max_text_kb * 1024) as usize,
+            max_xml_elements: c.limits.max_xml_elements,
         }
     }
 }
@@ -134,7 +144,52 @@ impl Params {
         for text in &texts {
             self.check_tokens(name, text)?;
         }
+        // All the strings together: cheap bound first (a string has at most as many tokens as
+        // bytes), then the real count.
+        let limit = self.limits.max_request_tokens;
+        if texts.iter().map(|t| t.len()).sum::<usize>() > limit {
+            let tokens: usize = texts
+                .iter()
+                .map(|t| quire::tokenizer::tokenize(t).len())
+                .sum();
+            if tokens > limit {
+                return Err(ApiError::TooLarge(format!(
+                    "the strings in `{name}` hold {tokens} tokens together; the limit is {limit} \
+                     (`limits.max_request_tokens`)"
+                )));
+            }
+        }
         Ok(texts)
+    }
+
+    /// A text document sent as field or file part `name` (patent description, ST.36 or TEI
+    /// XML): UTF-8, not blank, within `limits.max_text_kb` bytes; `xml` documents also within
+    /// `limits.max_xml_elements` elements. Over a limit: 413 naming the setting.
+    pub fn text_document(&self, name: &str, xml: bool) -> Result<String, ApiError> {
+        let f = self.required_file(name)?;
+        let limit = self.limits.max_text_bytes;
+        if f.data.len() > limit {
+            return Err(ApiError::TooLarge(format!(
+                "`{name}` holds {} bytes; the limit is {limit} bytes (`limits.max_text_kb`)",
+                f.data.len()
+            )));
+        }
+        let text =
+            std::str::from_utf8(&f.data).map_err(|_| ApiError::invalid(name, "not UTF-8 text"))?;
+        if text.trim().is_empty() {
+            return Err(ApiError::missing(name));
+        }
+        if xml {
+            let elements = xml_elements(text);
+            let limit = self.limits.max_xml_elements;
+            if elements > limit {
+                return Err(ApiError::TooLarge(format!(
+                    "`{name}` holds {elements} XML elements; the limit is {limit} \
+                     (`limits.max_xml_elements`)"
+                )));
+            }
+        }
+        Ok(text.to_string())
     }
 
     fn check_tokens(&self, name: &str, text: &str) -> Result<(), ApiError> {
@@ -345,6 +400,14 @@ impl Params {
         }
         Ok(())
     }
+}
+
+/// Start tags in `xml` (a `<` followed by a name character), counted before any parsing.
+fn xml_elements(xml: &str) -> usize {
+    xml.as_bytes()
+        .windows(2)
+        .filter(|w| w[0] == b'<' && (w[1].is_ascii_alphabetic() || w[1] == b'_' || w[1] >= 0x80))
+        .count()
 }
 
 fn body_too_large(limits: &ParamLimits) -> ApiError {

@@ -16,11 +16,18 @@ for two things `HttpServer` does not let an application change:
   write) and writes them with the interface's `[CODE] message` body; the application's own
   400s always carry a body, so nothing else is touched.
 
+- **A connection budget**: connections that fill every slot without ever completing a request
+  head (a slow-connection flood) would keep a probe such as `/api/isalive` waiting in the
+  backlog until `server.header_timeout_s` ends them. Once more than half of the server's
+  connection slots are open, a connection whose first request head has not arrived within a
+  second is closed ([`Budget`]): a real client sends its head at once, so only the flood pays.
+
 Listeners are made with socket2 as actix-web makes them (`SO_REUSEADDR`, the configured
 backlog), so the bound port is known before the servers run (port 0 in tests).
 */
 
 use std::fmt;
+use std::future::Future as _;
 use std::io;
 use std::net::{TcpListener, ToSocketAddrs as _};
 use std::pin::Pin;
@@ -91,15 +98,29 @@ where
         builder = builder.workers(settings.workers);
     }
     let max_body = settings.max_body_bytes;
+    let workers = if settings.workers > 0 {
+        settings.workers
+    } else {
+        std::thread::available_parallelism().map_or(1, |n| n.get())
+    };
+    let open = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let pressure = (settings.max_connections.saturating_mul(workers) / 2).max(1);
     builder
         .listen(name, lst, move || {
+            let open = open.clone();
             let app = factory()
                 .into_factory()
                 .map_err(|err| err.into().error_response());
-            fn_service(|io: TcpStream| async move {
-                let peer = io.peer_addr().ok();
-                let _ = io.set_nodelay(true);
-                Ok::<_, actix_http::error::DispatchError>((CodedErrors::new(io), peer))
+            fn_service(move |io: TcpStream| {
+                let budget = Budget::new(open.clone(), pressure);
+                async move {
+                    let peer = io.peer_addr().ok();
+                    let _ = io.set_nodelay(true);
+                    Ok::<_, actix_http::error::DispatchError>((
+                        CodedErrors::new(io).with_budget(budget),
+                        peer,
+                    ))
+                }
             })
             .and_then(
                 HttpService::build()
@@ -202,11 +223,89 @@ pub struct CodedErrors<T> {
     /// A rewritten response being written: its bytes, how many are out, and how many bytes of
     /// the caller's buffer it stands for.
     pending: Option<(Vec<u8>, usize, usize)>,
+    budget: Option<Budget>,
 }
 
 impl<T> CodedErrors<T> {
     pub fn new(io: T) -> Self {
-        CodedErrors { io, pending: None }
+        CodedErrors {
+            io,
+            pending: None,
+            budget: None,
+        }
+    }
+
+    /// Counts this connection in `budget` and closes it under pressure (see [`Budget`]).
+    pub fn with_budget(mut self, budget: Budget) -> Self {
+        self.budget = Some(budget);
+        self
+    }
+}
+
+/// How long a connection has to deliver its first request head while the server is under
+/// pressure.
+const HEAD_GRACE: Duration = Duration::from_secs(1);
+
+/// One connection's share of its server's connection budget: counted while open; while more
+/// than `pressure` connections are open, it is closed if its first request head has not
+/// arrived [`HEAD_GRACE`] after it was accepted (checked every [`HEAD_GRACE`] until it does).
+pub struct Budget {
+    open: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+    pressure: usize,
+    /// The first request head has arrived (a blank line was read).
+    head_seen: bool,
+    /// The last bytes read, to find a blank line split over two reads.
+    tail: Vec<u8>,
+    check: Pin<Box<tokio::time::Sleep>>,
+}
+
+impl Budget {
+    pub fn new(open: std::sync::Arc<std::sync::atomic::AtomicUsize>, pressure: usize) -> Budget {
+        open.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        Budget {
+            open,
+            pressure,
+            head_seen: false,
+            tail: Vec::new(),
+            check: Box::pin(tokio::time::sleep(HEAD_GRACE)),
+        }
+    }
+
+    /// Whether this connection must be closed now (its timer is re-armed otherwise).
+    fn shed(&mut self, cx: &mut Context<'_>) -> bool {
+        if self.head_seen {
+            return false;
+        }
+        while self.check.as_mut().poll(cx).is_ready() {
+            if self.open.load(std::sync::atomic::Ordering::SeqCst) > self.pressure {
+                return true;
+            }
+            let next = tokio::time::Instant::now() + HEAD_GRACE;
+            self.check.as_mut().reset(next);
+        }
+        false
+    }
+
+    /// Notes bytes read: the first blank line ends the first request head.
+    fn saw(&mut self, bytes: &[u8]) {
+        if self.head_seen || bytes.is_empty() {
+            return;
+        }
+        self.tail.extend_from_slice(bytes);
+        if self.tail.windows(4).any(|w| w == b"\r\n\r\n")
+            || self.tail.windows(2).any(|w| w == b"\n\n")
+        {
+            self.head_seen = true;
+            self.tail = Vec::new();
+        } else if self.tail.len() > 3 {
+            self.tail.drain(..self.tail.len() - 3);
+        }
+    }
+}
+
+impl Drop for Budget {
+    fn drop(&mut self) {
+        self.open.fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
     }
 }
 
@@ -216,7 +315,21 @@ impl<T: AsyncRead + Unpin> AsyncRead for CodedErrors<T> {
         cx: &mut Context<'_>,
         buf: &mut ReadBuf<'_>,
     ) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.get_mut().io).poll_read(cx, buf)
+        let this = self.get_mut();
+        if let Some(budget) = this.budget.as_mut() {
+            if budget.shed(cx) {
+                return Poll::Ready(Err(io::Error::new(
+                    io::ErrorKind::TimedOut,
+                    "no request head within the grace period while the server is full",
+                )));
+            }
+        }
+        let before = buf.filled().len();
+        let res = Pin::new(&mut this.io).poll_read(cx, buf);
+        if let (Some(budget), Poll::Ready(Ok(()))) = (this.budget.as_mut(), &res) {
+            budget.saw(&buf.filled()[before..]);
+        }
+        res
     }
 }
 

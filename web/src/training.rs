@@ -72,6 +72,36 @@ fn crf_architecture() -> String {
     quire::tagger::CRF.to_string()
 }
 
+/// Confines a training process (see `crate::sandbox`): its own namespaces, no capabilities
+/// (an empty bounding set too), Landlock read access to the dataset and the models folder and
+/// read-write access to its run folder (`job.out_dir`) only, and the training deny-list of
+/// system calls. It keeps the server's uid: it reads and replaces model files that belong to
+/// the service's user and may be private to it; without capabilities and under Landlock that
+/// uid reaches nothing else.
+fn confine_training(job: &JobSpec) -> anyhow::Result<()> {
+    use crate::sandbox::{confine, Confinement, Profile};
+    std::fs::create_dir_all(&job.out_dir)
+        .with_context(|| format!("cannot create {}", job.out_dir.display()))?;
+    let mut read_only = vec![job.dataset.clone()];
+    // The models folder: the run folder is `<models>/<versions>/<model>/<token>`.
+    if let Some(models) = job.out_dir.ancestors().nth(3) {
+        read_only.push(models.to_path_buf());
+    }
+    read_only.extend(job.start_dir.iter().cloned());
+    read_only.extend(job.embeddings.iter().cloned());
+    let notes = confine(&Confinement {
+        user: None,
+        read_only,
+        writable: vec![job.out_dir.clone()],
+        profile: Profile::Training,
+    })
+    .map_err(|e| anyhow::anyhow!("the training process cannot confine itself: {e}"))?;
+    for note in notes {
+        eprintln!("warning: quire train-job: {note}");
+    }
+    Ok(())
+}
+
 /// How the server runs training processes (from `[training]`).
 #[derive(Debug, Clone)]
 pub struct Runner {
@@ -257,6 +287,7 @@ pub fn result_json(report: &TrainingReport) -> serde_json::Value {
 /// `quire train-job`: waits for `go` on stdin, trains, checks what it wrote, prints the result.
 pub fn child_main(job_json: &str) -> anyhow::Result<()> {
     let job: JobSpec = serde_json::from_str(job_json).context("--job is not a job description")?;
+    confine_training(&job)?;
     let mut go = String::new();
     std::io::stdin().lock().read_line(&mut go)?;
     anyhow::ensure!(go.trim() == "go", "the server did not say go");
@@ -526,6 +557,8 @@ impl Runner {
         cmd.arg("train-job")
             .arg("--job")
             .arg(job_json)
+            // An empty environment (no secrets such as QUIRE_TRAINING_TOKEN) but its threads.
+            .env_clear()
             .env("RAYON_NUM_THREADS", spec.threads.max(1).to_string())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -533,10 +566,14 @@ impl Runner {
         let nice = self.nice;
         let cap = self.memory_mb.saturating_mul(1024 * 1024);
         // SAFETY: getpid takes nothing; between fork and exec only async-signal-safe calls
-        // (prctl, getppid, setpriority, setrlimit).
+        // (setsid, prctl, getppid, setpriority, setrlimit).
         let parent = unsafe { libc::getpid() };
         unsafe {
             cmd.pre_exec(move || {
+                // Its own session and process group.
+                if libc::setsid() < 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
                 quire_actors::workers::die_with_parent(parent)?;
                 libc::setpriority(libc::PRIO_PROCESS, 0, nice);
                 quire_actors::workers::cap_address_space(cap)

@@ -519,15 +519,56 @@ impl RunCtx<'_> {
     }
 }
 
-/// Writes `bytes` to `path` through a temporary file renamed into place.
+/// Writes `bytes` to `path` through a temporary file renamed into place, durably: the
+/// temporary file's data reach the disk before the rename, and the folder's entry after it, so
+/// that a power loss leaves either no output or the whole output, never an empty file that a
+/// resumed run would skip.
 fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir)?;
+    write_durably(&mut RealFs, path, bytes)
+}
+
+/// The file-system steps of [`write_durably`] (a trait so that a test can check their order).
+trait DurableFs {
+    fn create_dir_all(&mut self, dir: &Path) -> std::io::Result<()>;
+    /// Writes `bytes` to a new file at `path` and flushes it to the disk (`fsync`).
+    fn write_synced(&mut self, path: &Path, bytes: &[u8]) -> std::io::Result<()>;
+    fn rename(&mut self, from: &Path, to: &Path) -> std::io::Result<()>;
+    /// Flushes the folder's entries to the disk (`fsync` of the folder).
+    fn sync_dir(&mut self, dir: &Path) -> std::io::Result<()>;
+}
+
+struct RealFs;
+
+impl DurableFs for RealFs {
+    fn create_dir_all(&mut self, dir: &Path) -> std::io::Result<()> {
+        std::fs::create_dir_all(dir)
     }
+    fn write_synced(&mut self, path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+        use std::io::Write as _;
+        let mut f = std::fs::File::create(path)?;
+        f.write_all(bytes)?;
+        f.sync_all()
+    }
+    fn rename(&mut self, from: &Path, to: &Path) -> std::io::Result<()> {
+        std::fs::rename(from, to)
+    }
+    fn sync_dir(&mut self, dir: &Path) -> std::io::Result<()> {
+        std::fs::File::open(dir)?.sync_all()
+    }
+}
+
+fn write_durably(fs: &mut impl DurableFs, path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => std::path::PathBuf::from("."),
+    };
+    fs.create_dir_all(&dir)?;
     let mut tmp = path.as_os_str().to_owned();
     tmp.push(".part");
-    std::fs::write(&tmp, bytes)?;
-    std::fs::rename(&tmp, path)
+    let tmp = std::path::PathBuf::from(tmp);
+    fs.write_synced(&tmp, bytes)?;
+    fs.rename(&tmp, path)?;
+    fs.sync_dir(&dir)
 }
 
 fn remove_if_present(path: &Path) -> std::io::Result<()> {
@@ -556,6 +597,54 @@ pub fn rewrite_grobid_flags(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Records the steps instead of doing them.
+    #[derive(Default)]
+    struct Recorder(Vec<String>);
+
+    impl DurableFs for Recorder {
+        fn create_dir_all(&mut self, dir: &Path) -> std::io::Result<()> {
+            self.0.push(format!("mkdir {}", dir.display()));
+            Ok(())
+        }
+        fn write_synced(&mut self, path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+            self.0.push(format!(
+                "write+fsync {} ({} bytes)",
+                path.display(),
+                bytes.len()
+            ));
+            Ok(())
+        }
+        fn rename(&mut self, from: &Path, to: &Path) -> std::io::Result<()> {
+            self.0
+                .push(format!("rename {} {}", from.display(), to.display()));
+            Ok(())
+        }
+        fn sync_dir(&mut self, dir: &Path) -> std::io::Result<()> {
+            self.0.push(format!("fsync-dir {}", dir.display()));
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn an_output_is_synced_before_its_rename_and_its_folder_after() {
+        let mut fs = Recorder::default();
+        write_durably(&mut fs, Path::new("/out/a/x.tei.xml"), b"<TEI/>").expect("write");
+        assert_eq!(
+            fs.0,
+            vec![
+                "mkdir /out/a",
+                "write+fsync /out/a/x.tei.xml.part (6 bytes)",
+                "rename /out/a/x.tei.xml.part /out/a/x.tei.xml",
+                "fsync-dir /out/a",
+            ]
+        );
+        let dir = tempfile::tempdir().expect("temp dir");
+        let out = dir.path().join("sub/y.tei.xml");
+        write_atomically(&out, b"<TEI/>").expect("real write");
+        assert_eq!(std::fs::read(&out).expect("read"), b"<TEI/>");
+        assert!(!dir.path().join("sub/y.tei.xml.part").exists());
+    }
 
     #[test]
     fn shards_split_a_listing_without_overlap_or_gaps() {

@@ -97,9 +97,12 @@ async fn serve(config: Config) -> anyhow::Result<()> {
     );
     let pool = Pool::new(config.pool.concurrency, config.max_wait());
     // PDF layout runs in `quire worker` child processes, started on first use.
+    let mut worker_cfg = WorkerPoolConfig::from_engine(&engine, config.pool.pdf_workers)
+        .context("cannot locate the quire executable for the PDF workers")?;
+    worker_cfg.args.push("--user".into());
+    worker_cfg.args.push(config.sandbox.user.clone().into());
     let workers = WorkerPool::with_policy(
-        WorkerPoolConfig::from_engine(&engine, config.pool.pdf_workers)
-            .context("cannot locate the quire executable for the PDF workers")?,
+        worker_cfg,
         WorkerPolicy {
             recycle_rss_mb: config.limits.pdf_worker_recycle_mb,
             max_jobs: config.limits.pdf_worker_max_jobs,
@@ -137,12 +140,13 @@ async fn serve(config: Config) -> anyhow::Result<()> {
         header_timeout: Duration::from_secs(config.server.header_timeout_s),
         max_body_bytes: config.limits.max_upload_mb.saturating_mul(1024 * 1024),
     };
-    let listen = |port: u16, key: &str| {
-        crate::server::listener(&host, port, config.server.backlog)
+    let admin_host = config.server.admin_host.clone();
+    let listen = |host: &str, port: u16, key: &str| {
+        crate::server::listener(host, port, config.server.backlog)
             .with_context(|| format!("cannot listen on {host}:{port} ({key})"))
     };
-    let api_listener = listen(config.server.port, "server.port")?;
-    let admin_listener = listen(config.server.admin_port, "server.admin_port")?;
+    let api_listener = listen(&host, config.server.port, "server.port")?;
+    let admin_listener = listen(&admin_host, config.server.admin_port, "server.admin_port")?;
     let api_addr = api_listener.local_addr()?;
     let admin_addr = admin_listener.local_addr()?;
     let api = crate::server::serve("quire-api", api_listener, settings, move || {
@@ -152,6 +156,7 @@ async fn serve(config: Config) -> anyhow::Result<()> {
             .wrap(middleware::from_fn(app::head_as_get))
             .wrap(middleware::from_fn(app::observe))
             .wrap(app::cors(&api_config))
+            .wrap(middleware::from_fn(app::cors_guard))
             .configure(routes::configure)
             .default_service(web::to(app::not_found))
     })?;

@@ -22,10 +22,8 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
 }
 
 async fn consolidate_tei(state: State, params: Params) -> Result<HttpResponse, ApiError> {
-    let input = params.required_file("input")?;
-    let tei = std::str::from_utf8(&input.data)
-        .map_err(|e| ApiError::invalid("input", format!("the TEI is not UTF-8: {e}")))?
-        .to_string();
+    // Within `limits.max_text_kb` and `limits.max_xml_elements`.
+    let tei = params.text_document("input", true)?;
     let citations = params.int_range("consolidateCitations", 1, 0, 2)?;
     let header = params.int_range("consolidateHeader", 1, 0, 3)?;
     let _slot = state.pool.acquire("consolidateTEI").await?;

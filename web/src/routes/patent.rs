@@ -67,19 +67,9 @@ async fn tei(
         .body(quire::tei::patent::patent_tei(&out.segments, include_raw)))
 }
 
-/// The `input` field as UTF-8 text, refused when empty.
-fn text_input(params: &Params) -> Result<String, ApiError> {
-    let f = params.required_file("input")?;
-    let text =
-        std::str::from_utf8(&f.data).map_err(|_| ApiError::invalid("input", "not UTF-8 text"))?;
-    if text.trim().is_empty() {
-        return Err(ApiError::missing("input"));
-    }
-    Ok(text.to_string())
-}
-
 async fn process_txt(state: State, params: Params) -> Result<HttpResponse, ApiError> {
-    let text = text_input(&params)?;
+    // As a form field or a file part alike: within `limits.max_text_kb`.
+    let text = params.text_document("input", false)?;
     tei(
         state,
         params,
@@ -90,7 +80,8 @@ async fn process_txt(state: State, params: Params) -> Result<HttpResponse, ApiEr
 }
 
 async fn process_st36(state: State, params: Params) -> Result<HttpResponse, ApiError> {
-    let xml = text_input(&params)?;
+    // Within `limits.max_text_kb` and `limits.max_xml_elements` (its paragraphs).
+    let xml = params.text_document("input", true)?;
     tei(
         state,
         params,

@@ -68,13 +68,26 @@ async fn isalive(state: State) -> HttpResponse {
 }
 
 async fn health(state: State) -> HttpResponse {
-    let (ready, body) = health_report(&state);
+    let (ready, mut body) = health_report(&state);
+    // The API port is public: folders are cut to their names (the admin `/healthcheck`, on
+    // loopback by default, keeps them whole).
+    scrub_json(&mut body);
     let mut res = if ready {
         HttpResponse::Ok()
     } else {
         HttpResponse::ServiceUnavailable()
     };
     res.json(body)
+}
+
+/// Every string of `v` with its absolute paths cut ([`crate::error::scrub_paths`]).
+fn scrub_json(v: &mut serde_json::Value) {
+    match v {
+        serde_json::Value::String(s) => *s = crate::error::scrub_paths(s),
+        serde_json::Value::Array(items) => items.iter_mut().for_each(scrub_json),
+        serde_json::Value::Object(map) => map.values_mut().for_each(scrub_json),
+        _ => {}
+    }
 }
 
 /// Whether the service is ready, and the JSON report behind `/api/health` and the admin

@@ -2,9 +2,12 @@
 The training services (interface "Training services", grobid-service.md §4.7):
 `POST /api/modelTraining`, `POST /api/trainingResult`, `GET|POST /api/model`, and beyond GROBID
 `GET /api/training` (every run) and `DELETE /api/training/{token}` (cancel). They are off
-unless `training.enabled = true` (then 404); with `training.token` set, each request must send
-`Authorization: Bearer <token>` (else 401). Every parameter is checked before a run starts, so
-a bad value is a 400 naming it and never leaves a training "ongoing". The runs themselves are
+unless `training.enabled = true` (then 404); that needs `training.token` (the service refuses to
+start without it), and each request must send `Authorization: Bearer <token>` (else 401): no
+form field or query parameter can stand for it, and CORS does not apply to these routes (see
+`crate::app::cors_guard`), so no page on another site can reach them. Every parameter is
+checked before a run starts, so a bad value is a 400 naming it and never leaves a training
+"ongoing". The runs themselves are
 child processes (`crate::training`).
 
 `/debug/releaseTraining?token=` (only with `debug.test_routes`) lets a run started with
@@ -44,8 +47,11 @@ fn guard(state: &State, req: &HttpRequest) -> Result<(), ApiError> {
             req.path()
         )));
     }
-    if t.token.is_empty() {
-        return Ok(());
+    if t.token.trim().is_empty() {
+        // Refused at start-up (`Config::validate`); never open if it gets here anyway.
+        return Err(ApiError::Unauthorized(
+            "training endpoints need `training.token` to be set".to_string(),
+        ));
     }
     let presented = req
         .headers()
@@ -122,10 +128,13 @@ fn float_param(params: &Params, name: &str) -> Result<Option<f64>, ApiError> {
 }
 
 /// A 500 `[GENERAL]` with `message`.
+/// A 500 of the training routes; file paths are cut to their last component (the API port is
+/// public; the server log keeps them whole).
 fn internal(message: String) -> ApiError {
+    tracing::warn!("training: {message}");
     ApiError::Processing {
         code: quire::ErrorCode::General,
-        message,
+        message: crate::error::scrub_paths(&message),
     }
 }
 
