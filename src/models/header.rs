@@ -182,6 +182,8 @@ pub struct HeaderToken {
     pub line: LineRef,
     pub index: usize,
     pub sep: Sep,
+    /// The token's font: its lower-cased name and its size in tenths of a point.
+    pub font: (String, i32),
 }
 
 /// Mark the tokens of `texts` (joined by `seps`) that fall in e-mail and URL spans.
@@ -348,6 +350,7 @@ pub fn document_tokens(doc: &Document, lines: &[LineRef]) -> Vec<HeaderToken> {
                     line: *r,
                     index: ti,
                     sep,
+                    font: (t.font.to_lowercase(), (t.font_size * 10.0).round() as i32),
                 });
             }
         }
@@ -483,6 +486,7 @@ pub fn decode(tokens: &[HeaderToken], labels: &[String]) -> Result<HeaderFields>
             reason: format!("{} tokens but {} labels", tokens.len(), labels.len()),
         });
     }
+    let labels = &second_title_out(tokens, labels);
     let mut fields = HeaderFields::default();
     let mut prev_sep = Sep::None;
     for (k, (t, l)) in tokens.iter().zip(labels).enumerate() {
@@ -516,6 +520,48 @@ pub fn decode(tokens: &[HeaderToken], labels: &[String]) -> Result<HeaderFields>
     }
     editors_after_cues(&mut fields);
     Ok(fields)
+}
+
+/// A title run of tokens whose last lines are printed in another font than its first lines
+/// is a title followed by a second one: the translated title of a bilingual front page (the
+/// Portuguese title in one face, the English one below it in italics) or a subtitle set
+/// apart. The title is the first part: from the first line that starts in a font (name or
+/// size) that at most a fifth of the lines before it use, and that at least four fifths of
+/// the tokens from there to the end of the run use, the tokens become `<other>`. Both parts
+/// hold three tokens at least; a word in italics (a species name) does not cut the title, as
+/// the tokens after it return to the title's font.
+fn second_title_out(tokens: &[HeaderToken], labels: &[String]) -> Vec<String> {
+    let mut out = labels.to_vec();
+    let is_title = |l: &str| l.trim_start_matches("I-") == "<title>";
+    let mut a = 0;
+    while a < tokens.len() {
+        if !is_title(&labels[a]) {
+            a += 1;
+            continue;
+        }
+        let mut b = a + 1;
+        while b < tokens.len() && labels[b] == "<title>" {
+            b += 1;
+        }
+        let run = &tokens[a..b];
+        let cut = (3..run.len().saturating_sub(2)).find(|&k| {
+            let t = &run[k];
+            if t.facts.line != Pos::Start || t.font == run[k - 1].font {
+                return false;
+            }
+            let before = run[..k].iter().filter(|u| u.font == t.font).count();
+            let after = run[k..].iter().filter(|u| u.font == t.font).count();
+            before * 5 <= k && after * 5 >= (run.len() - k) * 4
+        });
+        if let Some(k) = cut {
+            out[a + k] = "I-<other>".to_string();
+            for l in &mut out[a + k + 1..b] {
+                *l = "<other>".to_string();
+            }
+        }
+        a = b;
+    }
+    out
 }
 
 /// Whether `s` ends with (or, `at_start`, starts with) a cue that introduces the names of
@@ -1028,6 +1074,72 @@ Study study S St Stu Stud y dy udy tudy BLOCKEND LINEEND LINEINDENT SAMEFONT SAM
                 ..Default::default()
             }],
         }
+    }
+
+    /// Header tokens of `lines` (each a line of words in one font), from a template token.
+    fn font_lines(lines: &[(&str, &str)]) -> Vec<HeaderToken> {
+        let first = LineRef {
+            page: 0,
+            block: 0,
+            line: 0,
+        };
+        let base = document_tokens(&doc(), &[first])[0].clone();
+        let mut out = Vec::new();
+        for (font, text) in lines {
+            let words: Vec<&str> = text.split(' ').collect();
+            for (k, w) in words.iter().enumerate() {
+                let mut t = base.clone();
+                t.facts.text = w.to_string();
+                t.facts.line = if k == 0 { Pos::Start } else { Pos::In };
+                t.font = (font.to_string(), 140);
+                t.sep = if k + 1 == words.len() {
+                    Sep::Newline
+                } else {
+                    Sep::Space
+                };
+                out.push(t);
+            }
+        }
+        out
+    }
+
+    fn title_labels(n: usize) -> Vec<String> {
+        (0..n)
+            .map(|k| if k == 0 { "I-<title>" } else { "<title>" }.to_string())
+            .collect()
+    }
+
+    #[test]
+    fn a_second_title_in_another_font_is_left_out() {
+        let toks = font_lines(&[
+            ("light", "Compromiso de los Ayuntamientos"),
+            ("light", "con la divulgación de información"),
+            ("lightit", "The city councils commitment on the"),
+            ("lightit", "dissemination of information"),
+        ]);
+        let f = decode(&toks, &title_labels(toks.len())).unwrap();
+        assert_eq!(
+            f.first(Label::Title),
+            Some("Compromiso de los Ayuntamientos\ncon la divulgación de información")
+        );
+        // A word in italics at a line start (a species name) does not cut the title.
+        let toks = font_lines(&[
+            ("roman", "Essential oil of the rhizomes of"),
+            ("italic", "Cyperus"),
+            ("roman", "rotundus and its antioxidant activity"),
+        ]);
+        let f = decode(&toks, &title_labels(toks.len())).unwrap();
+        assert!(f
+            .first(Label::Title)
+            .unwrap()
+            .ends_with("antioxidant activity"));
+        // Nor does a title in one font.
+        let toks = font_lines(&[
+            ("roman", "A study of things"),
+            ("roman", "and other things too"),
+        ]);
+        let f = decode(&toks, &title_labels(toks.len())).unwrap();
+        assert!(f.first(Label::Title).unwrap().ends_with("other things too"));
     }
 
     #[test]

@@ -381,10 +381,20 @@ pub fn abstract_spans(f: &HeaderFields) -> Vec<&str> {
 fn abstract_span_ids(f: &HeaderFields) -> Vec<usize> {
     let mut out = Vec::new();
     let mut closed = false;
-    for (i, (l, _)) in f.spans.iter().enumerate() {
+    for (i, (l, s)) in f.spans.iter().enumerate() {
         match l {
             Label::Keyword if !out.is_empty() => closed = true,
-            Label::Abstract if !closed => out.push(i),
+            // A keyword line or another abstract's heading the model left unlabelled closes
+            // the abstract as well: the second abstract of a bilingual front page follows.
+            Label::Other | Label::Reference if !out.is_empty() && keyword_heading(s) => {
+                closed = true
+            }
+            Label::Abstract if !closed && (licence_statement(s) || citation_cue(s)) => {}
+            Label::Abstract if !closed => {
+                out.push(i);
+                // Keywords printed at the end of the abstract's own block close it too.
+                closed = keyword_line_at(s).is_some();
+            }
             Label::Address | Label::Affiliation | Label::Other
                 if !closed && i > 0 && mid_abstract(f, i) =>
             {
@@ -394,6 +404,71 @@ fn abstract_span_ids(f: &HeaderFields) -> Vec<usize> {
         }
     }
     out
+}
+
+/// Headings of a keyword list, in the languages of the front pages seen most (`Keywords:`,
+/// `Key words`, `Palavras-chave:`, `Palabras clave:`, `Mots-clés :`, `Schlüsselwörter:`).
+fn keyword_heading(s: &str) -> bool {
+    let lower = s.trim_start().to_lowercase();
+    [
+        "keywords",
+        "key words",
+        "key-words",
+        "palavras-chave",
+        "palavras chave",
+        "palabras clave",
+        "palabras-clave",
+        "mots-clés",
+        "mots clés",
+        "schlüsselwörter",
+        "descritores",
+        "descriptores",
+    ]
+    .iter()
+    .any(|h| lower.starts_with(h))
+}
+
+/// Where a line that opens with a keyword heading starts in a span's text (its first line
+/// aside, and after 100 bytes of text at least): the keywords printed under an abstract in
+/// the same block, which the header model took as part of it.
+fn keyword_line_at(s: &str) -> Option<usize> {
+    let mut at = 0;
+    for (k, line) in s.split('\n').enumerate() {
+        if k > 0 && at >= 100 && keyword_heading(line) {
+            return Some(at);
+        }
+        at += line.len() + 1;
+    }
+    None
+}
+
+/// A `To cite:` / `How to cite this article` box (`Como citar`, `Cómo citar`, `Citation:`)
+/// that front pages print beside the abstract: the article's own reference, not its abstract.
+fn citation_cue(s: &str) -> bool {
+    let lower = s.trim_start().to_lowercase();
+    [
+        "to cite",
+        "how to cite",
+        "cite this article",
+        "citation:",
+        "como citar",
+        "cómo citar",
+        "citar como",
+        "pour citer",
+    ]
+    .iter()
+    .any(|h| lower.starts_with(h))
+}
+
+/// A short statement of the article's open-access licence (`This is an open access article
+/// distributed under the Creative Commons …`, in any language: it names Creative Commons or
+/// a CC licence), which front pages print in a box beside the abstract: not the abstract.
+fn licence_statement(s: &str) -> bool {
+    let lower = clean(s).to_lowercase();
+    lower.chars().count() < 600
+        && (lower.contains("creative commons")
+            || lower.contains("cc by")
+            || lower.contains("cc-by"))
 }
 
 /// Text the model labelled `<abstract>` that the abstract leaves out: spans after the
@@ -412,7 +487,8 @@ pub fn left_out_abstract(f: &HeaderFields) -> Vec<String> {
     }
     let mut run: Vec<&str> = Vec::new();
     for (i, (l, s)) in f.spans.iter().enumerate() {
-        if *l == Label::Abstract && !ids.contains(&i) {
+        let boxed = licence_statement(s) || citation_cue(s);
+        if *l == Label::Abstract && !ids.contains(&i) && !boxed {
             run.push(s);
         } else if !run.is_empty() {
             out.push(clean(&run.join("\n")));
@@ -468,6 +544,7 @@ pub fn clean_abstract(s: &str) -> String {
 
 /// [`clean_abstract`], and the second summary it cuts off (from its heading on), if any.
 fn split_abstract(s: &str) -> (String, Option<String>) {
+    let s = keyword_line_at(s).map_or(s, |at| &s[..at]);
     let mut t = clean(s);
     // A second summary after a sentence end, once the abstract has some length, ends it.
     let cut = SECOND_SUMMARY_HEADINGS
@@ -1679,6 +1756,64 @@ mod tests {
             vec!["a.b@x.org", "c.d@x.org"]
         );
         assert_eq!(clean_abstract("ABSTRACT: Text here."), "Text here.");
+    }
+
+    #[test]
+    fn bilingual_abstracts_end_at_the_first_languages_keywords() {
+        let resumo = format!(
+            "Resumo\n{}",
+            "Este estudo compara dois perfis de publicação.\n".repeat(4)
+        );
+        // Keywords the model left unlabelled, then the second language's abstract.
+        let f = fields(&[
+            (Label::Abstract, resumo.as_str()),
+            (Label::Other, "Palavras-chave: Acesso Aberto. Brasil."),
+            (Label::Other, "Abstract"),
+            (
+                Label::Abstract,
+                "This study compares two publication profiles.",
+            ),
+        ]);
+        assert_eq!(abstract_spans(&f), vec![resumo.as_str()]);
+        // Keywords printed inside the abstract's own block: cut there, and the abstract closed.
+        let inside = format!("{resumo}Palavras-chave: Acesso Aberto. Brasil.");
+        let g = fields(&[
+            (Label::Abstract, inside.as_str()),
+            (Label::Other, "Abstract"),
+            (
+                Label::Abstract,
+                "This study compares two publication profiles.",
+            ),
+        ]);
+        assert_eq!(abstract_spans(&g), vec![inside.as_str()]);
+        let text = clean_abstract(&abstract_spans(&g).join("\n"));
+        assert!(text.ends_with("publicação."), "{text}");
+        assert!(!text.contains("Palavras"), "{text}");
+        assert!(!text.contains("This study"), "{text}");
+    }
+
+    #[test]
+    fn licence_boxes_and_cite_boxes_are_not_the_abstract() {
+        let f = fields(&[
+            (Label::Abstract, "Este é um artigo publicado em acesso aberto sob a licença Creative Commons Attribution."),
+            (Label::Abstract, "To cite: Lee A, Ng B. A trial protocol. Journal 2020;10:e1."),
+            (Label::Other, "ABSTRACT"),
+            (Label::Abstract, "Introduction We test a drug."),
+        ]);
+        assert_eq!(abstract_spans(&f), vec!["Introduction We test a drug."]);
+        // Nor are they written as the body's first paragraphs.
+        assert!(
+            left_out_abstract(&f).is_empty(),
+            "{:?}",
+            left_out_abstract(&f)
+        );
+        // A long abstract that mentions a licence in passing stays.
+        let long = format!(
+            "{} under a CC BY licence.",
+            "We reuse open data sets. ".repeat(30)
+        );
+        let g = fields(&[(Label::Abstract, long.as_str())]);
+        assert_eq!(abstract_spans(&g).len(), 1);
     }
 
     #[test]

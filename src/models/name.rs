@@ -270,6 +270,193 @@ pub fn middle_words_out_of_surnames(persons: &mut [Person], lex: &LexView<'_>) {
     }
 }
 
+/// Generational suffixes printed after the initials of a Vancouver name (`Lim A Jr`).
+const VANCOUVER_SUFFIXES: &[&str] = &["Jr", "Sr", "II", "III", "IV"];
+
+/// Initials as Vancouver prints them: one to four capitals, undotted, a hyphenated pair
+/// allowed (`J-P`).
+fn vancouver_initials(w: &str) -> bool {
+    let mut parts = w.split('-');
+    let first = parts.next().unwrap_or_default();
+    let caps = |s: &str, max: usize| {
+        (1..=max).contains(&s.chars().count()) && s.chars().all(|c| c.is_uppercase())
+    };
+    let rest: Vec<&str> = parts.collect();
+    caps(first, 4) && rest.len() <= 1 && rest.iter().all(|r| caps(r, 2))
+}
+
+/// A surname word of a Vancouver name: a letter first, no digit, not in capitals only (a
+/// capitals word would be initials, `Feigin B L`, or a name printed in capitals).
+fn vancouver_surname_word(w: &str) -> bool {
+    w.chars().next().is_some_and(char::is_alphabetic)
+        && !w.chars().any(|c| c.is_ascii_digit())
+        && w.chars().any(char::is_lowercase)
+}
+
+/// The persons of an author list in Vancouver style (`De Martino L, Bruno M, van der Berg
+/// KA, Lim A Jr, et al.`), where every item separated by commas (or a last `and`/`&`) is a
+/// surname of one to four words, then its initials, then an optional generational suffix.
+/// The surname is everything before the initials, particles and compounds included; the
+/// first initial is the forename, the others the middle name. `None` when any item has
+/// another shape: the name model reads the list then.
+pub fn vancouver_persons(text: &str) -> Option<Vec<Person>> {
+    let mut s = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    if let Some(i) = s.to_ascii_lowercase().find("et al") {
+        s.truncate(i);
+    }
+    let s = s.trim().trim_end_matches(['.', ',', ';', ' ']);
+    let mut items: Vec<&str> = Vec::new();
+    for part in s.split(',') {
+        let part = part.trim();
+        let (head, tail) = match part.split_once(" and ").or_else(|| part.split_once(" & ")) {
+            Some((a, b)) => (a.trim(), Some(b.trim())),
+            None => (part, None),
+        };
+        items.extend(
+            [Some(head), tail]
+                .into_iter()
+                .flatten()
+                .filter(|x| !x.is_empty()),
+        );
+    }
+    if items.is_empty() {
+        return None;
+    }
+    let mut out = Vec::with_capacity(items.len());
+    for item in items {
+        let mut words: Vec<&str> = item.split(' ').collect();
+        let suffix = match words.last() {
+            Some(w)
+                if words.len() >= 3 && VANCOUVER_SUFFIXES.contains(&w.trim_end_matches('.')) =>
+            {
+                words.pop().map(|w| w.trim_end_matches('.').to_string())
+            }
+            _ => None,
+        };
+        let initials = words.pop().filter(|w| vancouver_initials(w))?;
+        if words.is_empty() || words.len() > 4 || !words.iter().all(|w| vancouver_surname_word(w)) {
+            return None;
+        }
+        let (forename, middle) = match initials.contains('-') {
+            true => (initials.to_string(), None),
+            false => {
+                let mut cs = initials.chars();
+                let first = cs.next().map(String::from);
+                let rest: Vec<String> = cs.map(String::from).collect();
+                (
+                    first.unwrap_or_default(),
+                    Some(rest.join(" ")).filter(|m| !m.is_empty()),
+                )
+            }
+        };
+        out.push(Person {
+            forename: Some(forename),
+            middlename: middle,
+            surname: Some(words.join(" ")),
+            suffix,
+            surname_first: true,
+            ..Person::default()
+        });
+    }
+    Some(out)
+}
+
+/// The value of a Roman numeral from 1 to 39 (`I` … `XXXIX`), as printed in capitals.
+fn roman_value(w: &str) -> Option<u32> {
+    let tens = w.chars().take_while(|&c| c == 'X').count();
+    let rest = &w[tens..];
+    let units = match rest {
+        "" => 0,
+        "I" => 1,
+        "II" => 2,
+        "III" => 3,
+        "IV" => 4,
+        "V" => 5,
+        "VI" => 6,
+        "VII" => 7,
+        "VIII" => 8,
+        "IX" => 9,
+        _ => return None,
+    };
+    let v = tens as u32 * 10 + units;
+    (tens <= 3 && v > 0).then_some(v)
+}
+
+/// Affiliation marks printed as Roman numerals after each name (`Ana Lopes I,II, Rui Costa
+/// III`) read as names by the name model, which knows digits and symbols as marks: the
+/// author line with each such numeral written in digits (`Ana Lopes 1,2, Rui Costa 3`), or
+/// `None` when the line has no such marks. A numeral is a mark when it follows a word or
+/// another mark's comma and is followed by a comma, a semicolon, a star, `and` or the end
+/// (never by a dot or a name: `I.` and `Ana I Costa` are initials); the line must hold three such
+/// numerals at least, one of them above `III` or two joined by a comma, so that a single
+/// generational suffix (`Driggers III`) stays a suffix.
+pub fn roman_marks_as_digits(text: &str) -> Option<String> {
+    let toks = toks(text, false);
+    let words: Vec<&str> = toks.iter().map(|t| t.text.as_str()).collect();
+    let next_word = |i: usize| {
+        words[i + 1..]
+            .iter()
+            .find(|w| !w.trim().is_empty())
+            .copied()
+    };
+    let prev_word = |i: usize| {
+        words[..i]
+            .iter()
+            .rev()
+            .find(|w| !w.trim().is_empty())
+            .copied()
+    };
+    let mut marks: Vec<(usize, u32)> = Vec::new();
+    for (i, w) in words.iter().enumerate() {
+        let Some(v) = roman_value(w) else {
+            continue;
+        };
+        let after_ok =
+            next_word(i).is_none_or(|n| matches!(n, "," | ";" | "*" | "†" | "and" | "&"));
+        let before_ok = prev_word(i).is_some_and(|p| {
+            p == "," && marks.last().is_some_and(|&(j, _)| j + 2 == i)
+                || p.chars().count() > 1 && p.chars().any(char::is_lowercase)
+        });
+        if after_ok && before_ok {
+            marks.push((i, v));
+        }
+    }
+    let joined = marks.windows(2).any(|w| w[0].0 + 2 == w[1].0);
+    if marks.len() < 3 || !(joined || marks.iter().any(|&(_, v)| v > 3)) {
+        return None;
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut k = 0;
+    for (i, t) in toks.iter().enumerate() {
+        if i > 0 && (t.space_before || t.newline_before) {
+            out.push(' ');
+        }
+        match marks.get(k) {
+            Some(&(j, v)) if j == i => {
+                out.push_str(&v.to_string());
+                k += 1;
+            }
+            _ => out.push_str(&t.text),
+        }
+    }
+    Some(out)
+}
+
+/// Marks read from a line [`roman_marks_as_digits`] rewrote, back in Roman numerals (as the
+/// affiliations print them).
+pub fn digit_marks_as_roman(persons: &mut [Person]) {
+    const ROMAN: [&str; 10] = ["", "I", "II", "III", "IV", "V", "VI", "VII", "VIII", "IX"];
+    for p in persons {
+        for m in &mut p.markers {
+            if let Ok(v) = m.parse::<usize>() {
+                if (1..40).contains(&v) {
+                    *m = format!("{}{}", "X".repeat(v / 10), ROMAN[v % 10]);
+                }
+            }
+        }
+    }
+}
+
 /// Tokens that separate two persons in an author line: punctuation, conjunctions, footnote
 /// marks and affiliation numbers.
 fn separates_persons(t: &str) -> bool {
@@ -527,6 +714,97 @@ mod tests {
         let t = toks(text, citation);
         assert_eq!(t.len(), labels.len(), "{t:?}");
         decode(&t, labels)
+    }
+
+    fn all_parts(p: &Person) -> (String, String, String, String) {
+        let s = |o: &Option<String>| o.clone().unwrap_or_default();
+        (
+            s(&p.surname),
+            s(&p.forename),
+            s(&p.middlename),
+            s(&p.suffix),
+        )
+    }
+
+    #[test]
+    fn vancouver_lists_keep_particles_and_compound_surnames() {
+        let p = vancouver_persons(
+            "De Martino L, Bruno M, Formisano C, De Feo V, van der Berg KA, Da Silva Filho AA, et al.",
+        )
+        .expect("a Vancouver list");
+        let got: Vec<_> = p.iter().map(all_parts).collect();
+        let want = |s: &str, f: &str, m: &str| (s.into(), f.into(), m.into(), String::new());
+        assert_eq!(
+            got,
+            vec![
+                want("De Martino", "L", ""),
+                want("Bruno", "M", ""),
+                want("Formisano", "C", ""),
+                want("De Feo", "V", ""),
+                want("van der Berg", "K", "A"),
+                want("Da Silva Filho", "A", "A"),
+            ]
+        );
+    }
+
+    #[test]
+    fn vancouver_suffixes_hyphenated_initials_and_last_and() {
+        let p = vancouver_persons("Lim A Jr, Driggers RG III, Dupont J-P and Ng BK.").unwrap();
+        let got: Vec<_> = p.iter().map(all_parts).collect();
+        assert_eq!(got[0], ("Lim".into(), "A".into(), "".into(), "Jr".into()));
+        assert_eq!(
+            got[1],
+            ("Driggers".into(), "R".into(), "G".into(), "III".into())
+        );
+        assert_eq!(
+            got[2],
+            ("Dupont".into(), "J-P".into(), "".into(), "".into())
+        );
+        assert_eq!(got[3], ("Ng".into(), "B".into(), "K".into(), "".into()));
+    }
+
+    #[test]
+    fn other_author_shapes_are_not_read_as_vancouver() {
+        // Forename first, surname-comma-initials with dots, spaced initials, capitals.
+        for s in [
+            "John Smith, Mary Jones",
+            "Smith, J. A. and Jones, B.",
+            "Feigin B L and Fuchs D B",
+            "SMITH JA, JONES B",
+            "World Health Organization",
+            "Smith J 2010",
+        ] {
+            assert_eq!(vancouver_persons(s), None, "{s}");
+        }
+    }
+
+    #[test]
+    fn roman_affiliation_marks_are_read_as_marks() {
+        let line = "Maria Yury Ichihara I , Andrea J.F. Ferreira I,II , Camila Teixeira IV,V , Lilia da Costa VI";
+        let out = roman_marks_as_digits(line).expect("Roman marks");
+        assert!(out.contains("Ichihara 1"), "{out}");
+        assert!(out.contains("Ferreira 1,2"), "{out}");
+        assert!(out.contains("Teixeira 4,5"), "{out}");
+        assert!(out.contains("da Costa 6"), "{out}");
+        assert!(out.contains("Andrea J.F."), "{out}");
+        let mut p = vec![Person {
+            markers: vec!["4".into(), "12".into()],
+            ..Person::default()
+        }];
+        digit_marks_as_roman(&mut p);
+        assert_eq!(p[0].markers, vec!["IV".to_string(), "XII".to_string()]);
+    }
+
+    #[test]
+    fn generational_suffixes_and_initials_are_not_marks() {
+        for line in [
+            "Ronald G. Driggers III, Mary Smith",
+            "John Smith III and Paul Jones II",
+            "Ilse I. Smith, Karl V. Jones, Ana I. Lopes",
+            "Ana I Costa, Rui V Lopes, Bo X Li",
+        ] {
+            assert_eq!(roman_marks_as_digits(line), None, "{line}");
+        }
     }
 
     #[test]

@@ -218,7 +218,9 @@ impl DocStage {
             .into_iter()
             .enumerate()
         {
-            let toks = name::toks(&seg, false);
+            // Roman-numeral affiliation marks go to the name model as digits.
+            let roman = name::roman_marks_as_digits(&seg);
+            let toks = name::toks(roman.as_deref().unwrap_or(&seg), false);
             let rows = name::rows(&toks, &view);
             let labels = self
                 .labeler
@@ -234,6 +236,9 @@ impl DocStage {
                 name::join_touching_persons(&mut persons, &ranges, &toks, &starts);
             }
             name::middle_words_out_of_surnames(&mut persons, &view);
+            if roman.is_some() {
+                name::digit_marks_as_roman(&mut persons);
+            }
             sub.persons.push(persons);
         }
 

@@ -65,11 +65,23 @@ pub async fn parse_names(
     } else {
         ModelName::NameHeader
     };
-    let labels = label(labeler, model, lex, &toks, name::rows).await?;
-    Ok(toks
+    // Citation author lists in Vancouver style are read by their shape, particles and
+    // compound surnames included; the others go through the name model.
+    let vancouver: Vec<Option<Vec<Person>>> = texts
+        .iter()
+        .map(|t| citation.then(|| name::vancouver_persons(t)).flatten())
+        .collect();
+    let to_label: Vec<Vec<Tok>> = toks
+        .iter()
+        .zip(&vancouver)
+        .map(|(t, v)| if v.is_some() { Vec::new() } else { t.clone() })
+        .collect();
+    let labels = label(labeler, model, lex, &to_label, name::rows).await?;
+    Ok(to_label
         .iter()
         .zip(&labels)
-        .map(|(t, l)| name::decode(t, l))
+        .zip(vancouver)
+        .map(|((t, l), v)| v.unwrap_or_else(|| name::decode(t, l)))
         .collect())
 }
 
