@@ -16,6 +16,7 @@ mod fulltext_article;
 mod hardening;
 mod header;
 mod layout;
+mod metadata;
 mod patents;
 mod pool;
 mod readme;
