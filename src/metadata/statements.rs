@@ -130,18 +130,42 @@ pub fn head_kind(head: &str) -> Option<StatementKind> {
 /// where the statement's text starts. The head ends at a colon, a full stop or a dash within
 /// the first 80 bytes and is followed by text.
 fn run_in(text: &str) -> Option<(StatementKind, &str, usize)> {
-    let end = text
+    let punct = text
         .char_indices()
         .take_while(|(i, _)| *i < 80)
         .find(|(_, c)| matches!(c, ':' | '.' | '—' | '–'))
-        .map(|(i, c)| (i, i + c.len_utf8()))?;
-    let head = text[..end.0].trim();
-    let kind = head_kind(head)?;
-    let rest = text[end.1..].trim_start();
-    if rest.chars().filter(|c| c.is_alphanumeric()).count() < 2 {
-        return None;
+        .map(|(i, c)| (i, i + c.len_utf8()));
+    if let Some(end) = punct {
+        let head = text[..end.0].trim();
+        if let Some(kind) = head_kind(head) {
+            let rest = text[end.1..].trim_start();
+            if rest.chars().filter(|c| c.is_alphanumeric()).count() >= 2 {
+                return Some((kind, head, text.len() - rest.len()));
+            }
+        }
     }
-    Some((kind, head, text.len() - rest.len()))
+    // A head set off by type alone (`Competing interests None declared.`): the longest run of
+    // at most five words that is a head and is followed by a capitalised word.
+    let mut ends: Vec<usize> = text
+        .char_indices()
+        .filter(|(_, c)| *c == ' ')
+        .map(|(i, _)| i)
+        .take(5)
+        .collect();
+    ends.reverse();
+    for end in ends {
+        let head = text[..end].trim();
+        let rest = text[end..].trim_start();
+        if head.ends_with([',', ';', ':', '.']) || !rest.starts_with(char::is_uppercase) {
+            continue;
+        }
+        if let Some(kind) = head_kind(head) {
+            if rest.chars().filter(|c| c.is_alphanumeric()).count() >= 2 {
+                return Some((kind, head, text.len() - rest.len()));
+            }
+        }
+    }
+    None
 }
 
 /// A line that can only be a head: short, no sentence inside.
@@ -185,6 +209,37 @@ const OTHER_HEADS: &[&str] = &[
     "notes",
     "orcid",
     "references",
+    "revised",
+    "howtocite",
+    "citethisarticle",
+    "recebidoem",
+    "recebido",
+    "aprovadoem",
+    "aprovado",
+    "aceitoem",
+    "aceito",
+    "publicadoem",
+    "comocitar",
+    "recibido",
+    "aceptado",
+    "aprobado",
+    "publicado",
+    "editor",
+    "editores",
+    "editors",
+    "associateeditor",
+    "sectioneditor",
+];
+
+/// Sentences of other matter that need no colon (letters only, lower case, as prefixes): a
+/// statement ends before them.
+const OTHER_OPENERS: &[&str] = &[
+    "openaccessthisarticle",
+    "thisisanopenaccessarticle",
+    "thisarticleislicensed",
+    "publishersnote",
+    "springernatureremainsneutral",
+    "copyright",
 ];
 
 /// One start of a run-in head in a text: where it starts, the statement's kind (`None`:
@@ -208,6 +263,11 @@ fn starts(text: &str) -> Vec<Start<'_>> {
         }
         if let Some((k, head, body)) = run_in(rest) {
             out.push((at, Some(k), head, at + body));
+            continue;
+        }
+        let opening = letters(&rest.chars().take(40).collect::<String>());
+        if OTHER_OPENERS.iter().any(|o| opening.starts_with(o)) {
+            out.push((at, None, "", at));
             continue;
         }
         let colon = rest
@@ -521,14 +581,20 @@ pub fn file(a: &mut Article) {
     let mut moved = Vec::new();
     take_statements(&mut a.body.divs, None, &mut moved);
     take_statements(&mut a.back.annex, None, &mut moved);
-    for kind in [
+    for (k, d) in moved.drain(..) {
+        list_of(&mut a.back, k).push(d);
+    }
+    // Then the back matter, moved sections included: a section holding several statements
+    // ("Competing interests. None. Funding. …") is split.
+    let kinds = [
         Acknowledgement,
         Funding,
         Availability,
         Conflict,
         Contribution,
         Ethics,
-    ] {
+    ];
+    for kind in kinds {
         take_statements(list_of(&mut a.back, kind), Some(kind), &mut moved);
     }
     for (k, d) in moved {
@@ -591,6 +657,14 @@ mod tests {
             Some((Funding, "Funding", 9))
         );
         assert_eq!(run_in("We thank the reviewers: all of them."), None);
+        // A head set off by type alone.
+        let t = "Competing interests None declared.";
+        let (k, head, at) = run_in(t).unwrap();
+        assert_eq!(
+            (k, head, &t[at..]),
+            (Conflict, "Competing interests", "None declared.")
+        );
+        assert_eq!(run_in("Ethics approval was obtained from the board."), None);
     }
 
     fn para(s: &str) -> BodyBlock {
@@ -654,6 +728,16 @@ mod tests {
         );
         assert_eq!(a.back.acknowledgement[0].blocks.len(), 1);
         assert_eq!(a.back.ethics.len(), 1);
+    }
+
+    #[test]
+    fn a_statement_ends_where_other_matter_starts() {
+        let got = run_in_statements(
+            "Conflito de interesses: nada a declarar. Recebido em: Mar. 27, 2020. Funding: None. Open Access This article is licensed.",
+        );
+        let got: Vec<(StatementKind, &str)> =
+            got.iter().map(|s| (s.kind, s.text.as_str())).collect();
+        assert_eq!(got, [(Conflict, "nada a declarar."), (Funding, "None.")]);
     }
 
     #[test]
