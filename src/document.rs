@@ -25,6 +25,9 @@ pub struct Author {
     /// Where the name is printed, one box per line fragment (empty when it could not be
     /// traced to the header's tokens).
     pub coords: Vec<PageBox>,
+    /// The author's ORCID iD (`0000-0002-1825-0097`), printed or linked from the name, its
+    /// check digit verified ([`crate::metadata::orcid`]).
+    pub orcid: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -70,6 +73,76 @@ pub struct HeaderRecord {
     pub availability_tokens: Vec<Vec<TokenBox>>,
     /// Text of the front matter no field took, written with `includeDiscardedText`.
     pub discarded: Vec<Discarded>,
+    /// The document's language (ISO 639-1, `en`), from its abstract and text
+    /// ([`crate::metadata::lang`]).
+    pub language: Option<String>,
+    /// The language of [`HeaderRecord::abstract_text`].
+    pub abstract_lang: Option<String>,
+    /// Further abstracts of a multilingual front page (a Portuguese paper's English
+    /// abstract), each with its language, in printed order after the first.
+    pub other_abstracts: Vec<OtherAbstract>,
+    /// The licence and copyright the paper prints or links ([`crate::metadata::licence`]).
+    pub licence: Option<Licence>,
+    /// Statements found in the laid-out pages (conflict of interest, author contributions,
+    /// ethics, …) that the full text files in its back matter and the header answer writes
+    /// in its `back` ([`crate::metadata::statements`]).
+    pub statements: Vec<Statement>,
+}
+
+/// One more abstract of a multilingual front page.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct OtherAbstract {
+    pub lang: Option<String>,
+    pub text: String,
+}
+
+/// A Creative Commons licence (or none), who holds the copyright, and the printed statement.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Licence {
+    /// The Creative Commons licence: `by`, `by-nc-nd`, `zero` (CC0)…; `None` when the paper
+    /// prints only a copyright line.
+    pub cc: Option<String>,
+    /// Its version (`4.0`), when printed or linked.
+    pub version: Option<String>,
+    /// `true` for a copyright reserved to its holder ("All rights reserved") without a
+    /// Creative Commons licence.
+    pub reserved: bool,
+    /// Who holds the copyright, as GROBID names it: `authors` or `publisher`.
+    pub holder: Option<String>,
+    /// The printed statement (licence sentence or copyright line).
+    pub raw: Option<String>,
+}
+
+/// What a statement is about; its name is the `div/@type` of the TEI back matter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum StatementKind {
+    Acknowledgement,
+    Funding,
+    Availability,
+    Conflict,
+    Contribution,
+    Ethics,
+}
+
+impl StatementKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StatementKind::Acknowledgement => "acknowledgement",
+            StatementKind::Funding => "funding",
+            StatementKind::Availability => "availability",
+            StatementKind::Conflict => "conflict",
+            StatementKind::Contribution => "contribution",
+            StatementKind::Ethics => "ethics",
+        }
+    }
+}
+
+/// One statement: its kind, the printed head (`Competing interests`) and its text.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Statement {
+    pub kind: StatementKind,
+    pub head: Option<String>,
+    pub text: String,
 }
 
 /// A piece of text no model kept (GROBID's "discarded text"): the segmentation's `other`
@@ -314,13 +387,20 @@ pub struct Note {
     pub paragraphs: Vec<RichText>,
 }
 
-/// The back matter in GROBID's order (acknowledgement, funding, availability, annex); the
+/// The back matter in GROBID's order (acknowledgement, funding, availability, conflict,
+/// contribution, then Quire's ethics, annex); the
 /// references come from [`Article::references`].
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Back {
     pub acknowledgement: Vec<Div>,
     pub funding: Vec<Div>,
     pub availability: Vec<Div>,
+    /// Conflict-of-interest (competing interests) statements (`div type="conflict"`).
+    pub conflict: Vec<Div>,
+    /// Author-contribution statements (`div type="contribution"`).
+    pub contribution: Vec<Div>,
+    /// Ethics statements (approval, consent; `div type="ethics"`, Quire's own type).
+    pub ethics: Vec<Div>,
     pub annex: Vec<Div>,
     /// What the funding-acknowledgement model found in the acknowledgement and funding
     /// sections: TEI `listOrg type="funding"` in the back, `funder` in the `titleStmt`.
@@ -349,6 +429,9 @@ impl Back {
         self.acknowledgement.is_empty()
             && self.funding.is_empty()
             && self.availability.is_empty()
+            && self.conflict.is_empty()
+            && self.contribution.is_empty()
+            && self.ethics.is_empty()
             && self.annex.is_empty()
             && self.fundings.is_empty()
     }

@@ -273,8 +273,7 @@ pub fn back(doc: &Document, zones: &Zones) -> Back {
         acknowledgement: zone_divs(doc, &zones.lines(Zone::Acknowledgement)),
         funding: zone_divs(doc, &zones.lines(Zone::Funding)),
         availability: zone_divs(doc, &zones.lines(Zone::Availability)),
-        annex: Vec::new(),
-        fundings: Vec::new(),
+        ..Back::default()
     }
 }
 

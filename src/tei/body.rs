@@ -81,12 +81,16 @@ fn texts(a: &Article) -> impl Iterator<Item = &str> {
         .chain(blocks.chain(captions).chain(notes).map(|t| t.text.as_str()))
 }
 
-/// Each kind of back matter with its `div/@type`, in GROBID's order.
+/// Each kind of back matter with its `div/@type`, in GROBID's order (`ethics`, which GROBID
+/// does not write, after GROBID's statements and before the annex).
 pub(crate) fn back_sections(b: &Back) -> impl Iterator<Item = (&'static str, &[Div])> {
     [
         ("acknowledgement", b.acknowledgement.as_slice()),
         ("funding", b.funding.as_slice()),
         ("availability", b.availability.as_slice()),
+        ("conflict", b.conflict.as_slice()),
+        ("contribution", b.contribution.as_slice()),
+        ("ethics", b.ethics.as_slice()),
         ("annex", b.annex.as_slice()),
     ]
     .into_iter()
@@ -648,9 +652,11 @@ pub(crate) fn references(w: &mut TeiWriter, ctx: &Ctx<'_>, references: &[Referen
     w.close("div");
 }
 
-/// The full text's `<text xml:lang="en">` with `body` and `back`, one tab deep.
+/// The full text's `<text xml:lang="…">` (the document's language; `en` when it was not
+/// detected, as Quire wrote before detecting it) with `body` and `back`, one tab deep.
 pub(crate) fn write_text(w: &mut TeiWriter, ctx: &mut Ctx<'_>, a: &Article) {
-    w.open("text", &[("xml:lang", "en")]);
+    let lang = a.header.language.as_deref().unwrap_or("en");
+    w.open("text", &[("xml:lang", lang)]);
     body(w, ctx, &a.body);
     back(w, ctx, a);
     w.close("text");
@@ -892,6 +898,7 @@ mod tests {
                     grant_numbers: vec!["123".into()],
                     ..Default::default()
                 }],
+                ..Default::default()
             },
             references: vec![
                 Reference {

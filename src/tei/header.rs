@@ -87,6 +87,7 @@ pub fn to_tei(h: &HeaderRecord, opt: &TeiOptions) -> String {
     article_tei(
         &Article {
             header: h.clone(),
+            back: crate::metadata::statements::header_back(h),
             ..Default::default()
         },
         opt,
@@ -122,7 +123,8 @@ fn write_article(w: &mut TeiWriter, a: &Article, opt: &TeiOptions) {
     let mut ctx = Ctx::new(a, opt);
     w.declaration().newline();
     w.open_raw("TEI", TEI_START);
-    w.open("teiHeader", &[]).open("fileDesc", &[]);
+    let lang = h.language.as_deref().map(|l| ("xml:lang", l));
+    w.open("teiHeader", lang.as_slice()).open("fileDesc", &[]);
     w.open("titleStmt", &[]);
     let title = h.title.as_deref().unwrap_or("");
     let title_coords = coords_of(opt, "title", &h.title_coords);
@@ -144,22 +146,7 @@ fn write_article(w: &mut TeiWriter, a: &Article, opt: &TeiOptions) {
         Some(p) => w.line("publisher", &[], p),
         None => w.line_empty("publisher", &[], Slash::Tight),
     };
-    let status = [("status", "unknown")];
-    match (&h.copyright, opt.include_raw_copyrights) {
-        (Some(c), true) => {
-            w.open("availability", &status);
-            w.line_empty("licence", &[], Slash::Tight);
-            w.line("p", &[("type", "raw")], c);
-            w.close("availability");
-        }
-        _ => {
-            w.indent()
-                .start("availability", &status)
-                .empty("licence", &[], Slash::Tight)
-                .end("availability")
-                .newline();
-        }
-    }
+    availability(w, h, opt);
     if let Some(d) = &h.date {
         date(w, d);
     }
@@ -177,6 +164,7 @@ fn write_article(w: &mut TeiWriter, a: &Article, opt: &TeiOptions) {
         write_pers_name_at(w, &a.person, false, name_coords.as_deref());
         w.newline();
         w.line_if("email", &[], a.email.as_deref());
+        w.line_if("idno", &[("type", "ORCID")], a.orcid.as_deref());
         for &k in &a.affiliations {
             if let Some(af) = h.affiliations.get(k) {
                 if let Some(x) = attached.get_mut(k) {
@@ -324,7 +312,13 @@ fn write_article(w: &mut TeiWriter, a: &Article, opt: &TeiOptions) {
     match &h.abstract_text {
         Some(a) if !a.is_empty() => {
             // GROBID writes the abstract's `div` at column 0, with the namespace.
-            w.open("abstract", &[]);
+            // As GROBID: `xml:lang` where the abstract's language is not the document's.
+            let lang = h
+                .abstract_lang
+                .as_deref()
+                .filter(|l| Some(*l) != h.language.as_deref())
+                .map(|l| ("xml:lang", l));
+            w.open("abstract", lang.as_slice());
             w.start("div", &[("xmlns", TEI_NS)]);
             abstract_paragraph(w, &mut ctx, a, &h.abstract_tokens);
             w.end("div").newline();
@@ -334,9 +328,26 @@ fn write_article(w: &mut TeiWriter, a: &Article, opt: &TeiOptions) {
             w.line_empty("abstract", &[], Slash::Tight);
         }
     }
+    // The other abstracts of a multilingual front page, each with its own language.
+    for other in h.other_abstracts.iter().filter(|o| !o.text.is_empty()) {
+        let lang = other
+            .lang
+            .as_deref()
+            .filter(|l| Some(*l) != h.language.as_deref())
+            .map(|l| ("xml:lang", l));
+        w.open("abstract", lang.as_slice());
+        w.start("div", &[("xmlns", TEI_NS)]);
+        abstract_paragraph(w, &mut ctx, &other.text);
+        w.end("div").newline();
+        w.close("abstract");
+    }
     w.close("profileDesc").close("teiHeader");
     write_facsimile(w, &a.pages, opt);
-    if a.body.is_empty() && a.back.is_empty() {
+    if a.body.is_empty() && a.back.is_empty() && a.references.is_empty() {
+        let lang = h.language.as_deref().map(|l| ("xml:lang", l));
+        w.open("text", lang.as_slice());
+        w.close("text");
+    } else if a.body.is_empty() && a.back.is_empty() {
         w.open("text", &[]);
         if !a.references.is_empty() {
             w.open("back", &[]);
@@ -348,6 +359,60 @@ fn write_article(w: &mut TeiWriter, a: &Article, opt: &TeiOptions) {
         write_text(w, &mut ctx, a);
     }
     w.close("TEI");
+}
+
+/// `<availability>` of the `publicationStmt`, as GROBID writes it: with a licence, `status=
+/// "restricted"` and the licence's name (`CC-BY`, `copyright`), a Creative Commons licence with
+/// its deed as `target` (Quire's addition); `resp` names the copyright holder (`authors`,
+/// `publisher`) when known; else `status="unknown"` and an empty `licence`. The raw statement
+/// follows as `<p type="raw">` with `includeRawCopyrights`.
+fn availability(w: &mut TeiWriter, h: &HeaderRecord, opt: &TeiOptions) {
+    let lic = h.licence.as_ref();
+    let raw = lic
+        .and_then(|l| l.raw.as_deref())
+        .or(h.copyright.as_deref())
+        .filter(|_| opt.include_raw_copyrights);
+    let name = lic.and_then(crate::metadata::licence::name);
+    let target = lic.and_then(crate::metadata::licence::target);
+    let holder = lic.and_then(|l| l.holder.as_deref());
+    if name.is_none() && holder.is_none() && raw.is_none() {
+        w.indent()
+            .start("availability", &[("status", "unknown")])
+            .empty("licence", &[], Slash::Tight)
+            .end("availability")
+            .newline();
+        return;
+    }
+    let mut attrs = Vec::new();
+    if let Some(r) = holder {
+        attrs.push(("resp", r));
+    }
+    attrs.push((
+        "status",
+        if name.is_some() {
+            "restricted"
+        } else {
+            "unknown"
+        },
+    ));
+    w.open("availability", &attrs);
+    match name {
+        Some(n) => {
+            let t: Vec<(&str, &str)> = target
+                .as_deref()
+                .map(|t| ("target", t))
+                .into_iter()
+                .collect();
+            w.line("licence", &t, &n);
+        }
+        None => {
+            w.line_empty("licence", &[], Slash::Tight);
+        }
+    }
+    if let Some(c) = raw {
+        w.line("p", &[("type", "raw")], c);
+    }
+    w.close("availability");
 }
 
 /// One `<funder ref="#funding_N …">` per distinct funder name (its fundings as targets), with

@@ -17,6 +17,7 @@ mod hardening;
 mod header;
 mod hostile;
 mod layout;
+mod metadata;
 mod patents;
 mod pool;
 mod readme;

@@ -88,6 +88,7 @@ impl Cascade for FulltextCascade {
             };
             stage.segment().await?;
             article.header = stage.header().await?;
+            quire::metadata::enrich_header(&mut article.header, &stage.doc);
             if r.flavor != Some("article/light") {
                 article.references = stage.references().await?;
             }
@@ -95,6 +96,7 @@ impl Cascade for FulltextCascade {
             (article.body, article.back) = stage.body(&article.references).await?;
             quire::body::header_statements(&mut article.back, &article.header);
             quire::body::front_paragraphs(&mut article.body, &article.header);
+            quire::metadata::enrich_article(&mut article);
             // Consolidation last: callouts were resolved against the references as printed.
             // Timed as its own stage when asked for.
             let asked = r.consolidate_header != 0
@@ -116,9 +118,15 @@ impl Cascade for FulltextCascade {
                 .consolidation
                 .funders(&mut article.back.fundings, r.consolidate_funders);
             drop(timer);
+            let mut trace = stage.into_trace();
+            if let Some(t) = trace.as_mut() {
+                let (rows, labels) =
+                    quire::metadata::debug_rows(&article.header, Some(&article.back));
+                t.record("metadata", &[rows], &[labels]);
+            }
             Ok(FulltextOutput {
                 article,
-                trace: stage.into_trace(),
+                trace,
                 header_consolidation,
                 citation_consolidation,
                 funder_consolidation,

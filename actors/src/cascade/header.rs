@@ -47,13 +47,19 @@ impl Cascade for HeaderCascade {
             let r = self.request;
             let mut stage = DocStage::open(ctx.clone(), r.pdf, r.range, r.flavor, r.debug).await?;
             let mut record = stage.header().await?;
+            quire::metadata::enrich_header(&mut record, &stage.doc);
             let consolidation = ctx
                 .consolidation
                 .header(&mut record, r.consolidate_header)
                 .await;
+            let mut trace = stage.into_trace();
+            if let Some(t) = trace.as_mut() {
+                let (rows, labels) = quire::metadata::debug_rows(&record, None);
+                t.record("metadata", &[rows], &[labels]);
+            }
             Ok(HeaderOutput {
                 record,
-                trace: stage.into_trace(),
+                trace,
                 consolidation,
             })
         })

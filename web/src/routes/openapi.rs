@@ -111,7 +111,7 @@ const RAW_COPYRIGHTS: Param = p(
     "includeRawCopyrights",
     Kind::Flag,
     false,
-    "keep raw copyright strings",
+    "keep the printed licence or copyright statement (availability/p type=raw)",
 );
 
 const FULLTEXT_PARAMS: &[Param] = &[
@@ -236,7 +236,8 @@ const OPS: &[Op] = &[
     op(
         "/api/processHeaderDocument",
         &["post", "put"],
-        "TEI header of a PDF (BibTeX with Accept: application/x-bibtex)",
+        "TEI header of a PDF (BibTeX with Accept: application/x-bibtex); with xml:lang, licence, \
+         ORCID iDs and back-matter statements (docs/metadata.md)",
         &[
             INPUT,
             CONS_HEADER,
@@ -259,7 +260,8 @@ const OPS: &[Op] = &[
     op(
         "/api/processFulltextDocument",
         &["post", "put"],
-        "The whole article as TEI",
+        "The whole article as TEI, with xml:lang, licence, ORCID iDs and back-matter statements \
+         (conflict, contribution, ethics; docs/metadata.md)",
         FULLTEXT_PARAMS,
         &[XML, TEXT],
         &[204],

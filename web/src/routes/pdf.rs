@@ -15,7 +15,7 @@ Nothing extracted answers 204; layout failures keep their interface codes.
 use actix_web::http::header;
 use actix_web::{web, HttpRequest, HttpResponse};
 use quire::layout::PageRange;
-use quire::tei::header::{article_tei, now_stamp, Article, TeiOptions};
+use quire::tei::header::{now_stamp, TeiOptions};
 use quire_actors::cascade::header::{HeaderCascade, HeaderRequest};
 use quire_actors::cascade::references::{ReferencesCascade, ReferencesRequest};
 use quire_actors::{parse_models_filter, Applied};
@@ -172,11 +172,8 @@ pub(crate) fn header_tei(
         when: now_stamp(),
         ..Default::default()
     };
-    let article = Article {
-        header: record,
-        ..Default::default()
-    };
-    article_tei(&article, &opt)
+    // With the statements of the laid-out pages in its `back` (docs/metadata.md).
+    quire::tei::header::to_tei(&record, &opt)
 }
 
 /// processReferences: the bibliography of the whole document as GROBID's `listBibl` envelope

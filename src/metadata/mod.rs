@@ -1,0 +1,466 @@
+/*!
+Document metadata beyond the models' fields, as GROBID 0.8-0.9 writes it (see
+docs/metadata.md): the language of the document and of each abstract ([`lang`]), the licence
+and copyright ([`licence`]), the authors' ORCID iDs ([`orcid`]) and the back matter's
+statements (conflict of interest, contributions, ethics…; [`statements`]).
+
+All of it is read from the laid-out pages ([`PageText`]: each block's text and lines, each
+page's link targets) and from the header record, after the models ran: [`enrich_header`] for
+both answers, [`enrich_article`] for the full text.
+*/
+
+pub mod lang;
+pub mod licence;
+pub mod orcid;
+pub mod statements;
+
+use crate::document::{Article, HeaderRecord, OtherAbstract};
+use crate::layout::Document;
+
+/// One laid-out page as text: its blocks (lines joined), their lines, and the targets of its
+/// link annotations.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct PageText {
+    pub number: u32,
+    pub blocks: Vec<String>,
+    pub lines: Vec<Vec<String>>,
+    pub links: Vec<String>,
+}
+
+/// The pages of `doc` as [`PageText`].
+pub fn page_texts(doc: &Document) -> Vec<PageText> {
+    doc.pages
+        .iter()
+        .map(|p| {
+            let lines: Vec<Vec<String>> = p
+                .blocks
+                .iter()
+                .map(|b| b.lines.iter().map(|l| l.text()).collect())
+                .collect();
+            PageText {
+                number: p.number,
+                blocks: lines
+                    .iter()
+                    .map(|l| l.concat().trim_end().to_string())
+                    .collect(),
+                lines,
+                links: p.links.iter().filter_map(|l| l.uri.clone()).collect(),
+            }
+        })
+        .collect()
+}
+
+/// The language most of the pages' text is written in: each block of at least 150 letters
+/// votes for its language with its number of letters.
+fn document_language(pages: &[PageText]) -> Option<&'static str> {
+    let mut votes: Vec<(&'static str, usize)> = Vec::new();
+    let mut counted = 0;
+    // The first pages: the references at the end are often in another language.
+    let n = pages.len().div_ceil(5) * 3;
+    for b in pages.iter().take(n.max(1)).flat_map(|p| p.blocks.iter()) {
+        let n = b.chars().filter(|c| c.is_alphabetic()).count();
+        if n < 150 {
+            continue;
+        }
+        if let Some(l) = lang::detect(b) {
+            match votes.iter_mut().find(|v| v.0 == l) {
+                Some(v) => v.1 += n,
+                None => votes.push((l, n)),
+            }
+        }
+        counted += 1;
+        if counted >= 200 {
+            break;
+        }
+    }
+    votes.into_iter().max_by_key(|v| v.1).map(|v| v.0)
+}
+
+/// Words that head an abstract of a multilingual front page.
+const ABSTRACT_HEADS: &[&str] = &[
+    "abstract",
+    "resumo",
+    "resumen",
+    "résumé",
+    "resume",
+    "zusammenfassung",
+    "riassunto",
+    "summary",
+];
+
+/// `text` without an abstract head word opening it (`Resumo:`).
+fn strip_head(text: &str) -> &str {
+    let t = text.trim_start();
+    let lower = t.to_lowercase();
+    for h in ABSTRACT_HEADS {
+        if lower.starts_with(h) && lower.len() >= h.len() {
+            let rest = &t[t
+                .char_indices()
+                .nth(h.chars().count())
+                .map_or(t.len(), |(i, _)| i)..];
+            if rest.starts_with(|c: char| !c.is_alphanumeric()) || rest.is_empty() {
+                return rest
+                    .trim_start_matches([':', '.', ' ', '-', '—', '–'])
+                    .trim_start();
+            }
+        }
+    }
+    t
+}
+
+/// Splits an abstract holding several languages (the header model labels both abstracts of a
+/// bilingual front page) into one abstract per language: its parts (lines, or an abstract
+/// head word after a sentence end) are grouped in order by language. Sets the language of
+/// each.
+fn split_abstracts(h: &mut HeaderRecord) {
+    let Some(text) = h.abstract_text.clone() else {
+        return;
+    };
+    let mut parts: Vec<String> = Vec::new();
+    for line in text.split('\n') {
+        let mut rest = line;
+        // A head word after a sentence end starts a new part.
+        'outer: loop {
+            let lower = rest.to_lowercase();
+            if lower.len() != rest.len() {
+                break;
+            }
+            for hw in ABSTRACT_HEADS {
+                for pat in [format!(". {hw}"), format!(". {}", hw.to_uppercase())] {
+                    if let Some(i) = rest.find(&pat).or_else(|| lower.find(&pat)) {
+                        if i > 100 {
+                            parts.push(rest[..=i].to_string());
+                            rest = &rest[i + 2..];
+                            continue 'outer;
+                        }
+                    }
+                }
+            }
+            break;
+        }
+        parts.push(rest.to_string());
+    }
+    let mut groups: Vec<(Option<&'static str>, String)> = Vec::new();
+    for p in parts.iter().filter(|p| !p.trim().is_empty()) {
+        let l = (p.chars().filter(|c| c.is_alphabetic()).count() >= 100)
+            .then(|| lang::detect(p))
+            .flatten();
+        match groups.last_mut() {
+            Some(g) if l.is_none() || g.0 == l || g.0.is_none() => {
+                g.0 = g.0.or(l);
+                g.1.push('\n');
+                g.1.push_str(p);
+            }
+            _ => groups.push((l, p.clone())),
+        }
+    }
+    if groups.len() < 2 {
+        h.abstract_lang = lang::detect(&text).map(String::from);
+        return;
+    }
+    let mut it = groups.into_iter();
+    let (l0, t0) = it.next().expect("two groups");
+    h.abstract_text = Some(strip_head(&t0).trim().to_string());
+    h.abstract_lang = l0.map(String::from);
+    h.other_abstracts = it
+        .map(|(l, t)| OtherAbstract {
+            lang: l.map(String::from),
+            text: strip_head(&t).trim().to_string(),
+        })
+        .collect();
+}
+
+/// Abstracts the pages print under an abstract head (`Resumo`, `Abstract`) in a language
+/// neither [`HeaderRecord::abstract_text`] nor the other abstracts have: a bilingual front
+/// page whose second abstract the header model did not label.
+fn abstracts_in_pages(h: &mut HeaderRecord, pages: &[PageText]) {
+    let Some(first) = h.abstract_text.as_deref() else {
+        return;
+    };
+    let norm = |s: &str| -> String {
+        s.chars()
+            .filter(|c| c.is_alphanumeric())
+            .flat_map(char::to_lowercase)
+            .collect()
+    };
+    let mut known = norm(first);
+    for o in &h.other_abstracts {
+        known.push_str(&norm(&o.text));
+    }
+    let is_head = |line: &str| {
+        let t = line
+            .trim()
+            .trim_end_matches([':', '.'])
+            .trim()
+            .to_lowercase();
+        ABSTRACT_HEADS.contains(&t.as_str())
+    };
+    for p in pages.iter().take(3) {
+        for (i, lines) in p.lines.iter().enumerate() {
+            if !lines.first().is_some_and(|l| is_head(l)) {
+                continue;
+            }
+            let mut text: String = lines[1..].concat();
+            let mut j = i + 1;
+            if text.trim().is_empty() {
+                let Some(next) = p.blocks.get(j) else {
+                    continue;
+                };
+                text = next.clone();
+                j += 1;
+            }
+            while j < p.blocks.len() && p.blocks[j].trim_start().starts_with(char::is_lowercase) {
+                text.push(' ');
+                text.push_str(&p.blocks[j]);
+                j += 1;
+            }
+            let text = text.trim().to_string();
+            if text.chars().filter(|c| c.is_alphabetic()).count() < 100 {
+                continue;
+            }
+            let probe: String = norm(&text).chars().take(60).collect();
+            if known.contains(&probe) {
+                continue;
+            }
+            let Some(l) = lang::detect(&text) else {
+                continue;
+            };
+            let taken = h.abstract_lang.as_deref() == Some(l)
+                || h.other_abstracts
+                    .iter()
+                    .any(|o| o.lang.as_deref() == Some(l));
+            if taken {
+                continue;
+            }
+            known.push_str(&norm(&text));
+            h.other_abstracts.push(OtherAbstract {
+                lang: Some(l.to_string()),
+                text,
+            });
+        }
+    }
+}
+
+/// Adds to `h` what the laid-out pages tell besides the header model: the document's and
+/// the abstracts' languages, the licence, the authors' ORCID iDs and the statements.
+pub fn enrich_header(h: &mut HeaderRecord, doc: &Document) {
+    let pages = page_texts(doc);
+    split_abstracts(h);
+    abstracts_in_pages(h, &pages);
+    h.language = document_language(&pages)
+        .map(String::from)
+        .or(h.abstract_lang.clone());
+    h.licence = licence::find(&pages);
+    orcid::attach(&mut h.authors, doc);
+    h.statements = statements::scan(&pages);
+}
+
+/// After the full text is assembled: its statements filed in the back matter, and the
+/// document's language from the body when the pages gave none.
+pub fn enrich_article(a: &mut Article) {
+    statements::file(a);
+    if a.header.language.is_none() {
+        let texts = a.body.divs.iter().flat_map(|d| {
+            d.blocks.iter().filter_map(|b| match b {
+                crate::document::BodyBlock::Paragraph(p) => Some(p.text.as_str()),
+                _ => None,
+            })
+        });
+        a.header.language = lang::detect_all(texts, 4000).map(String::from);
+    }
+}
+
+/// What this module found, as rows of the `debugMode` dump's `metadata` section: one row of
+/// tab-separated values per finding, its label after it (`<language>`, `<licence>`,
+/// `<orcid>`, `<statement>`).
+pub fn debug_rows(
+    h: &HeaderRecord,
+    back: Option<&crate::document::Back>,
+) -> (Vec<Vec<String>>, Vec<String>) {
+    let mut rows: Vec<Vec<String>> = Vec::new();
+    let mut labels: Vec<String> = Vec::new();
+    let mut push = |row: Vec<String>, label: &str| {
+        rows.push(row);
+        labels.push(format!("<{label}>"));
+    };
+    let or_none = |s: Option<&str>| s.unwrap_or("-").to_string();
+    push(
+        vec!["document".into(), or_none(h.language.as_deref())],
+        "language",
+    );
+    push(
+        vec!["abstract".into(), or_none(h.abstract_lang.as_deref())],
+        "language",
+    );
+    for o in &h.other_abstracts {
+        push(
+            vec!["abstract".into(), or_none(o.lang.as_deref())],
+            "language",
+        );
+    }
+    if let Some(l) = &h.licence {
+        push(
+            vec![
+                or_none(licence::name(l).as_deref()),
+                or_none(licence::target(l).as_deref()),
+                or_none(l.holder.as_deref()),
+            ],
+            "licence",
+        );
+    }
+    for a in &h.authors {
+        if let Some(id) = &a.orcid {
+            push(
+                vec![or_none(a.person.surname.as_deref()), id.clone()],
+                "orcid",
+            );
+        }
+    }
+    match back {
+        Some(b) => {
+            for (ty, divs) in crate::tei::body::back_sections(b) {
+                for d in divs {
+                    let head = d.head.as_ref().map(|h| h.text.text.as_str());
+                    push(vec![ty.to_string(), or_none(head)], "statement");
+                }
+            }
+        }
+        None => {
+            for s in &h.statements {
+                push(
+                    vec![s.kind.as_str().to_string(), or_none(s.head.as_deref())],
+                    "statement",
+                );
+            }
+        }
+    }
+    (rows, labels)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::document::{Author, Licence, Statement, StatementKind};
+    use crate::models::name::Person;
+    use crate::tei::header::{to_tei, TeiOptions};
+
+    const EN: &str = "We present a method for estimating the moisture of soils from satellite images. The method combines a physical model with a statistical correction.";
+    const PT: &str = "Apresentamos um método para estimar a umidade dos solos a partir de imagens de satélite. O método combina um modelo físico com uma correção estatística.";
+
+    #[test]
+    fn a_bilingual_abstract_is_cut_where_its_language_changes() {
+        let mut h = HeaderRecord {
+            abstract_text: Some(format!("{EN}\nResumo: {PT}")),
+            ..HeaderRecord::default()
+        };
+        split_abstracts(&mut h);
+        assert_eq!(h.abstract_text.as_deref(), Some(EN));
+        assert_eq!(h.abstract_lang.as_deref(), Some("en"));
+        assert_eq!(h.other_abstracts.len(), 1);
+        assert_eq!(h.other_abstracts[0].lang.as_deref(), Some("pt"));
+        assert_eq!(h.other_abstracts[0].text, PT);
+        // One language: one abstract.
+        let mut h = HeaderRecord {
+            abstract_text: Some(format!("{EN}\n{EN}")),
+            ..HeaderRecord::default()
+        };
+        split_abstracts(&mut h);
+        assert!(h.other_abstracts.is_empty());
+        assert_eq!(h.abstract_lang.as_deref(), Some("en"));
+    }
+
+    #[test]
+    fn an_unlabelled_abstract_in_another_language_is_taken_from_the_pages() {
+        let mut h = HeaderRecord {
+            abstract_text: Some(EN.into()),
+            abstract_lang: Some("en".into()),
+            ..HeaderRecord::default()
+        };
+        let page = PageText {
+            number: 1,
+            blocks: vec!["Abstract".into(), EN.into(), "Resumo".into(), PT.into()],
+            lines: vec![
+                vec!["Abstract".into()],
+                vec![EN.into()],
+                vec!["Resumo".into()],
+                vec![PT.into()],
+            ],
+            links: vec![],
+        };
+        abstracts_in_pages(&mut h, &[page]);
+        assert_eq!(h.other_abstracts.len(), 1, "{:?}", h.other_abstracts);
+        assert_eq!(h.other_abstracts[0].text, PT);
+    }
+
+    #[test]
+    fn the_tei_header_carries_languages_licence_orcid_and_statements() {
+        let h = HeaderRecord {
+            title: Some("Soil moisture".into()),
+            authors: vec![Author {
+                person: Person {
+                    forename: Some("Thomas".into()),
+                    surname: Some("Berger".into()),
+                    ..Person::default()
+                },
+                orcid: Some("0000-0001-5109-3700".into()),
+                ..Author::default()
+            }],
+            abstract_text: Some(PT.into()),
+            abstract_lang: Some("pt".into()),
+            other_abstracts: vec![OtherAbstract {
+                lang: Some("en".into()),
+                text: EN.into(),
+            }],
+            language: Some("pt".into()),
+            licence: Some(Licence {
+                cc: Some("by-nc".into()),
+                version: Some("4.0".into()),
+                holder: Some("authors".into()),
+                raw: Some("© 2024 The Authors. CC BY-NC 4.0.".into()),
+                ..Licence::default()
+            }),
+            statements: vec![Statement {
+                kind: StatementKind::Conflict,
+                head: Some("Conflict of interest".into()),
+                text: "The authors declare no conflict of interest.".into(),
+            }],
+            ..HeaderRecord::default()
+        };
+        let opt = TeiOptions {
+            include_raw_copyrights: true,
+            ..TeiOptions::default()
+        };
+        let tei = to_tei(&h, &opt);
+        assert!(tei.contains("\t<teiHeader xml:lang=\"pt\">\n"), "{tei}");
+        assert!(tei.contains("\t\t\t\t<availability resp=\"authors\" status=\"restricted\">\n\t\t\t\t\t<licence target=\"https://creativecommons.org/licenses/by-nc/4.0/\">CC-BY-NC</licence>\n\t\t\t\t\t<p type=\"raw\">© 2024 The Authors. CC BY-NC 4.0.</p>\n\t\t\t\t</availability>\n"), "{tei}");
+        assert!(
+            tei.contains(
+                "</persName>\n\t\t\t\t\t\t\t<idno type=\"ORCID\">0000-0001-5109-3700</idno>\n"
+            ),
+            "{tei}"
+        );
+        // As GROBID, `xml:lang` where the abstract's language is not the document's.
+        assert!(
+            tei.contains("<abstract>\n<div xmlns=\"http://www.tei-c.org/ns/1.0\"><p>Apresentamos"),
+            "{tei}"
+        );
+        assert!(tei.contains("<abstract xml:lang=\"en\">"), "{tei}");
+        assert!(tei.contains("<text xml:lang=\"pt\">"), "{tei}");
+        assert!(tei.contains("<div type=\"conflict\">\n<div xmlns=\"http://www.tei-c.org/ns/1.0\"><head>Conflict of interest</head><p>The authors declare no conflict of interest.</p></div>\n\t\t\t</div>"), "{tei}");
+        // Without raw copyrights, no `p`; without any licence, GROBID's empty availability.
+        let tei = to_tei(&h, &TeiOptions::default());
+        assert!(!tei.contains("type=\"raw\""), "{tei}");
+        let bare = to_tei(
+            &HeaderRecord {
+                title: Some("x".into()),
+                ..HeaderRecord::default()
+            },
+            &TeiOptions::default(),
+        );
+        assert!(
+            bare.contains("<availability status=\"unknown\"><licence/></availability>"),
+            "{bare}"
+        );
+        assert!(bare.contains("\t<teiHeader>\n"), "{bare}");
+    }
+}

@@ -1,0 +1,775 @@
+//! Statements of the back matter: conflict of interest (competing interests), author
+//! contributions, ethics, data availability, funding and acknowledgement, filed in the TEI
+//! `back` as GROBID 0.9 does (`div type="conflict"`, `div type="contribution"`, after the
+//! availability divs; `ethics` is Quire's own type, after them).
+//!
+//! They are found by their printed heads, in three places:
+//! - sections of the body or of the annex headed by one (`Competing interests`) move to the
+//!   back matter of their kind ([`file`]);
+//! - paragraphs opening with a run-in head (`Author contributions: …`) anywhere in the body or
+//!   back matter leave their section for a statement of their own;
+//! - the laid-out pages ([`scan`]): a block opening with a head, or a short block holding only
+//!   a head and the block after it. The header answer writes these (it has no body); the full
+//!   text adds those its sections do not already hold (a first-page footnote).
+
+use crate::document::{
+    Article, Back, BodyBlock, Div, Head, HeaderRecord, RichText, Statement, StatementKind,
+};
+use crate::metadata::PageText;
+
+/// `s` folded to lower-case letters only, diacritics dropped (`Authors' contributions` →
+/// `authorscontributions`).
+fn letters(s: &str) -> String {
+    use unicode_normalization::UnicodeNormalization;
+    s.nfd()
+        .filter(|c| c.is_alphabetic())
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
+/// The kind of statement a head announces, if any. A head is short: at most eight words.
+pub fn head_kind(head: &str) -> Option<StatementKind> {
+    let head = head.trim();
+    let words = head.split_whitespace().count();
+    if !(1..=8).contains(&words) {
+        return None;
+    }
+    let l = letters(head);
+    let has = |k: &str| l.contains(k);
+    use StatementKind::*;
+    if (has("conflict") || has("conflito") || has("conflicto")) && has("interes")
+        || has("competinginterest")
+        || has("competingfinancialinterest")
+        || has("declarationofinterest")
+        || has("dualityofinterest")
+        || matches!(
+            l.as_str(),
+            "disclosure" | "disclosures" | "disclosurestatement"
+        )
+    {
+        return Some(Conflict);
+    }
+    if has("contribution") && (has("author") || has("credit"))
+        || (has("contribuic") || has("contribuc")) && has("autor")
+        || matches!(
+            l.as_str(),
+            "contributors" | "authorship" | "authorshipcontribution"
+        )
+    {
+        return Some(Contribution);
+    }
+    if matches!(
+        l.as_str(),
+        "ethics" | "ethical" | "ethicsandconsent" | "ethicalaspects"
+    ) || [
+        "ethicsapproval",
+        "ethicalapproval",
+        "ethicsstatement",
+        "ethicalstatement",
+        "ethicalconsideration",
+        "ethicsconsideration",
+        "ethicsdeclaration",
+        "ethicaldeclaration",
+        "ethicscommittee",
+        "informedconsent",
+        "consenttoparticipate",
+        "consentforpublication",
+        "institutionalreviewboard",
+        "patientconsent",
+        "aspectoseticos",
+        "consideracoeseticas",
+        "consideracioneseticas",
+    ]
+    .iter()
+    .any(|k| has(k))
+    {
+        return Some(Ethics);
+    }
+    if has("availability")
+        && (["data", "code", "software", "material", "accession"]
+            .iter()
+            .any(|k| has(k))
+            || matches!(l.as_str(), "availability" | "availabilitystatement"))
+        || l.starts_with("datasharing")
+        || l.starts_with("dataaccessibility")
+        || l.starts_with("disponibilidadededados")
+        || l.starts_with("disponibilidaddedatos")
+    {
+        return Some(Availability);
+    }
+    if matches!(
+        l.as_str(),
+        "funding"
+            | "fundinginformation"
+            | "fundingstatement"
+            | "fundingsources"
+            | "sourcesoffunding"
+            | "sourceoffunding"
+            | "financialsupport"
+            | "financialdisclosure"
+            | "financialdisclosures"
+            | "grantsupport"
+            | "financiamento"
+            | "financiacion"
+            | "financiamiento"
+            | "fontesdefinanciamento"
+            | "fundingandacknowledgements"
+    ) {
+        return Some(Funding);
+    }
+    if l.starts_with("acknowledg")
+        || l.starts_with("agradecimento")
+        || l.starts_with("agradecimiento")
+    {
+        return Some(Acknowledgement);
+    }
+    None
+}
+
+/// A run-in head opening `text` (`Conflicts of interest: None.`): its kind, the head, and
+/// where the statement's text starts. The head ends at a colon, a full stop or a dash within
+/// the first 80 bytes and is followed by text.
+fn run_in(text: &str) -> Option<(StatementKind, &str, usize)> {
+    let punct = text
+        .char_indices()
+        .take_while(|(i, _)| *i < 80)
+        .find(|(_, c)| matches!(c, ':' | '.' | '—' | '–'))
+        .map(|(i, c)| (i, i + c.len_utf8()));
+    if let Some(end) = punct {
+        let head = text[..end.0].trim();
+        if let Some(kind) = head_kind(head) {
+            let rest = text[end.1..].trim_start();
+            if rest.chars().filter(|c| c.is_alphanumeric()).count() >= 2 {
+                return Some((kind, head, text.len() - rest.len()));
+            }
+        }
+    }
+    // A head set off by type alone (`Competing interests None declared.`): the longest run of
+    // at most five words that is a head and is followed by a capitalised word.
+    let mut ends: Vec<usize> = text
+        .char_indices()
+        .filter(|(_, c)| *c == ' ')
+        .map(|(i, _)| i)
+        .take(5)
+        .collect();
+    ends.reverse();
+    for end in ends {
+        let head = text[..end].trim();
+        let rest = text[end..].trim_start();
+        if head.ends_with([',', ';', ':', '.']) || !rest.starts_with(char::is_uppercase) {
+            continue;
+        }
+        if let Some(kind) = head_kind(head) {
+            if rest.chars().filter(|c| c.is_alphanumeric()).count() >= 2 {
+                return Some((kind, head, text.len() - rest.len()));
+            }
+        }
+    }
+    None
+}
+
+/// A line that can only be a head: short, no sentence inside.
+/// A line that can only be a head: short, no sentence and no colon inside.
+fn head_only(line: &str) -> Option<StatementKind> {
+    let t = line.trim().trim_end_matches([':', '.']).trim();
+    let clean = !t.is_empty() && !t.contains(". ") && !t.contains(':');
+    clean.then(|| head_kind(t)).flatten()
+}
+
+/// Heads of other matter printed among the statements (letters only, lower case): a statement
+/// ends where one of them starts a sentence.
+const OTHER_HEADS: &[&str] = &[
+    "additionalinformation",
+    "patientandpublicinvolvement",
+    "provenanceandpeerreview",
+    "publishersnote",
+    "supplementaryinformation",
+    "supplementarymaterial",
+    "supplementarymaterials",
+    "electronicsupplementarymaterial",
+    "openaccess",
+    "copyright",
+    "abbreviations",
+    "correspondence",
+    "reprintsandpermissions",
+    "rightsandpermissions",
+    "declarations",
+    "disclaimer",
+    "trialregistration",
+    "roleofthefunder",
+    "roleofthefundingsource",
+    "editorsnote",
+    "handlingeditor",
+    "academiceditor",
+    "received",
+    "accepted",
+    "published",
+    "citation",
+    "keywords",
+    "notes",
+    "orcid",
+    "references",
+    "revised",
+    "howtocite",
+    "citethisarticle",
+    "recebidoem",
+    "recebido",
+    "aprovadoem",
+    "aprovado",
+    "aceitoem",
+    "aceito",
+    "publicadoem",
+    "comocitar",
+    "recibido",
+    "aceptado",
+    "aprobado",
+    "publicado",
+    "editor",
+    "editores",
+    "editors",
+    "associateeditor",
+    "sectioneditor",
+];
+
+/// Sentences of other matter that need no colon (letters only, lower case, as prefixes): a
+/// statement ends before them.
+const OTHER_OPENERS: &[&str] = &[
+    "openaccessthisarticle",
+    "thisisanopenaccessarticle",
+    "thisarticleislicensed",
+    "publishersnote",
+    "springernatureremainsneutral",
+    "copyright",
+];
+
+/// One start of a run-in head in a text: where it starts, the statement's kind (`None`:
+/// other matter, which ends the statement before it), the head, and where the text after
+/// the head starts.
+type Start<'a> = (usize, Option<StatementKind>, &'a str, usize);
+
+/// Where statements start in `text`: at its start or after a sentence end, a run-in head
+/// (`Funding: …`) of a statement or of other matter.
+fn starts(text: &str) -> Vec<Start<'_>> {
+    let mut cands = vec![0];
+    for (i, _) in text.match_indices(". ").chain(text.match_indices("; ")) {
+        cands.push(i + 2);
+    }
+    cands.sort_unstable();
+    let mut out = Vec::new();
+    for at in cands {
+        let rest = &text[at..];
+        if !rest.starts_with(char::is_uppercase) {
+            continue;
+        }
+        if let Some((k, head, body)) = run_in(rest) {
+            out.push((at, Some(k), head, at + body));
+            continue;
+        }
+        let opening = letters(&rest.chars().take(40).collect::<String>());
+        if OTHER_OPENERS.iter().any(|o| opening.starts_with(o)) {
+            out.push((at, None, "", at));
+            continue;
+        }
+        let colon = rest
+            .char_indices()
+            .take_while(|(i, _)| *i < 60)
+            .find(|(_, c)| *c == ':');
+        if let Some((c, _)) = colon {
+            let head = &rest[..c];
+            if OTHER_HEADS.contains(&letters(head).as_str()) {
+                out.push((at, None, head, at + c + 1));
+            }
+        }
+    }
+    out
+}
+
+/// The statements run in `text` (see [`starts`]), each up to the next start.
+fn run_in_statements(text: &str) -> Vec<Statement> {
+    let st = starts(text);
+    let mut out = Vec::new();
+    for (i, (_, kind, head, body)) in st.iter().enumerate() {
+        let Some(kind) = kind else { continue };
+        let end = st.get(i + 1).map_or(text.len(), |n| n.0);
+        let t = text[*body..end].trim();
+        if !t.is_empty() {
+            out.push(Statement {
+                kind: *kind,
+                head: Some(head.trim().to_string()),
+                text: t.to_string(),
+            });
+        }
+    }
+    out
+}
+
+/// The CRediT contributor roles (letters only, lower case), which open the lines of a
+/// contribution statement (`Conceptualization: A.B.`).
+const CREDIT_ROLES: &[&str] = &[
+    "conceptualization",
+    "conceptualisation",
+    "datacuration",
+    "formalanalysis",
+    "fundingacquisition",
+    "investigation",
+    "methodology",
+    "projectadministration",
+    "resources",
+    "software",
+    "supervision",
+    "validation",
+    "visualization",
+    "visualisation",
+    "writingoriginaldraft",
+    "writingreviewediting",
+    "writingreviewandediting",
+];
+
+/// Whether `block` opens with a CRediT role (`Writing – review & editing:`).
+fn opens_with_role(block: &str) -> bool {
+    let head = block.split([':', ',', ';']).next().unwrap_or("");
+    head.len() < 40 && CREDIT_ROLES.contains(&letters(head).as_str())
+}
+
+/// The first line of block `i` of `p`.
+fn first_line(p: &PageText, i: usize) -> &str {
+    p.lines
+        .get(i)
+        .and_then(|l| l.first())
+        .map_or("", String::as_str)
+}
+
+/// Statements of the laid-out pages (see the module documentation), in page order.
+pub fn scan(pages: &[PageText]) -> Vec<Statement> {
+    let mut out = Vec::new();
+    for p in pages {
+        let n = p.blocks.len().min(p.lines.len());
+        let mut i = 0;
+        while i < n {
+            let first = first_line(p, i);
+            let mut text = p.blocks[i].trim().to_string();
+            if head_only(first).is_some() {
+                let head = first.trim().trim_end_matches([':', '.']).trim();
+                let rest: String = p.lines[i][1..].concat();
+                let rest = if rest.trim().is_empty() {
+                    // The head alone in its block: the statement is the next block.
+                    match p.blocks.get(i + 1) {
+                        Some(next) if i + 1 < n && head_only(first_line(p, i + 1)).is_none() => {
+                            i += 1;
+                            next.trim().to_string()
+                        }
+                        _ => String::new(),
+                    }
+                } else {
+                    rest.trim().to_string()
+                };
+                text = format!("{head}: {rest}");
+            }
+            i += 1;
+            let mut found = run_in_statements(&text);
+            let Some(last) = found.last_mut() else {
+                continue;
+            };
+            // Blocks going on in lower case (or, in a contribution statement, with a CRediT
+            // role) continue the last statement when it ends the block.
+            if text.trim_end().ends_with(last.text.as_str()) {
+                while i < n {
+                    let next = p.blocks[i].trim();
+                    let goes_on = next.starts_with(char::is_lowercase)
+                        || (last.kind == StatementKind::Contribution && opens_with_role(next));
+                    if !goes_on || head_only(first_line(p, i)).is_some() {
+                        break;
+                    }
+                    last.text.push(' ');
+                    last.text.push_str(next);
+                    i += 1;
+                }
+            }
+            out.append(&mut found);
+        }
+    }
+    out
+}
+
+fn statement_div(s: &Statement) -> Div {
+    Div {
+        head: s.head.as_ref().map(|h| head_text(h)),
+        blocks: vec![BodyBlock::Paragraph(RichText {
+            text: s.text.clone(),
+            ..RichText::default()
+        })],
+    }
+}
+
+fn head_text(h: &str) -> Head {
+    Head {
+        n: None,
+        text: RichText {
+            text: h.trim().to_string(),
+            ..RichText::default()
+        },
+    }
+}
+
+fn list_of(back: &mut Back, kind: StatementKind) -> &mut Vec<Div> {
+    match kind {
+        StatementKind::Acknowledgement => &mut back.acknowledgement,
+        StatementKind::Funding => &mut back.funding,
+        StatementKind::Availability => &mut back.availability,
+        StatementKind::Conflict => &mut back.conflict,
+        StatementKind::Contribution => &mut back.contribution,
+        StatementKind::Ethics => &mut back.ethics,
+    }
+}
+
+/// The back matter of a header-only answer: the front matter's funding and availability
+/// statements, then the statements of the laid-out pages not already among them.
+pub fn header_back(h: &HeaderRecord) -> Back {
+    let mut back = Back::default();
+    crate::body::header_statements(&mut back, h);
+    add_missing(&mut back, &h.statements, &[]);
+    back
+}
+
+/// Normalised text for containment checks: lower-case letters and digits only.
+fn norm(s: &str) -> String {
+    s.chars()
+        .filter(|c| c.is_alphanumeric())
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
+fn div_texts(d: &Div) -> Vec<&str> {
+    let mut out = Vec::new();
+    for b in &d.blocks {
+        match b {
+            BodyBlock::Paragraph(t) => out.push(t.text.as_str()),
+            BodyBlock::List(items) => out.extend(items.iter().map(|t| t.text.as_str())),
+            BodyBlock::Formula(_) => {}
+        }
+    }
+    out
+}
+
+/// Adds each statement whose text the article does not already hold (`held`: the other texts
+/// to look in besides the back matter) as a div of its kind.
+fn add_missing(back: &mut Back, statements: &[Statement], held: &[String]) {
+    let mut known: String = held.concat();
+    for (_, divs) in crate::tei::body::back_sections(back) {
+        for d in divs {
+            div_texts(d)
+                .into_iter()
+                .for_each(|t| known.push_str(&norm(t)));
+        }
+    }
+    for s in statements {
+        let n = norm(&s.text);
+        let probe: String = n.chars().take(80).collect();
+        if probe.len() < 8 || known.contains(&probe) {
+            continue;
+        }
+        known.push_str(&n);
+        list_of(back, s.kind).push(statement_div(s));
+    }
+}
+
+/// The part `a..b` of `rt` (trimmed): its text, and its tokens and callouts shifted (those
+/// outside dropped).
+fn slice(rt: &RichText, a: usize, b: usize) -> RichText {
+    let part = &rt.text[a..b];
+    let a = a + (part.len() - part.trim_start().len());
+    let b = (b - (part.len() - part.trim_end().len())).max(a);
+    let inside = |r: &std::ops::Range<usize>| r.start >= a && r.end <= b;
+    let shift = |r: &std::ops::Range<usize>| r.start - a..r.end - a;
+    RichText {
+        text: rt.text[a..b].to_string(),
+        refs: rt
+            .refs
+            .iter()
+            .filter(|c| inside(&c.range))
+            .map(|c| crate::document::Callout {
+                range: shift(&c.range),
+                ..c.clone()
+            })
+            .collect(),
+        tokens: rt
+            .tokens
+            .iter()
+            .filter(|t| inside(&t.range))
+            .map(|t| crate::document::TokenBox {
+                range: shift(&t.range),
+                ..t.clone()
+            })
+            .collect(),
+    }
+}
+
+/// Moves the statements of `divs` (found in the place of kind `here`, `None` for the body and
+/// the annex) out to `moved`: whole sections headed by another kind, and the parts of
+/// paragraphs a run-in head of another kind opens.
+fn take_statements(
+    divs: &mut Vec<Div>,
+    here: Option<StatementKind>,
+    moved: &mut Vec<(StatementKind, Div)>,
+) {
+    let mut kept = Vec::with_capacity(divs.len());
+    for mut d in divs.drain(..) {
+        let kind = d.head.as_ref().and_then(|h| head_kind(&h.text.text));
+        // In the body, ethics and data-handling sections are often the methods' own
+        // subsections ("Ethical considerations", "Data sharing and protection"): they stay.
+        let movable = |k: &StatementKind| {
+            here.is_some()
+                || match k {
+                    StatementKind::Ethics => false,
+                    StatementKind::Availability => d
+                        .head
+                        .as_ref()
+                        .is_some_and(|h| letters(&h.text.text).contains("availability")),
+                    _ => true,
+                }
+        };
+        if let Some(k) = kind.filter(|k| Some(*k) != here && movable(k)) {
+            moved.push((k, d));
+            continue;
+        }
+        let leaves =
+            |k: &Option<StatementKind>| k.is_some_and(|k| Some(k) != here && Some(k) != kind);
+        let mut blocks = Vec::with_capacity(d.blocks.len());
+        for b in d.blocks.drain(..) {
+            let BodyBlock::Paragraph(p) = &b else {
+                blocks.push(b);
+                continue;
+            };
+            let st = starts(&p.text);
+            if !st.iter().any(|s| leaves(&s.1)) {
+                blocks.push(b);
+                continue;
+            }
+            // The text before the first start stays, as does every part that is not a
+            // statement of another kind.
+            let first = st.first().map_or(p.text.len(), |s| s.0);
+            if !p.text[..first].trim().is_empty() {
+                blocks.push(BodyBlock::Paragraph(slice(p, 0, first)));
+            }
+            for (i, (at, k, head, body)) in st.iter().enumerate() {
+                let end = st.get(i + 1).map_or(p.text.len(), |n| n.0);
+                match k {
+                    Some(k) if leaves(&Some(*k)) => moved.push((
+                        *k,
+                        Div {
+                            head: Some(head_text(head)),
+                            blocks: vec![BodyBlock::Paragraph(slice(p, *body, end))],
+                        },
+                    )),
+                    _ => blocks.push(BodyBlock::Paragraph(slice(p, *at, end))),
+                }
+            }
+        }
+        d.blocks = blocks;
+        if d.head.is_some() || !d.blocks.is_empty() {
+            kept.push(d);
+        }
+    }
+    *divs = kept;
+}
+
+/// Files the article's statements in its back matter (see the module documentation): from
+/// the body, the annex and the other back-matter sections, then those of
+/// [`HeaderRecord::statements`] the article does not hold yet.
+pub fn file(a: &mut Article) {
+    use StatementKind::*;
+    let mut moved = Vec::new();
+    take_statements(&mut a.body.divs, None, &mut moved);
+    take_statements(&mut a.back.annex, None, &mut moved);
+    for (k, d) in moved.drain(..) {
+        list_of(&mut a.back, k).push(d);
+    }
+    // Then the back matter, moved sections included: a section holding several statements
+    // ("Competing interests. None. Funding. …") is split.
+    let kinds = [
+        Acknowledgement,
+        Funding,
+        Availability,
+        Conflict,
+        Contribution,
+        Ethics,
+    ];
+    for kind in kinds {
+        take_statements(list_of(&mut a.back, kind), Some(kind), &mut moved);
+    }
+    for (k, d) in moved {
+        list_of(&mut a.back, k).push(d);
+    }
+    // Notes keep their text (callouts point at them), so a statement printed as a footnote
+    // is added from the pages; statements the body still holds are not.
+    let held: Vec<String> = a
+        .body
+        .divs
+        .iter()
+        .flat_map(|d| div_texts(d).into_iter().map(norm).collect::<Vec<_>>())
+        .collect();
+    let statements = a.header.statements.clone();
+    add_missing(&mut a.back, &statements, &held);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use StatementKind::*;
+
+    #[test]
+    fn heads_of_each_kind() {
+        for (h, k) in [
+            ("Conflict of Interest", Conflict),
+            ("Competing interests", Conflict),
+            ("Declaration of Competing Interest", Conflict),
+            ("Conflito de interesses", Conflict),
+            ("Author contributions", Contribution),
+            ("Authors' contributions", Contribution),
+            ("CRediT authorship contribution statement", Contribution),
+            ("Contribuição dos autores", Contribution),
+            ("Ethics approval and consent to participate", Ethics),
+            ("Data Availability Statement", Availability),
+            ("Funding", Funding),
+            ("Acknowledgements", Acknowledgement),
+        ] {
+            assert_eq!(head_kind(h), Some(k), "{h}");
+        }
+        for h in [
+            "Introduction",
+            "Funding of public hospitals in Brazil",
+            "Results and discussion",
+        ] {
+            assert_eq!(head_kind(h), None, "{h}");
+        }
+    }
+
+    #[test]
+    fn run_in_heads() {
+        let t = "Competing interests: The authors declare none.";
+        let (k, head, at) = run_in(t).unwrap();
+        assert_eq!(
+            (k, head, &t[at..]),
+            (Conflict, "Competing interests", "The authors declare none.")
+        );
+        assert_eq!(
+            run_in("Funding. This work was supported by X."),
+            Some((Funding, "Funding", 9))
+        );
+        assert_eq!(run_in("We thank the reviewers: all of them."), None);
+        // A head set off by type alone.
+        let t = "Competing interests None declared.";
+        let (k, head, at) = run_in(t).unwrap();
+        assert_eq!(
+            (k, head, &t[at..]),
+            (Conflict, "Competing interests", "None declared.")
+        );
+        assert_eq!(run_in("Ethics approval was obtained from the board."), None);
+    }
+
+    fn para(s: &str) -> BodyBlock {
+        BodyBlock::Paragraph(RichText {
+            text: s.into(),
+            ..RichText::default()
+        })
+    }
+
+    fn head(s: &str) -> Option<Head> {
+        Some(Head {
+            n: None,
+            text: RichText {
+                text: s.into(),
+                ..RichText::default()
+            },
+        })
+    }
+
+    #[test]
+    fn sections_and_run_in_paragraphs_move_to_the_back() {
+        let mut a = Article::default();
+        a.body.divs = vec![
+            Div {
+                head: head("Introduction"),
+                blocks: vec![para("Text.")],
+            },
+            Div {
+                head: head("Conflict of interest"),
+                blocks: vec![para("None declared.")],
+            },
+        ];
+        a.back.acknowledgement = vec![Div {
+            head: head("Acknowledgements"),
+            blocks: vec![
+                para("We thank A."),
+                para(
+                    "Author contributions: Conceptualization, A.B.; Writing – original draft, C.D.",
+                ),
+            ],
+        }];
+        a.header.statements = vec![
+            Statement {
+                kind: Ethics,
+                head: Some("Ethics statement".into()),
+                text: "The study was approved by the ethics committee of the university.".into(),
+            },
+            Statement {
+                kind: Conflict,
+                head: Some("Conflict of interest".into()),
+                text: "None declared.".into(),
+            },
+        ];
+        file(&mut a);
+        assert_eq!(a.body.divs.len(), 1);
+        assert_eq!(a.back.conflict.len(), 1, "{:?}", a.back.conflict);
+        assert_eq!(a.back.contribution.len(), 1);
+        assert_eq!(
+            div_texts(&a.back.contribution[0]),
+            ["Conceptualization, A.B.; Writing – original draft, C.D."]
+        );
+        assert_eq!(a.back.acknowledgement[0].blocks.len(), 1);
+        assert_eq!(a.back.ethics.len(), 1);
+    }
+
+    #[test]
+    fn a_statement_ends_where_other_matter_starts() {
+        let got = run_in_statements(
+            "Conflito de interesses: nada a declarar. Recebido em: Mar. 27, 2020. Funding: None. Open Access This article is licensed.",
+        );
+        let got: Vec<(StatementKind, &str)> =
+            got.iter().map(|s| (s.kind, s.text.as_str())).collect();
+        assert_eq!(got, [(Conflict, "nada a declarar."), (Funding, "None.")]);
+    }
+
+    #[test]
+    fn scanning_blocks_for_heads() {
+        let page = PageText {
+            number: 1,
+            blocks: vec![
+                "Conflict of interest".into(),
+                "The authors declare no conflict.".into(),
+                "Author Contributions: A.B. wrote the paper.".into(),
+                "Introduction text goes here.".into(),
+            ],
+            lines: vec![
+                vec!["Conflict of interest".into()],
+                vec!["The authors declare no conflict.".into()],
+                vec![
+                    "Author Contributions: A.B. wrote ".into(),
+                    "the paper.".into(),
+                ],
+                vec!["Introduction text goes here.".into()],
+            ],
+            links: vec![],
+        };
+        let got = scan(&[page]);
+        assert_eq!(got.len(), 2, "{got:?}");
+        assert_eq!(
+            (got[0].kind, got[0].text.as_str()),
+            (Conflict, "The authors declare no conflict.")
+        );
+        assert_eq!(
+            (got[1].kind, got[1].text.as_str()),
+            (Contribution, "A.B. wrote the paper.")
+        );
+    }
+}
