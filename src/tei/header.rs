@@ -337,7 +337,7 @@ fn write_article(w: &mut TeiWriter, a: &Article, opt: &TeiOptions) {
             .map(|l| ("xml:lang", l));
         w.open("abstract", lang.as_slice());
         w.start("div", &[("xmlns", TEI_NS)]);
-        abstract_paragraph(w, &mut ctx, &other.text);
+        abstract_paragraph(w, &mut ctx, &other.text, &[]);
         w.end("div").newline();
         w.close("abstract");
     }
