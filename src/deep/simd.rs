@@ -28,6 +28,16 @@ pub(super) fn sigmoid_f32(x: f32) -> f32 {
     0.5 * tanh_f32(0.5 * x) + 0.5
 }
 
+/// Whether `QUIRE_DEEP_RECURRENCE=per-sequence` asks for the matrix-vector recurrence
+/// ([`Recurrence::steps_per_sequence`]) instead of the blocked one: a switch for measuring
+/// the two in one build; the answers are the same.
+fn per_sequence() -> bool {
+    static PER_SEQUENCE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *PER_SEQUENCE.get_or_init(|| {
+        std::env::var("QUIRE_DEEP_RECURRENCE").is_ok_and(|v| v.trim() == "per-sequence")
+    })
+}
+
 /// One direction's recurrence for tagging: the input projections `xw` (`[B, T, 4H]`) and the
 /// recurrent weights `w_hh_t` (`[H, 4H]`) of `b` sequences of `t` steps, `hd` units, read
 /// backwards when `reverse`.
@@ -44,41 +54,119 @@ impl Recurrence<'_> {
     /// The hidden states `[B, T, H]`: the steps of [`Lstm::run`] in plain loops, with AVX2
     /// where the CPU has it.
     pub(super) fn run(&self) -> Vec<f32> {
+        let per_sequence = per_sequence();
         #[cfg(target_arch = "x86_64")]
         {
             if std::arch::is_x86_feature_detected!("avx2")
                 && std::arch::is_x86_feature_detected!("fma")
             {
                 // SAFETY: the CPU supports AVX2 and FMA, checked just above.
-                return unsafe { self.steps_avx2_fma() };
+                return unsafe { self.steps_avx2_fma(per_sequence) };
             }
             if std::arch::is_x86_feature_detected!("avx2") {
                 // SAFETY: the CPU supports AVX2, checked just above.
-                return unsafe { self.steps_avx2() };
+                return unsafe { self.steps_avx2(per_sequence) };
             }
         }
-        self.steps::<false>()
+        self.steps_chosen::<false>(per_sequence)
     }
 
     /// [`Recurrence::steps`] compiled for AVX2 (eight lanes instead of SSE's four).
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
-    pub(super) unsafe fn steps_avx2(&self) -> Vec<f32> {
-        self.steps::<false>()
+    pub(super) unsafe fn steps_avx2(&self, per_sequence: bool) -> Vec<f32> {
+        self.steps_chosen::<false>(per_sequence)
     }
 
     /// [`Recurrence::steps`] compiled for AVX2 with fused multiply-adds (one instruction and
     /// one rounding per product and sum).
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2,fma")]
-    pub(super) unsafe fn steps_avx2_fma(&self) -> Vec<f32> {
-        self.steps::<true>()
+    pub(super) unsafe fn steps_avx2_fma(&self, per_sequence: bool) -> Vec<f32> {
+        self.steps_chosen::<true>(per_sequence)
+    }
+
+    #[inline(always)]
+    fn steps_chosen<const FUSED: bool>(&self, per_sequence: bool) -> Vec<f32> {
+        if per_sequence {
+            self.steps_per_sequence::<FUSED>()
+        } else {
+            self.steps::<FUSED>()
+        }
     }
 
     /// The steps; `FUSED` sums the recurrent products with `mul_add`, only where the build
-    /// has the FMA instruction (elsewhere `mul_add` is a slow library call).
+    /// has the FMA instruction (elsewhere `mul_add` is a slow library call). The sequences
+    /// step together, [`SEQS`] at a time through [`gate_product_block`] (a matrix-matrix
+    /// product that reads each row of the recurrent weights once for all of them); each gate
+    /// value is summed in the same order as one sequence alone would sum it.
     #[inline(always)]
     pub(super) fn steps<const FUSED: bool>(&self) -> Vec<f32> {
+        let Recurrence {
+            xw,
+            w_hh_t,
+            b,
+            t,
+            hd,
+            reverse,
+        } = *self;
+        let h4 = 4 * hd;
+        let mut h = vec![0f32; b * hd];
+        let mut c = vec![0f32; b * hd];
+        let mut out = vec![0f32; b * t * hd];
+        let mut g = vec![0f32; SEQS * h4];
+        let mut ht = vec![0f32; hd * SEQS];
+        for step in 0..t {
+            let s = if reverse { t - 1 - step } else { step };
+            for b0 in (0..b).step_by(SEQS) {
+                let nb = SEQS.min(b - b0);
+                for r in 0..nb {
+                    let at = ((b0 + r) * t + s) * h4;
+                    g[r * h4..(r + 1) * h4].copy_from_slice(&xw[at..at + h4]);
+                }
+                if nb == SEQS {
+                    for (k, hk) in ht.chunks_exact_mut(SEQS).enumerate() {
+                        for (r, v) in hk.iter_mut().enumerate() {
+                            *v = h[(b0 + r) * hd + k];
+                        }
+                    }
+                    gate_product_block::<FUSED>(&mut g, &ht, w_hh_t, h4);
+                } else {
+                    for r in 0..nb {
+                        let bi = b0 + r;
+                        gate_product::<FUSED>(
+                            &mut g[r * h4..(r + 1) * h4],
+                            &h[bi * hd..(bi + 1) * hd],
+                            w_hh_t,
+                        );
+                    }
+                }
+                for r in 0..nb {
+                    let bi = b0 + r;
+                    let gr = &g[r * h4..(r + 1) * h4];
+                    let (gi, rest) = gr.split_at(hd);
+                    let (gf, rest) = rest.split_at(hd);
+                    let (gc, go) = rest.split_at(hd);
+                    let cb = &mut c[bi * hd..(bi + 1) * hd];
+                    let hb = &mut h[bi * hd..(bi + 1) * hd];
+                    for j in 0..hd {
+                        let cj = sigmoid_f32(gf[j]) * cb[j] + sigmoid_f32(gi[j]) * tanh_f32(gc[j]);
+                        cb[j] = cj;
+                        hb[j] = sigmoid_f32(go[j]) * tanh_f32(cj);
+                    }
+                    out[(bi * t + s) * hd..(bi * t + s + 1) * hd].copy_from_slice(hb);
+                }
+            }
+        }
+        out
+    }
+
+    /// The steps one sequence after the other (matrix-vector products that stream the
+    /// recurrent weights once per sequence and step): the reference for [`Recurrence::steps`],
+    /// which gives the same sums in the same order; served when `QUIRE_DEEP_RECURRENCE` is
+    /// `per-sequence` (for measuring).
+    #[inline(always)]
+    pub(super) fn steps_per_sequence<const FUSED: bool>(&self) -> Vec<f32> {
         let Recurrence {
             xw,
             w_hh_t,
@@ -112,6 +200,52 @@ impl Recurrence<'_> {
             }
         }
         out
+    }
+}
+
+/// Sequences whose recurrences step together in [`gate_product_block`].
+pub(super) const SEQS: usize = 4;
+
+/// `g[r] += h[r] · w` for [`SEQS`] sequences at once: `g` holds their gates (`[SEQS, 4H]`),
+/// `ht` their hidden states unit by unit (`[H, SEQS]`), `w` the recurrent weights (`[H, 4H]`).
+/// Per block of `LANES` gate values, the `SEQS × LANES` sums stay in registers while every
+/// row of `w` is read once for all the sequences; each sum runs over `h` in order, as in
+/// [`gate_product`].
+#[inline(always)]
+pub(super) fn gate_product_block<const FUSED: bool>(
+    g: &mut [f32],
+    ht: &[f32],
+    w: &[f32],
+    h4: usize,
+) {
+    const LANES: usize = 16;
+    let blocks = h4 / LANES * LANES;
+    for j0 in (0..blocks).step_by(LANES) {
+        let mut acc = [[0f32; LANES]; SEQS];
+        for (r, a) in acc.iter_mut().enumerate() {
+            a.copy_from_slice(&g[r * h4 + j0..r * h4 + j0 + LANES]);
+        }
+        for (wk, hk) in w.chunks_exact(h4).zip(ht.chunks_exact(SEQS)) {
+            let row: &[f32; LANES] = wk[j0..j0 + LANES].try_into().expect("a block of lanes");
+            for (a, &hv) in acc.iter_mut().zip(hk) {
+                for (x, &wj) in a.iter_mut().zip(row) {
+                    *x = madd::<FUSED>(hv, wj, *x);
+                }
+            }
+        }
+        for (r, a) in acc.iter().enumerate() {
+            g[r * h4 + j0..r * h4 + j0 + LANES].copy_from_slice(a);
+        }
+    }
+    for (wk, hk) in w.chunks_exact(h4).zip(ht.chunks_exact(SEQS)) {
+        for (r, &hv) in hk.iter().enumerate() {
+            for (gj, wj) in g[r * h4 + blocks..(r + 1) * h4]
+                .iter_mut()
+                .zip(&wk[blocks..])
+            {
+                *gj = madd::<FUSED>(hv, *wj, *gj);
+            }
+        }
     }
 }
 
