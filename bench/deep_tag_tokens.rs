@@ -7,7 +7,9 @@
 //! in batches of 128 sequences as the model actors send them, and one sequence at a time.
 //! Run it with `RAYON_NUM_THREADS=1` for a one-core figure (candle's matrix products use that
 //! many threads); the CPU-second rate counts every thread either way. Skipped with a message
-//! when a model or the dataset is missing.
+//! when a model or the dataset is missing. Last, the model as `serving.json` declares it (the
+//! CRF and BiLSTM-CRF pair where it says so). `QUIRE_DEEP_RECURRENCE=per-sequence` runs the
+//! LSTM recurrence one sequence at a time (the matrix-vector form) for a same-build comparison.
 
 #[path = "timing.rs"]
 mod timing;
@@ -105,5 +107,26 @@ fn main() {
     });
     println!(
         "deep_tag_tokens/{name}/bilstm-crf-single: {wall:.0} tokens/s wall, {cpu:.0} tokens/CPU-s"
+    );
+
+    // The model as it serves (`serving.json`: for a pair, the CRF and the BiLSTM-CRF
+    // together), in batches of 128 sequences as the model actors send them.
+    let served = match quire::tagger::Tagger::load(&dir, spec.feature_version()) {
+        Ok(t) => t,
+        Err(e) => return println!("deep_tag_tokens/{name}/served: skipped: {e}"),
+    };
+    let mut labelled = Vec::new();
+    for chunk in rows.chunks(128) {
+        labelled.extend(served.label_many(chunk).expect("served"));
+    }
+    let (wall, cpu) = rate(n, 1.0, || {
+        for chunk in rows.chunks(128) {
+            std::hint::black_box(served.label_many(chunk).expect("served"));
+        }
+    });
+    println!(
+        "deep_tag_tokens/{name}/served-{}-batch128: {wall:.0} tokens/s wall, {cpu:.0} tokens/CPU-s (token accuracy {:.4})",
+        served.architecture(),
+        accuracy(&labelled, &data)
     );
 }

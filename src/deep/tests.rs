@@ -225,53 +225,62 @@ fn the_tagging_lstm_steps_compute_what_the_graph_does() {
     let dev = Device::Cpu;
     let varmap = VarMap::new();
     let vb = VarBuilder::from_varmap(&varmap, DType::F32, &dev);
-    // Nine units: 36 gate values, one block of 32 summed in registers and 4 after it.
-    let lstm = Lstm::new(vb.pp("l"), 7, 9).unwrap();
-    // Gate inputs well outside tanh's linear range, so the approximation is exercised.
-    let bias = Tensor::randn(0f32, 2.0, 36, &dev).unwrap();
-    let lstm = Lstm { bias, ..lstm };
-    let x = (Tensor::randn(0f32, 1.0, (3, 6, 7), &dev).unwrap() * 3.0).unwrap();
-    let xw: Vec<f32> = x
-        .reshape((18, 7))
-        .unwrap()
-        .matmul(&lstm.w_ih.t().unwrap())
-        .unwrap()
-        .broadcast_add(&lstm.bias)
-        .unwrap()
-        .flatten_all()
-        .unwrap()
-        .to_vec1()
-        .unwrap();
-    let w_hh_t: Vec<f32> = lstm
-        .w_hh
-        .t()
-        .unwrap()
-        .contiguous()
-        .unwrap()
-        .flatten_all()
-        .unwrap()
-        .to_vec1()
-        .unwrap();
-    for reverse in [false, true] {
-        let a: Vec<f32> = lstm
-            .run(&x, reverse)
+    // Nine units: 36 gate values, blocks of 32 or 16 summed in registers and 4 after them;
+    // 3 sequences step one by one, 9 as two blocks of four and one alone, 5 (of 20 units,
+    // 80 gate values in whole blocks) as one block and one alone.
+    for (k, (bn, hd)) in [(3usize, 9usize), (9, 9), (5, 20)].into_iter().enumerate() {
+        let lstm = Lstm::new(vb.pp(format!("l{k}")), 7, hd).unwrap();
+        // Gate inputs well outside tanh's linear range, so the approximation is exercised.
+        let bias = Tensor::randn(0f32, 2.0, 4 * hd, &dev).unwrap();
+        let lstm = Lstm { bias, ..lstm };
+        let x = (Tensor::randn(0f32, 1.0, (bn, 6, 7), &dev).unwrap() * 3.0).unwrap();
+        let xw: Vec<f32> = x
+            .reshape((bn * 6, 7))
+            .unwrap()
+            .matmul(&lstm.w_ih.t().unwrap())
+            .unwrap()
+            .broadcast_add(&lstm.bias)
             .unwrap()
             .flatten_all()
             .unwrap()
             .to_vec1()
             .unwrap();
-        let r = Recurrence {
-            xw: &xw,
-            w_hh_t: &w_hh_t,
-            b: 3,
-            t: 6,
-            hd: 9,
-            reverse,
-        };
-        for b in [r.steps::<false>(), r.run()] {
-            assert_eq!(a.len(), b.len());
-            for (p, q) in a.iter().zip(&b) {
-                assert!((p - q).abs() < 1e-5, "reverse {reverse}: {p} against {q}");
+        let w_hh_t: Vec<f32> = lstm
+            .w_hh
+            .t()
+            .unwrap()
+            .contiguous()
+            .unwrap()
+            .flatten_all()
+            .unwrap()
+            .to_vec1()
+            .unwrap();
+        for reverse in [false, true] {
+            let a: Vec<f32> = lstm
+                .run(&x, reverse)
+                .unwrap()
+                .flatten_all()
+                .unwrap()
+                .to_vec1()
+                .unwrap();
+            let r = Recurrence {
+                xw: &xw,
+                w_hh_t: &w_hh_t,
+                b: bn,
+                t: 6,
+                hd,
+                reverse,
+            };
+            // The blocked steps sum each gate in the order of the per-sequence ones: the same bits.
+            assert_eq!(r.steps::<false>(), r.steps_per_sequence::<false>());
+            for b in [r.steps::<false>(), r.steps_per_sequence::<false>(), r.run()] {
+                assert_eq!(a.len(), b.len());
+                for (p, q) in a.iter().zip(&b) {
+                    assert!(
+                        (p - q).abs() < 1e-5,
+                        "{bn}x{hd}, reverse {reverse}: {p} against {q}"
+                    );
+                }
             }
         }
     }

@@ -1,0 +1,289 @@
+//! The tagging kernels: float approximations that vectorise and the LSTM recurrence, with
+//! AVX2/FMA variants chosen at run time.
+
+/// tanh as a rational function of degree 13/6, exact to float precision over the clamped
+/// range (the approximation Eigen uses; near 0 it is x within 2e-7); a plain loop over it
+/// vectorises, unlike `f32::tanh`.
+#[inline(always)]
+pub(super) fn tanh_f32(x: f32) -> f32 {
+    const CLAMP: f32 = 7.905_311;
+    let x = x.clamp(-CLAMP, CLAMP);
+    let x2 = x * x;
+    let mut p = -2.760_768_5e-16_f32;
+    p = p * x2 + 2.000_188e-13;
+    p = p * x2 + -8.604_672e-11;
+    p = p * x2 + 5.122_297e-8;
+    p = p * x2 + 1.485_722_4e-5;
+    p = p * x2 + 6.372_619_3e-4;
+    p = p * x2 + 4.893_524_6e-3;
+    let mut q = 1.198_258_4e-6_f32;
+    q = q * x2 + 1.185_347_1e-4;
+    q = q * x2 + 2.268_434_6e-3;
+    q = q * x2 + 4.893_525e-3;
+    x * p / q
+}
+
+#[inline(always)]
+pub(super) fn sigmoid_f32(x: f32) -> f32 {
+    0.5 * tanh_f32(0.5 * x) + 0.5
+}
+
+/// Whether `QUIRE_DEEP_RECURRENCE=per-sequence` asks for the matrix-vector recurrence
+/// ([`Recurrence::steps_per_sequence`]) instead of the blocked one: a switch for measuring
+/// the two in one build; the answers are the same.
+fn per_sequence() -> bool {
+    static PER_SEQUENCE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *PER_SEQUENCE.get_or_init(|| {
+        std::env::var("QUIRE_DEEP_RECURRENCE").is_ok_and(|v| v.trim() == "per-sequence")
+    })
+}
+
+/// One direction's recurrence for tagging: the input projections `xw` (`[B, T, 4H]`) and the
+/// recurrent weights `w_hh_t` (`[H, 4H]`) of `b` sequences of `t` steps, `hd` units, read
+/// backwards when `reverse`.
+pub(super) struct Recurrence<'a> {
+    pub(super) xw: &'a [f32],
+    pub(super) w_hh_t: &'a [f32],
+    pub(super) b: usize,
+    pub(super) t: usize,
+    pub(super) hd: usize,
+    pub(super) reverse: bool,
+}
+
+impl Recurrence<'_> {
+    /// The hidden states `[B, T, H]`: the steps of [`Lstm::run`] in plain loops, with AVX2
+    /// where the CPU has it.
+    pub(super) fn run(&self) -> Vec<f32> {
+        let per_sequence = per_sequence();
+        #[cfg(target_arch = "x86_64")]
+        {
+            if std::arch::is_x86_feature_detected!("avx2")
+                && std::arch::is_x86_feature_detected!("fma")
+            {
+                // SAFETY: the CPU supports AVX2 and FMA, checked just above.
+                return unsafe { self.steps_avx2_fma(per_sequence) };
+            }
+            if std::arch::is_x86_feature_detected!("avx2") {
+                // SAFETY: the CPU supports AVX2, checked just above.
+                return unsafe { self.steps_avx2(per_sequence) };
+            }
+        }
+        self.steps_chosen::<false>(per_sequence)
+    }
+
+    /// [`Recurrence::steps`] compiled for AVX2 (eight lanes instead of SSE's four).
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn steps_avx2(&self, per_sequence: bool) -> Vec<f32> {
+        self.steps_chosen::<false>(per_sequence)
+    }
+
+    /// [`Recurrence::steps`] compiled for AVX2 with fused multiply-adds (one instruction and
+    /// one rounding per product and sum).
+    #[cfg(target_arch = "x86_64")]
+    #[target_feature(enable = "avx2,fma")]
+    pub(super) unsafe fn steps_avx2_fma(&self, per_sequence: bool) -> Vec<f32> {
+        self.steps_chosen::<true>(per_sequence)
+    }
+
+    #[inline(always)]
+    fn steps_chosen<const FUSED: bool>(&self, per_sequence: bool) -> Vec<f32> {
+        if per_sequence {
+            self.steps_per_sequence::<FUSED>()
+        } else {
+            self.steps::<FUSED>()
+        }
+    }
+
+    /// The steps; `FUSED` sums the recurrent products with `mul_add`, only where the build
+    /// has the FMA instruction (elsewhere `mul_add` is a slow library call). The sequences
+    /// step together, [`SEQS`] at a time through [`gate_product_block`] (a matrix-matrix
+    /// product that reads each row of the recurrent weights once for all of them); each gate
+    /// value is summed in the same order as one sequence alone would sum it.
+    #[inline(always)]
+    pub(super) fn steps<const FUSED: bool>(&self) -> Vec<f32> {
+        let Recurrence {
+            xw,
+            w_hh_t,
+            b,
+            t,
+            hd,
+            reverse,
+        } = *self;
+        let h4 = 4 * hd;
+        let mut h = vec![0f32; b * hd];
+        let mut c = vec![0f32; b * hd];
+        let mut out = vec![0f32; b * t * hd];
+        let mut g = vec![0f32; SEQS * h4];
+        let mut ht = vec![0f32; hd * SEQS];
+        for step in 0..t {
+            let s = if reverse { t - 1 - step } else { step };
+            for b0 in (0..b).step_by(SEQS) {
+                let nb = SEQS.min(b - b0);
+                for r in 0..nb {
+                    let at = ((b0 + r) * t + s) * h4;
+                    g[r * h4..(r + 1) * h4].copy_from_slice(&xw[at..at + h4]);
+                }
+                if nb == SEQS {
+                    for (k, hk) in ht.chunks_exact_mut(SEQS).enumerate() {
+                        for (r, v) in hk.iter_mut().enumerate() {
+                            *v = h[(b0 + r) * hd + k];
+                        }
+                    }
+                    gate_product_block::<FUSED>(&mut g, &ht, w_hh_t, h4);
+                } else {
+                    for r in 0..nb {
+                        let bi = b0 + r;
+                        gate_product::<FUSED>(
+                            &mut g[r * h4..(r + 1) * h4],
+                            &h[bi * hd..(bi + 1) * hd],
+                            w_hh_t,
+                        );
+                    }
+                }
+                for r in 0..nb {
+                    let bi = b0 + r;
+                    let gr = &g[r * h4..(r + 1) * h4];
+                    let (gi, rest) = gr.split_at(hd);
+                    let (gf, rest) = rest.split_at(hd);
+                    let (gc, go) = rest.split_at(hd);
+                    let cb = &mut c[bi * hd..(bi + 1) * hd];
+                    let hb = &mut h[bi * hd..(bi + 1) * hd];
+                    for j in 0..hd {
+                        let cj = sigmoid_f32(gf[j]) * cb[j] + sigmoid_f32(gi[j]) * tanh_f32(gc[j]);
+                        cb[j] = cj;
+                        hb[j] = sigmoid_f32(go[j]) * tanh_f32(cj);
+                    }
+                    out[(bi * t + s) * hd..(bi * t + s + 1) * hd].copy_from_slice(hb);
+                }
+            }
+        }
+        out
+    }
+
+    /// The steps one sequence after the other (matrix-vector products that stream the
+    /// recurrent weights once per sequence and step): the reference for [`Recurrence::steps`],
+    /// which gives the same sums in the same order; served when `QUIRE_DEEP_RECURRENCE` is
+    /// `per-sequence` (for measuring).
+    #[inline(always)]
+    pub(super) fn steps_per_sequence<const FUSED: bool>(&self) -> Vec<f32> {
+        let Recurrence {
+            xw,
+            w_hh_t,
+            b,
+            t,
+            hd,
+            reverse,
+        } = *self;
+        let h4 = 4 * hd;
+        let mut h = vec![0f32; b * hd];
+        let mut c = vec![0f32; b * hd];
+        let mut out = vec![0f32; b * t * hd];
+        let mut g = vec![0f32; h4];
+        for step in 0..t {
+            let s = if reverse { t - 1 - step } else { step };
+            for bi in 0..b {
+                let at = (bi * t + s) * h4;
+                g.copy_from_slice(&xw[at..at + h4]);
+                gate_product::<FUSED>(&mut g, &h[bi * hd..(bi + 1) * hd], w_hh_t);
+                let (gi, rest) = g.split_at(hd);
+                let (gf, rest) = rest.split_at(hd);
+                let (gc, go) = rest.split_at(hd);
+                let cb = &mut c[bi * hd..(bi + 1) * hd];
+                let hb = &mut h[bi * hd..(bi + 1) * hd];
+                for j in 0..hd {
+                    let cj = sigmoid_f32(gf[j]) * cb[j] + sigmoid_f32(gi[j]) * tanh_f32(gc[j]);
+                    cb[j] = cj;
+                    hb[j] = sigmoid_f32(go[j]) * tanh_f32(cj);
+                }
+                out[(bi * t + s) * hd..(bi * t + s + 1) * hd].copy_from_slice(hb);
+            }
+        }
+        out
+    }
+}
+
+/// Sequences whose recurrences step together in [`gate_product_block`].
+pub(super) const SEQS: usize = 4;
+
+/// `g[r] += h[r] · w` for [`SEQS`] sequences at once: `g` holds their gates (`[SEQS, 4H]`),
+/// `ht` their hidden states unit by unit (`[H, SEQS]`), `w` the recurrent weights (`[H, 4H]`).
+/// Per block of `LANES` gate values, the `SEQS × LANES` sums stay in registers while every
+/// row of `w` is read once for all the sequences; each sum runs over `h` in order, as in
+/// [`gate_product`].
+#[inline(always)]
+pub(super) fn gate_product_block<const FUSED: bool>(
+    g: &mut [f32],
+    ht: &[f32],
+    w: &[f32],
+    h4: usize,
+) {
+    const LANES: usize = 16;
+    let blocks = h4 / LANES * LANES;
+    for j0 in (0..blocks).step_by(LANES) {
+        let mut acc = [[0f32; LANES]; SEQS];
+        for (r, a) in acc.iter_mut().enumerate() {
+            a.copy_from_slice(&g[r * h4 + j0..r * h4 + j0 + LANES]);
+        }
+        for (wk, hk) in w.chunks_exact(h4).zip(ht.chunks_exact(SEQS)) {
+            let row: &[f32; LANES] = wk[j0..j0 + LANES].try_into().expect("a block of lanes");
+            for (a, &hv) in acc.iter_mut().zip(hk) {
+                for (x, &wj) in a.iter_mut().zip(row) {
+                    *x = madd::<FUSED>(hv, wj, *x);
+                }
+            }
+        }
+        for (r, a) in acc.iter().enumerate() {
+            g[r * h4 + j0..r * h4 + j0 + LANES].copy_from_slice(a);
+        }
+    }
+    for (wk, hk) in w.chunks_exact(h4).zip(ht.chunks_exact(SEQS)) {
+        for (r, &hv) in hk.iter().enumerate() {
+            for (gj, wj) in g[r * h4 + blocks..(r + 1) * h4]
+                .iter_mut()
+                .zip(&wk[blocks..])
+            {
+                *gj = madd::<FUSED>(hv, *wj, *gj);
+            }
+        }
+    }
+}
+
+/// `g += h · w` for the recurrent weights `w` (`[H, 4H]` row-major, `g` of `4H`): `LANES`
+/// gate values at a time, each block summed over all of `h` in registers before it is stored,
+/// so that the gates are read and written once per step rather than once per unit of `h`.
+#[inline(always)]
+pub(super) fn gate_product<const FUSED: bool>(g: &mut [f32], h: &[f32], w: &[f32]) {
+    const LANES: usize = 32;
+    let h4 = g.len();
+    let blocks = h4 / LANES * LANES;
+    for j0 in (0..blocks).step_by(LANES) {
+        let mut acc = [0f32; LANES];
+        acc.copy_from_slice(&g[j0..j0 + LANES]);
+        for (k, &hk) in h.iter().enumerate() {
+            let row = &w[k * h4 + j0..k * h4 + j0 + LANES];
+            for (a, wj) in acc.iter_mut().zip(row) {
+                *a = madd::<FUSED>(hk, *wj, *a);
+            }
+        }
+        g[j0..j0 + LANES].copy_from_slice(&acc);
+    }
+    for (k, &hk) in h.iter().enumerate() {
+        for (gj, wj) in g[blocks..]
+            .iter_mut()
+            .zip(&w[k * h4 + blocks..(k + 1) * h4])
+        {
+            *gj = madd::<FUSED>(hk, *wj, *gj);
+        }
+    }
+}
+
+/// `a + h · w`, fused into one multiply-add when `FUSED`.
+#[inline(always)]
+pub(super) fn madd<const FUSED: bool>(h: f32, w: f32, a: f32) -> f32 {
+    if FUSED {
+        h.mul_add(w, a)
+    } else {
+        a + h * w
+    }
+}
