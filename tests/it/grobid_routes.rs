@@ -61,12 +61,14 @@ fn grobid_training_names_reach_the_listing_and_the_cancellation() {
         .send()
         .expect("DELETE");
     assert_eq!(by_kill.status(), by_delete.status());
-    assert_eq!(by_kill.status().as_u16(), 404);
+    assert_eq!(by_kill.status().as_u16(), 400);
+    let text = by_kill.text().expect("body");
+    assert!(text.contains("does not match any training"), "{text}");
     let by_query = reqwest::blocking::Client::new()
         .delete(s.url("/api/killTraining?token=abcdefghjk"))
         .send()
         .expect("DELETE");
-    assert_eq!(by_query.status().as_u16(), 404);
+    assert_eq!(by_query.status().as_u16(), 400);
 }
 
 #[test]
@@ -132,8 +134,10 @@ fn funding_acknowledgement_text_comes_back_as_a_paragraph_with_entities() {
     );
     let xml = r.text().expect("body");
     assert_eq!(xml.matches("<s xml:id=\"_").count(), 2, "{xml}");
+    // A blank statement is a missing one, as for the other raw-string services.
     let r = s.post_form("/api/processFundingAcknowledgement", &[("text", "  ")]);
-    assert_eq!(r.status().as_u16(), 204);
+    assert_eq!(r.status().as_u16(), 400);
+    assert!(r.text().expect("body").contains("`text`"));
 }
 
 #[test]

@@ -157,9 +157,6 @@ async fn funding_acknowledgement(state: State, params: Params) -> Result<HttpRes
     let text = params.raw_string("text")?.replace('\t', " ");
     let generate_ids = flag(&params, "generateIDs")?;
     let segment = flag(&params, "segmentSentences")?;
-    if text.trim().is_empty() {
-        return Err(ApiError::NoContent);
-    }
     let _slot = state.pool.acquire("processFundingAcknowledgement").await?;
     let out = state
         .pipeline

@@ -654,7 +654,7 @@ const OPS: &[Op] = &[
             p("segmentSentences", Kind::Flag, false, "wrap sentences in <s>"),
         ],
         &[XML],
-        &[204],
+        &[],
     ),
     op(
         "/api/grobid",
