@@ -211,6 +211,29 @@ fn range_coords(
     (!boxes.is_empty()).then(|| ("coords", coords(&boxes)))
 }
 
+/// `coords` of one box around `rt[range]` on its first page, as GROBID writes a formula's
+/// (`getCoordsStringForOneBox`; consumers read it as one box of five numbers).
+fn one_box_coords(
+    ctx: &Ctx<'_>,
+    element: &'static str,
+    rt: &RichText,
+    range: &Range<usize>,
+) -> Option<(&'static str, String)> {
+    if !ctx.coords_on(element) {
+        return None;
+    }
+    let boxes = line_boxes(tokens_in(rt, range));
+    let first = *boxes.first()?;
+    let one = boxes
+        .iter()
+        .filter(|b| b.page == first.page)
+        .fold(first, |acc, b| PageBox {
+            page: acc.page,
+            bbox: acc.bbox.union(&b.bbox),
+        });
+    Some(("coords", coords(&[one])))
+}
+
 /// The `facsimile` (§5.4): one `surface` per page, written when coordinates are requested
 /// and the page sizes are known.
 pub(crate) fn write_facsimile(w: &mut TeiWriter, pages: &[(u32, f32, f32)], opt: &TeiOptions) {
@@ -436,7 +459,7 @@ fn div(w: &mut TeiWriter, ctx: &mut Ctx<'_>, d: &Div) {
             }
             BodyBlock::Formula(f) => {
                 let mut attrs: Attrs = vec![("xml:id", f.id.clone())];
-                attrs.extend(range_coords(
+                attrs.extend(one_box_coords(
                     ctx,
                     "formula",
                     &f.text,
@@ -585,11 +608,10 @@ fn body(w: &mut TeiWriter, ctx: &mut Ctx<'_>, b: &Body) {
 }
 
 /// `<back>`: the back matter in GROBID's order, then the references (`listBibl`, with
-/// `biblStruct` coordinates when asked); nothing when there is neither.
+/// `biblStruct` coordinates when asked). Always written, as GROBID's full text does: without
+/// references the `div type="references"` holds an empty `<listBibl/>` (consumers look the
+/// list up and fail without it).
 fn back(w: &mut TeiWriter, ctx: &mut Ctx<'_>, a: &Article) {
-    if a.back.is_empty() && a.references.is_empty() {
-        return;
-    }
     w.open("back", &[]);
     for (ty, divs) in back_sections(&a.back) {
         if !divs.is_empty() {
@@ -636,12 +658,9 @@ fn list_org(w: &mut TeiWriter, fundings: &[crate::document::Funding]) {
     w.close("listOrg");
 }
 
-/// `<div type="references">` with the `listBibl`, `biblStruct` coordinates when asked;
-/// nothing without references.
+/// `<div type="references">` with the `listBibl` (`<listBibl/>` without references),
+/// `biblStruct` coordinates when asked.
 pub(crate) fn references(w: &mut TeiWriter, ctx: &Ctx<'_>, references: &[Reference]) {
-    if references.is_empty() {
-        return;
-    }
     let with_coords = ctx.coords_on("biblStruct");
     let refs = references.iter().map(|r| {
         let c = (with_coords && !r.boxes.is_empty()).then(|| coords(&r.boxes));

@@ -8,6 +8,8 @@ header/article document ([`header`]) embeds the same elements.
 */
 
 pub mod body;
+pub mod convert;
+pub mod funding;
 pub mod header;
 pub mod patent;
 pub mod writer;

@@ -7,6 +7,7 @@ The server is started on free 127.0.0.1 ports with the repository's models and l
 PDF is generated here (a two-page article with numbered callouts and references). Exits 0 on
 success, 1 on a failed check; run.sh decides whether a browser is available at all.
 """
+import json
 import os
 import re
 import subprocess
@@ -175,6 +176,25 @@ def main():
             c.check(opened > 3 and closed == 1, f"the TEI folds ({opened} open, {closed} after collapse)")
             page.click("#tei-expand")
             c.check(page.get_attribute("#tei-download", "href").startswith("blob:"), "the TEI can be downloaded")
+            # The Markdown and JSON views, converted in the browser (tei-convert.js).
+            page.click("#tei-view-md")
+            md = page.inner_text("#tei-output")
+            c.check(md.startswith("# Estimating Soil Moisture") and "## References" in md
+                    and "](#b0)" in md, "the Markdown view has the title, callout links and references")
+            page.click("#tei-view-json")
+            converted = json.loads(page.inner_text("#tei-output"))
+            c.check(converted["title"].startswith("Estimating Soil Moisture") and len(converted["references"]) == 4
+                    and converted["references"][0]["id"] == "b0", "the JSON view has the title and the references")
+            c.check(page.get_attribute("#tei-download-md", "href").startswith("blob:")
+                    and page.get_attribute("#tei-download-json", "href").startswith("blob:"),
+                    "the Markdown and JSON renderings can be downloaded")
+            page.click("#tei-view-tei")
+            c.check("biblStruct" in page.inner_text("#tei-output"), "the TEI view comes back")
+            page.select_option("#tei-endpoint", "processDate")
+            page.click("#tei-send")
+            page.wait_for_selector("#tei-status.ok")
+            c.check(page.is_disabled("#tei-view-md"), "a raw-string fragment has no Markdown view")
+            page.select_option("#tei-endpoint", "processFulltextDocument")
             if shots:
                 page.screenshot(path=os.path.join(shots, "console-tei.png"))
 

@@ -13,6 +13,7 @@ mod create_training;
 mod errors;
 mod fulltext;
 mod fulltext_article;
+mod grobid_routes;
 mod hardening;
 mod header;
 mod hostile;

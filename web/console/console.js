@@ -245,6 +245,7 @@ $("tei-form").addEventListener("submit", async (ev) => {
     dl.classList.remove("disabled");
     let folding = false;
     if (type.startsWith("application/zip")) {
+      setConversions(null, ep);
       dl.download = "result.zip";
       showText(out, `ZIP archive of ${kb(blob.size)}: use download.`);
     } else {
@@ -254,6 +255,7 @@ $("tei-form").addEventListener("submit", async (ev) => {
       if (xml) folding = showXml(out, text);
       else showText(out, text || "(empty body)");
       out.dataset.text = text;
+      setConversions(xml ? text : null, ep);
     }
     $("tei-copy").disabled = type.startsWith("application/zip");
     $("tei-expand").disabled = !folding;
@@ -265,6 +267,64 @@ $("tei-form").addEventListener("submit", async (ev) => {
     $("tei-send").disabled = false;
   }
 });
+
+// The Markdown and JSON renderings of a TEI answer (tei-convert.js), made in the browser.
+const teiViews = { tei: null, md: null, json: null, urls: [] };
+function setConversions(text, ep) {
+  teiViews.urls.forEach((u) => URL.revokeObjectURL(u));
+  teiViews.urls = [];
+  teiViews.tei = text;
+  teiViews.md = null;
+  teiViews.json = null;
+  if (text !== null) {
+    try {
+      teiViews.md = TeiConvert.markdown(text);
+      teiViews.json = TeiConvert.json(text);
+    } catch (e) {
+      teiViews.md = null; // not a TEI document (a raw-string fragment): TEI view only
+      teiViews.json = null;
+    }
+  }
+  for (const [kind, id, mime, ext] of [["md", "tei-download-md", "text/markdown", "md"],
+    ["json", "tei-download-json", "application/json", "json"]]) {
+    const a = $(id);
+    if (teiViews[kind] === null) {
+      a.classList.add("disabled");
+      a.removeAttribute("href");
+      continue;
+    }
+    const url = URL.createObjectURL(new Blob([teiViews[kind]], { type: mime }));
+    teiViews.urls.push(url);
+    a.href = url;
+    a.download = `${ep}.${ext}`;
+    a.classList.remove("disabled");
+  }
+  $("tei-view-tei").disabled = text === null;
+  $("tei-view-md").disabled = teiViews.md === null;
+  $("tei-view-json").disabled = teiViews.json === null;
+  markView("tei");
+}
+function markView(kind) {
+  for (const k of ["tei", "md", "json"]) $(`tei-view-${k}`).classList.toggle("on", k === kind);
+}
+function showView(kind) {
+  const out = $("tei-output");
+  if (kind === "tei") {
+    const folding = showXml(out, teiViews.tei);
+    $("tei-expand").disabled = !folding;
+    $("tei-collapse").disabled = !folding;
+    out.dataset.text = teiViews.tei;
+  } else {
+    showText(out, teiViews[kind]);
+    out.dataset.text = teiViews[kind];
+    $("tei-expand").disabled = true;
+    $("tei-collapse").disabled = true;
+  }
+  markView(kind);
+}
+$("tei-view-tei").addEventListener("click", () => showView("tei"));
+$("tei-view-md").addEventListener("click", () => showView("md"));
+$("tei-view-json").addEventListener("click", () => showView("json"));
 
 function foldAll(open) { document.querySelectorAll("#tei-output details").forEach((d) => { d.open = open; }); }
 $("tei-expand").addEventListener("click", () => foldAll(true));

@@ -7,6 +7,7 @@ here as it lands.
 pub mod consolidate;
 pub mod document;
 pub mod fulltext;
+pub mod funding;
 pub mod header;
 pub mod patent;
 pub mod references;

@@ -5,6 +5,7 @@ one line in [`run`].
 
 pub mod batch;
 pub mod biblio;
+pub mod convert;
 pub mod corpus;
 pub mod create_training;
 pub mod embed;
@@ -45,6 +46,8 @@ pub enum Command {
     TrainJob(train_job::TrainJobArgs),
     /// Parse patent citations (stdin lines or arguments) into numbers, as JSON.
     PatentNumber(patent::PatentNumberArgs),
+    /// Render a TEI answer as Markdown or JSON (reads TEI, never a PDF).
+    Convert(convert::ConvertArgs),
 }
 
 pub fn run(command: Command) -> anyhow::Result<()> {
@@ -62,5 +65,6 @@ pub fn run(command: Command) -> anyhow::Result<()> {
         Command::Biblio(args) => biblio::run(args),
         Command::TrainJob(args) => train_job::run(args),
         Command::PatentNumber(args) => patent::run(args),
+        Command::Convert(args) => convert::run(args),
     }
 }

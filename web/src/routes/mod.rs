@@ -8,6 +8,7 @@ pub mod consolidate;
 pub mod create_training;
 pub mod debug;
 pub mod fulltext;
+pub mod grobid;
 pub mod openapi;
 pub mod patent;
 pub mod pdf;
@@ -30,4 +31,5 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.configure(training::routes);
     cfg.configure(create_training::routes);
     cfg.configure(patent::routes);
+    cfg.configure(grobid::routes);
 }

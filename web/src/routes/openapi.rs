@@ -1,21 +1,76 @@
 /*!
-`GET /api/openapi.json`: an OpenAPI 3.0 description of every route of the main server, built
-from the table below (so it is one list to keep up to date; a test checks that every route
-path registered in `routes/` appears here). Error responses share one shape: `text/plain`
-`[CODE] message`, or `{"code", "message", "status"}` when `Accept` prefers JSON.
+`GET /api/openapi.json`: an OpenAPI 3.0 description of the routes the running configuration
+serves, built from the table below (so it is one list to keep up to date; a test checks that
+every route path registered in `routes/` appears here). The training routes are described only
+with `training.enabled`, the test-only routes (tagged `test-only`, apart from the service's)
+only with `debug.test_routes` (`/debug/panic` with `debug.allow_panic_route`). Every parameter
+GROBID 0.9 defines for a route is listed, with what Quire does with it. Error responses share
+one shape: `text/plain` `[CODE] message`, or `{"code", "message", "status"}` when `Accept`
+prefers JSON. `tests/compat/openapi_check` validates the served document with
+openapi-spec-validator.
 */
 
 use actix_web::{web, HttpResponse};
 use serde_json::{json, Map, Value};
 
+use crate::app::State;
+
 pub fn routes(cfg: &mut web::ServiceConfig) {
     cfg.route("/api/openapi.json", web::get().to(openapi));
 }
 
-async fn openapi() -> HttpResponse {
+async fn openapi(state: State) -> HttpResponse {
     HttpResponse::Ok()
         .content_type("application/json")
-        .body(document().to_string())
+        .body(document(&Served::from_config(&state.config)).to_string())
+}
+
+/// Which optional route families a configuration serves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Served {
+    /// `training.enabled`.
+    pub training: bool,
+    /// `debug.test_routes`.
+    pub test_routes: bool,
+    /// `debug.allow_panic_route`.
+    pub panic_route: bool,
+}
+
+impl Served {
+    pub fn from_config(c: &crate::config::Config) -> Served {
+        Served {
+            training: c.training.enabled,
+            test_routes: c.debug.test_routes,
+            panic_route: c.debug.allow_panic_route,
+        }
+    }
+
+    /// Every family (the tests' view of the whole table).
+    pub fn all() -> Served {
+        Served {
+            training: true,
+            test_routes: true,
+            panic_route: true,
+        }
+    }
+
+    fn serves(&self, gate: Gate) -> bool {
+        match gate {
+            Gate::Always => true,
+            Gate::Training => self.training,
+            Gate::TestRoutes => self.test_routes,
+            Gate::PanicRoute => self.panic_route,
+        }
+    }
+}
+
+/// The configuration switch a route depends on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Gate {
+    Always,
+    Training,
+    TestRoutes,
+    PanicRoute,
 }
 
 /// How a parameter travels and what it holds.
@@ -58,7 +113,7 @@ struct Op {
     answers: &'static [&'static str],
     /// Statuses besides 200 and the errors every route can give.
     also: &'static [u16],
-    test_only: bool,
+    gate: Gate,
 }
 
 const XML: &str = "application/xml";
@@ -114,7 +169,14 @@ const RAW_COPYRIGHTS: Param = p(
     "keep the printed licence or copyright statement (availability/p type=raw)",
 );
 
-const FULLTEXT_PARAMS: &[Param] = &[
+const DISCARDED: Param = p(
+    "includeDiscardedText",
+    Kind::Flag,
+    false,
+    "GROBID 0.8+: also write the text the models discarded",
+);
+
+const FULLTEXT_PARAMS: [Param; 15] = [
     INPUT,
     CONS_HEADER,
     CONS_CITATIONS,
@@ -122,7 +184,7 @@ const FULLTEXT_PARAMS: &[Param] = &[
         "consolidateFunders",
         Kind::Int(0, 2),
         false,
-        "accepted, no lookup is made",
+        "look the funders up in the Funder Registry of the consolidation index (1: name and DOI, 2: DOI only)",
     ),
     RAW_CITATIONS,
     RAW_AFFILIATIONS,
@@ -156,6 +218,16 @@ const FULLTEXT_PARAMS: &[Param] = &[
     ),
     p("models", Kind::Text, false, "models the debug dump shows"),
 ];
+const FULLTEXT_TEI_PARAMS: [Param; 16] = with(FULLTEXT_PARAMS, DISCARDED);
+const HEADER_PARAMS: [Param; 7] = [
+    INPUT,
+    CONS_HEADER,
+    RAW_AFFILIATIONS,
+    RAW_COPYRIGHTS,
+    DISCARDED,
+    PDF_RANGE[0],
+    PDF_RANGE[1],
+];
 
 const fn op(
     path: &'static str,
@@ -172,8 +244,34 @@ const fn op(
         params,
         answers,
         also,
-        test_only: false,
+        gate: Gate::Always,
     }
+}
+
+/// A training route: served with `training.enabled` (404 otherwise).
+const fn training_op(
+    path: &'static str,
+    methods: &'static [&'static str],
+    summary: &'static str,
+    params: &'static [Param],
+    answers: &'static [&'static str],
+    also: &'static [u16],
+) -> Op {
+    Op {
+        gate: Gate::Training,
+        ..op(path, methods, summary, params, answers, also)
+    }
+}
+
+/// `a` followed by `extra`.
+const fn with<const N: usize, const M: usize>(a: [Param; N], extra: Param) -> [Param; M] {
+    let mut out = [extra; M];
+    let mut i = 0;
+    while i < N {
+        out[i] = a[i];
+        i += 1;
+    }
+    out
 }
 
 /// A route served only with `debug.test_routes` (404 otherwise).
@@ -185,7 +283,7 @@ const fn test_op(
     answers: &'static [&'static str],
 ) -> Op {
     Op {
-        test_only: true,
+        gate: Gate::TestRoutes,
         also: &[404],
         ..op(path, methods, summary, params, answers, &[])
     }
@@ -238,14 +336,7 @@ const OPS: &[Op] = &[
         &["post", "put"],
         "TEI header of a PDF (BibTeX with Accept: application/x-bibtex); with xml:lang, licence, \
          ORCID iDs and back-matter statements (docs/metadata.md)",
-        &[
-            INPUT,
-            CONS_HEADER,
-            RAW_AFFILIATIONS,
-            RAW_COPYRIGHTS,
-            PDF_RANGE[0],
-            PDF_RANGE[1],
-        ],
+        &HEADER_PARAMS,
         &[XML, BIBTEX],
         &[204],
     ),
@@ -262,7 +353,7 @@ const OPS: &[Op] = &[
         &["post", "put"],
         "The whole article as TEI, with xml:lang, licence, ORCID iDs and back-matter statements \
          (conflict, contribution, ethics; docs/metadata.md)",
-        FULLTEXT_PARAMS,
+        &FULLTEXT_TEI_PARAMS,
         &[XML, TEXT],
         &[204],
     ),
@@ -270,7 +361,7 @@ const OPS: &[Op] = &[
         "/api/processFulltextAssetDocument",
         &["post", "put"],
         "A ZIP of the TEI and one PNG per figure bitmap",
-        FULLTEXT_PARAMS,
+        &FULLTEXT_PARAMS,
         &["application/zip"],
         &[204],
     ),
@@ -341,6 +432,12 @@ const OPS: &[Op] = &[
         "JSON boxes of references, callouts, formulas (and figures/tables) in PDF units",
         &[
             INPUT,
+            p(
+                "consolidateHeader",
+                Kind::Int(0, 3),
+                false,
+                "accepted (GROBID's parameter); the boxes do not depend on it",
+            ),
             CONS_CITATIONS,
             RAW_CITATIONS,
             p(
@@ -357,7 +454,34 @@ const OPS: &[Op] = &[
         "/api/annotatePDF",
         &["post"],
         "The uploaded PDF with link annotations (callout to reference, reference to URL)",
-        &[INPUT, CONS_CITATIONS],
+        &[
+            INPUT,
+            p(
+                "consolidateHeader",
+                Kind::Int(0, 3),
+                false,
+                "accepted (GROBID's parameter); the links do not depend on it",
+            ),
+            CONS_CITATIONS,
+            p(
+                "includeRawAffiliations",
+                Kind::Flag,
+                false,
+                "accepted (GROBID's parameter); no effect on a PDF",
+            ),
+            p(
+                "includeRawCitations",
+                Kind::Flag,
+                false,
+                "accepted (GROBID's parameter); no effect on a PDF",
+            ),
+            p(
+                "type",
+                Kind::Int(0, 2),
+                false,
+                "GROBID's annotation type; accepted, Quire always links callouts to references and references to their URL or DOI",
+            ),
+        ],
         &["application/pdf"],
         &[],
     ),
@@ -431,7 +555,7 @@ const OPS: &[Op] = &[
         &[JSON],
         &[],
     ),
-    op(
+    training_op(
         "/api/modelTraining",
         &["post"],
         "Start a training (training.enabled; Bearer token when training.token is set)",
@@ -451,7 +575,7 @@ const OPS: &[Op] = &[
         &[JSON],
         &[401, 404, 409],
     ),
-    op(
+    training_op(
         "/api/trainingResult",
         &["post"],
         "Progress of a training, then its evaluation and GROBID's report",
@@ -459,7 +583,7 @@ const OPS: &[Op] = &[
         &[JSON],
         &[401, 404],
     ),
-    op(
+    training_op(
         "/api/training",
         &["get"],
         "Every training run since start-up",
@@ -467,7 +591,7 @@ const OPS: &[Op] = &[
         &[JSON],
         &[401, 404],
     ),
-    op(
+    training_op(
         "/api/training/{token}",
         &["delete"],
         "Cancel a training (its process is killed; 409 once it is installing its model)",
@@ -475,7 +599,7 @@ const OPS: &[Op] = &[
         &[JSON],
         &[400, 401, 404, 409],
     ),
-    op(
+    training_op(
         "/api/model",
         &["get", "post"],
         "A model's folder as a ZIP (the CRF's, or the BiLSTM-CRF's)",
@@ -485,6 +609,62 @@ const OPS: &[Op] = &[
         ],
         &["application/zip"],
         &[401, 404],
+    ),
+    training_op(
+        "/api/allTraining",
+        &["get", "post"],
+        "GROBID's name for the listing of /api/training",
+        &[],
+        &[JSON],
+        &[401, 404],
+    ),
+    training_op(
+        "/api/killTraining",
+        &["post", "delete"],
+        "GROBID's name for cancelling a training (DELETE /api/training/{token})",
+        &[p("token", Kind::Text, true, "the token modelTraining gave")],
+        &[JSON],
+        &[400, 401, 404, 409],
+    ),
+    op(
+        "/api/processHeaderFundingDocument",
+        &["post"],
+        "TEI of the header and the funding and acknowledgement statements of a PDF (no body, no bibliography)",
+        &[
+            INPUT,
+            CONS_HEADER,
+            p(
+                "consolidateFunders",
+                Kind::Int(0, 2),
+                false,
+                "look the funders up in the Funder Registry of the consolidation index",
+            ),
+            RAW_AFFILIATIONS,
+            RAW_COPYRIGHTS,
+            DISCARDED,
+        ],
+        &[XML],
+        &[204],
+    ),
+    op(
+        "/api/processFundingAcknowledgement",
+        &["post"],
+        "A funding or acknowledgement statement as a TEI <p> with its entities as <rs type>",
+        &[
+            p("text", Kind::Text, true, "the statement"),
+            p("generateIDs", Kind::Flag, false, "give <p> and <s> an xml:id"),
+            p("segmentSentences", Kind::Flag, false, "wrap sentences in <s>"),
+        ],
+        &[XML],
+        &[],
+    ),
+    op(
+        "/api/grobid",
+        &["get"],
+        "A short HTML description of the service (GROBID's route)",
+        &[],
+        &[HTML],
+        &[],
     ),
     op(
         "/api/createTraining",
@@ -577,13 +757,16 @@ const OPS: &[Op] = &[
         &[INPUT, PDF_RANGE[0], PDF_RANGE[1]],
         &[JSON],
     ),
-    test_op(
-        "/debug/panic",
-        &["get", "post"],
-        "Test only: make a model actor panic",
-        &[p("model", Kind::Text, true, "the model")],
-        &[TEXT],
-    ),
+    Op {
+        gate: Gate::PanicRoute,
+        ..test_op(
+            "/debug/panic",
+            &["get", "post"],
+            "Test only: make a model actor panic",
+            &[p("model", Kind::Text, true, "the model")],
+            &[TEXT],
+        )
+    },
 ];
 
 fn schema(kind: Kind) -> Value {
@@ -609,7 +792,11 @@ fn request_body(params: &[Param]) -> Value {
             required.push(param.name);
         }
     }
-    let body = json!({"type": "object", "properties": props, "required": required});
+    let mut body = json!({"type": "object", "properties": props});
+    // OpenAPI 3.0 (JSON Schema draft 4/5): `required` must not be empty.
+    if !required.is_empty() {
+        body["required"] = json!(required);
+    }
     let mut content = Map::new();
     content.insert("multipart/form-data".into(), json!({"schema": body}));
     if !params.iter().any(|p| matches!(p.kind, Kind::File)) {
@@ -689,12 +876,26 @@ fn operation(op: &Op, method: &str) -> Value {
         "operationId": format!("{method}{}", op.path.replace(['/', '{', '}', '.'], "_")),
         "responses": responses,
     });
-    if op.test_only {
-        out["description"] = json!("Served only with `debug.test_routes = true`; otherwise 404.");
-        out["tags"] = json!(["debug"]);
+    match op.gate {
+        Gate::Always => out["tags"] = json!(["service"]),
+        Gate::Training => {
+            out["description"] =
+                json!("Served only with `training.enabled = true`; otherwise 404.");
+            out["tags"] = json!(["training"]);
+        }
+        Gate::TestRoutes => {
+            out["description"] =
+                json!("Test only: served with `debug.test_routes = true`; otherwise 404.");
+            out["tags"] = json!(["test-only"]);
+        }
+        Gate::PanicRoute => {
+            out["description"] =
+                json!("Test only: served with `debug.allow_panic_route = true`; otherwise 404.");
+            out["tags"] = json!(["test-only"]);
+        }
     }
     if !op.params.is_empty() {
-        if method == "get" || !body {
+        if method == "get" || method == "delete" || !body {
             out["parameters"] = query_params(op.params);
         } else {
             out["requestBody"] = request_body(op.params);
@@ -713,10 +914,20 @@ fn operation(op: &Op, method: &str) -> Value {
     out
 }
 
-/// The whole document.
-pub fn document() -> Value {
+/// The document of what `served` serves.
+pub fn document(served: &Served) -> Value {
     let mut paths = Map::new();
-    for op in OPS {
+    let mut tags =
+        vec![json!({"name": "service", "description": "GROBID's services and Quire's own"})];
+    if served.training {
+        tags.push(
+            json!({"name": "training", "description": "Training services (`training.enabled`)"}),
+        );
+    }
+    if served.test_routes || served.panic_route {
+        tags.push(json!({"name": "test-only", "description": "Routes for the test suite only (`debug.test_routes`), not for clients"}));
+    }
+    for op in OPS.iter().filter(|op| served.serves(op.gate)) {
         let mut item = Map::new();
         for method in op.methods {
             item.insert(method.to_string(), operation(op, method));
@@ -746,6 +957,7 @@ pub fn document() -> Value {
                             The admin port (default 8071) serves /ping, /healthcheck, /metrics, \
                             /metrics/prometheus and /heartbeat.",
         },
+        "tags": tags,
         "paths": paths,
         "components": {
             "schemas": {
@@ -798,7 +1010,7 @@ mod tests {
 
     #[test]
     fn every_registered_route_is_in_the_document() {
-        let doc = document();
+        let doc = document(&Served::all());
         let paths = registered_paths();
         assert!(paths.len() >= 20, "{paths:?}");
         for path in &paths {
@@ -811,7 +1023,7 @@ mod tests {
 
     #[test]
     fn every_operation_has_responses_and_errors_refer_to_the_shared_shape() {
-        let doc = document();
+        let doc = document(&Served::all());
         let text = doc.to_string();
         for (path, item) in doc["paths"].as_object().expect("paths") {
             for (method, op) in item.as_object().expect("item") {
@@ -835,5 +1047,95 @@ mod tests {
             "binary"
         );
         assert!(header.get("application/x-www-form-urlencoded").is_none());
+    }
+
+    #[test]
+    fn the_document_follows_the_configuration() {
+        let default = document(&Served {
+            training: false,
+            test_routes: false,
+            panic_route: false,
+        });
+        let paths = default["paths"].as_object().expect("paths");
+        assert!(paths.keys().all(|p| !p.starts_with("/debug/")), "{paths:?}");
+        for gone in ["/api/modelTraining", "/api/training", "/api/allTraining"] {
+            assert!(!paths.contains_key(gone), "{gone}");
+        }
+        assert!(paths.contains_key("/api/processHeaderFundingDocument"));
+        assert!(paths.contains_key("/api/processFundingAcknowledgement"));
+        let all = document(&Served::all());
+        assert!(all["paths"]["/debug/sleep"]["get"]["tags"][0] == "test-only");
+        assert!(all["paths"]["/api/killTraining"]["post"].is_object());
+        // No empty `required` list anywhere (invalid in OpenAPI 3.0's schema dialect).
+        assert!(!all.to_string().contains("\"required\":[]"));
+    }
+
+    #[test]
+    fn grobid_parameters_are_listed() {
+        let doc = document(&Served::all());
+        let props = |path: &str| {
+            doc["paths"][path]["post"]["requestBody"]["content"]["multipart/form-data"]["schema"]
+                ["properties"]
+                .clone()
+        };
+        for (path, names) in [
+            (
+                "/api/processFulltextDocument",
+                &[
+                    "input",
+                    "flavor",
+                    "consolidateHeader",
+                    "consolidateCitations",
+                    "consolidateFunders",
+                    "includeRawAffiliations",
+                    "includeRawCopyrights",
+                    "includeRawCitations",
+                    "includeDiscardedText",
+                    "start",
+                    "end",
+                    "generateIDs",
+                    "segmentSentences",
+                    "teiCoordinates",
+                ][..],
+            ),
+            (
+                "/api/processHeaderDocument",
+                &[
+                    "input",
+                    "consolidateHeader",
+                    "includeRawAffiliations",
+                    "includeRawCopyrights",
+                    "includeDiscardedText",
+                    "start",
+                    "end",
+                ][..],
+            ),
+            (
+                "/api/annotatePDF",
+                &[
+                    "input",
+                    "consolidateHeader",
+                    "consolidateCitations",
+                    "includeRawAffiliations",
+                    "includeRawCitations",
+                    "type",
+                ][..],
+            ),
+            (
+                "/api/referenceAnnotations",
+                &[
+                    "input",
+                    "consolidateHeader",
+                    "consolidateCitations",
+                    "includeRawCitations",
+                    "includeFiguresTables",
+                ][..],
+            ),
+        ] {
+            let props = props(path);
+            for name in names {
+                assert!(props[*name].is_object(), "{path}: {name}");
+            }
+        }
     }
 }

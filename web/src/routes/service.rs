@@ -239,6 +239,11 @@ const CONSOLE: &[(&str, &str, &str)] = &[
         include_str!("../../console/console.js"),
     ),
     (
+        "tei-convert.js",
+        "text/javascript; charset=utf-8",
+        include_str!("../../console/tei-convert.js"),
+    ),
+    (
         "console.css",
         "text/css; charset=utf-8",
         include_str!("../../console/console.css"),

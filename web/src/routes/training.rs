@@ -1,13 +1,14 @@
 /*!
 The training services (interface "Training services", grobid-service.md §4.7):
 `POST /api/modelTraining`, `POST /api/trainingResult`, `GET|POST /api/model`, and beyond GROBID
-`GET /api/training` (every run) and `DELETE /api/training/{token}` (cancel). They are off
-unless `training.enabled = true` (then 404); that needs `training.token` (the service refuses to
-start without it), and each request must send `Authorization: Bearer <token>` (else 401): no
-form field or query parameter can stand for it, and CORS does not apply to these routes (see
-`crate::app::cors_guard`), so no page on another site can reach them. Every parameter is
-checked before a run starts, so a bad value is a 400 naming it and never leaves a training
-"ongoing". The runs themselves are
+`GET /api/training` (every run) and `DELETE /api/training/{token}` (cancel), also under
+GROBID's newer names `GET|POST /api/allTraining` and `POST|DELETE /api/killTraining` (`token`
+parameter). They are off unless `training.enabled = true` (then 404); that needs
+`training.token` (the service refuses to start without it), and each request must send
+`Authorization: Bearer <token>` (else 401): no form field or query parameter can stand for it,
+and CORS does not apply to these routes (see `crate::app::cors_guard`), so no page on another
+site can reach them. Every parameter is checked before a run starts, so a bad value is a 400
+naming it and never leaves a training "ongoing". The runs themselves are
 child processes (`crate::training`).
 
 `/debug/releaseTraining?token=` (only with `debug.test_routes`) lets a run started with
@@ -33,6 +34,11 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
         .route("/api/trainingResult", web::post().to(training_result))
         .route("/api/training", web::get().to(list))
         .route("/api/training/{token}", web::delete().to(cancel))
+        // GROBID's newer names for the listing and the cancellation.
+        .route("/api/allTraining", web::get().to(list))
+        .route("/api/allTraining", web::post().to(list))
+        .route("/api/killTraining", web::post().to(kill))
+        .route("/api/killTraining", web::delete().to(kill))
         .route("/api/model", web::get().to(model_zip))
         .route("/api/model", web::post().to(model_zip))
         .route("/debug/releaseTraining", web::route().to(release));
@@ -347,7 +353,17 @@ async fn cancel(
     path: web::Path<String>,
 ) -> Result<HttpResponse, ApiError> {
     guard(&state, &req)?;
-    let token = check_token(&path)?;
+    cancel_run(&state, check_token(&path)?).await
+}
+
+/// `POST|DELETE /api/killTraining` (GROBID's name): `DELETE /api/training/{token}` with the
+/// token as the `token` parameter (form body or query string).
+async fn kill(state: State, req: HttpRequest, params: Params) -> Result<HttpResponse, ApiError> {
+    guard(&state, &req)?;
+    cancel_run(&state, check_token(params.required_text("token")?)?).await
+}
+
+async fn cancel_run(state: &State, token: String) -> Result<HttpResponse, ApiError> {
     let run = state
         .trainer
         .send(CancelTraining { token })
