@@ -66,22 +66,19 @@ pub async fn parse_names(
         ModelName::NameHeader
     };
     // Citation author lists in Vancouver style are read by their shape, particles and
-    // compound surnames included; the others go through the name model.
-    let vancouver: Vec<Option<Vec<Person>>> = texts
+    // compound surnames included; the others by the name model. Every list is still labelled
+    // by the model, so the debug dump and createTraining keep one name-citation sequence per
+    // list (pre-annotated training data, as for any other model).
+    let labels = label(labeler, model, lex, &toks, name::rows).await?;
+    Ok(texts
         .iter()
-        .map(|t| citation.then(|| name::vancouver_persons(t)).flatten())
-        .collect();
-    let to_label: Vec<Vec<Tok>> = toks
-        .iter()
-        .zip(&vancouver)
-        .map(|(t, v)| if v.is_some() { Vec::new() } else { t.clone() })
-        .collect();
-    let labels = label(labeler, model, lex, &to_label, name::rows).await?;
-    Ok(to_label
-        .iter()
-        .zip(&labels)
-        .zip(vancouver)
-        .map(|((t, l), v)| v.unwrap_or_else(|| name::decode(t, l)))
+        .zip(toks.iter().zip(&labels))
+        .map(|(text, (t, l))| {
+            citation
+                .then(|| name::vancouver_persons(text))
+                .flatten()
+                .unwrap_or_else(|| name::decode(t, l))
+        })
         .collect())
 }
 
