@@ -32,6 +32,24 @@ fn unbound_grobid_paths_answer_a_coded_404_naming_what_to_use() {
     assert!(r.text().expect("body").contains("/api/openapi.json"));
 }
 
+/// The training token of the servers here with training on.
+const TOKEN: &str = "grobid-routes-token";
+
+/// `s` with a client that sends `Authorization: Bearer TOKEN` on every request.
+fn with_bearer(mut s: Server) -> Server {
+    let mut headers = reqwest::header::HeaderMap::new();
+    headers.insert(
+        reqwest::header::AUTHORIZATION,
+        reqwest::header::HeaderValue::from_str(&format!("Bearer {TOKEN}")).expect("header"),
+    );
+    s.client = quire_actors::http_client()
+        .timeout(std::time::Duration::from_secs(60))
+        .default_headers(headers)
+        .build()
+        .expect("http client");
+    s
+}
+
 #[test]
 fn grobid_training_names_reach_the_listing_and_the_cancellation() {
     let off = Server::start();
@@ -40,7 +58,12 @@ fn grobid_training_names_reach_the_listing_and_the_cancellation() {
         assert_eq!(r.status().as_u16(), 404, "{path}");
         assert!(r.text().expect("body").contains("training.enabled"));
     }
-    let s = Server::builder().set("training", "enabled = true").start();
+    let s = with_bearer(
+        Server::builder()
+            .set("training", "enabled = true")
+            .set("training", &format!("token = {TOKEN:?}"))
+            .start(),
+    );
     let r = s.get("/api/allTraining");
     assert_eq!(r.status().as_u16(), 200);
     let list: serde_json::Value = r.json().expect("json");
@@ -56,7 +79,8 @@ fn grobid_training_names_reach_the_listing_and_the_cancellation() {
     assert_eq!(r.status().as_u16(), 400);
     assert!(r.text().expect("body").contains("token"));
     let by_kill = s.post_form("/api/killTraining", &[("token", "abcdefghjk")]);
-    let by_delete = reqwest::blocking::Client::new()
+    let by_delete = s
+        .client
         .delete(s.url("/api/training/abcdefghjk"))
         .send()
         .expect("DELETE");
@@ -64,7 +88,8 @@ fn grobid_training_names_reach_the_listing_and_the_cancellation() {
     assert_eq!(by_kill.status().as_u16(), 400);
     let text = by_kill.text().expect("body");
     assert!(text.contains("does not match any training"), "{text}");
-    let by_query = reqwest::blocking::Client::new()
+    let by_query = s
+        .client
         .delete(s.url("/api/killTraining?token=abcdefghjk"))
         .send()
         .expect("DELETE");
@@ -83,6 +108,7 @@ fn openapi_describes_what_the_configuration_serves() {
     let on = Server::builder()
         .test_routes()
         .set("training", "enabled = true")
+        .set("training", &format!("token = {TOKEN:?}"))
         .start();
     let doc: serde_json::Value = on.get("/api/openapi.json").json().expect("json");
     assert_eq!(doc["paths"]["/debug/sleep"]["get"]["tags"][0], "test-only");
