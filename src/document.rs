@@ -407,6 +407,23 @@ pub struct Back {
     pub fundings: Vec<Funding>,
 }
 
+impl Back {
+    /// Each kind of back matter with its `div/@type`, in GROBID's order (`ethics`, which
+    /// GROBID does not write, after GROBID's statements and before the annex).
+    pub fn sections(&self) -> impl Iterator<Item = (&'static str, &[Div])> {
+        [
+            ("acknowledgement", self.acknowledgement.as_slice()),
+            ("funding", self.funding.as_slice()),
+            ("availability", self.availability.as_slice()),
+            ("conflict", self.conflict.as_slice()),
+            ("contribution", self.contribution.as_slice()),
+            ("ethics", self.ethics.as_slice()),
+            ("annex", self.annex.as_slice()),
+        ]
+        .into_iter()
+    }
+}
+
 /// One funding: the funder named and the grants given with it.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Funding {

@@ -21,7 +21,7 @@ use serde::{Deserialize, Serialize};
 use crate::document::{Article, BodyBlock, CalloutKind, Div, PageBox, RichText};
 use crate::layout::BBox;
 use crate::models::citation::Citation;
-use crate::tei::body::{back_sections, callouts, line_boxes, tokens_in};
+use crate::tei::body::{callouts, line_boxes, tokens_in};
 
 /// One page's size.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -126,7 +126,7 @@ pub fn rich_texts(a: &Article) -> Vec<&RichText> {
         }
     }
     let mut out = Vec::new();
-    let back = back_sections(&a.back).flat_map(|(_, divs)| divs.iter());
+    let back = a.back.sections().flat_map(|(_, divs)| divs.iter());
     for d in a.body.divs.iter().chain(back) {
         div_texts(d, &mut out);
     }
@@ -242,7 +242,7 @@ pub fn reference_annotations(a: &Article, figures_tables: bool) -> Annotations {
 }
 
 fn formula_entities(a: &Article) -> Vec<Entity> {
-    let back = back_sections(&a.back).flat_map(|(_, divs)| divs.iter());
+    let back = a.back.sections().flat_map(|(_, divs)| divs.iter());
     a.body
         .divs
         .iter()

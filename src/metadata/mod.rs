@@ -318,7 +318,7 @@ pub fn debug_rows(
     }
     match back {
         Some(b) => {
-            for (ty, divs) in crate::tei::body::back_sections(b) {
+            for (ty, divs) in b.sections() {
                 for d in divs {
                     let head = d.head.as_ref().map(|h| h.text.text.as_str());
                     push(vec![ty.to_string(), or_none(head)], "statement");

@@ -455,7 +455,7 @@ fn div_texts(d: &Div) -> Vec<&str> {
 /// to look in besides the back matter) as a div of its kind.
 fn add_missing(back: &mut Back, statements: &[Statement], held: &[String]) {
     let mut known: String = held.concat();
-    for (_, divs) in crate::tei::body::back_sections(back) {
+    for (_, divs) in back.sections() {
         for d in divs {
             div_texts(d)
                 .into_iter()

@@ -22,7 +22,7 @@ use std::collections::HashSet;
 use std::ops::Range;
 
 use crate::document::{
-    Article, Back, Body, BodyBlock, Callout, CalloutKind, Div, Figure, Note, PageBox, Reference,
+    Article, Body, BodyBlock, Callout, CalloutKind, Div, Figure, Note, PageBox, Reference,
     RichText, TokenBox,
 };
 use crate::layout::BBox;
@@ -65,7 +65,7 @@ impl<'a> Ctx<'a> {
 /// Every text of the document a sentence splitter learns from: the abstract, paragraphs,
 /// list items, captions and notes.
 fn texts(a: &Article) -> impl Iterator<Item = &str> {
-    let back = back_sections(&a.back).flat_map(|(_, divs)| divs.iter());
+    let back = a.back.sections().flat_map(|(_, divs)| divs.iter());
     let divs = a.body.divs.iter().chain(back);
     let blocks = divs.flat_map(|d| d.blocks.iter()).flat_map(|b| match b {
         BodyBlock::Paragraph(t) => std::slice::from_ref(t),
@@ -79,21 +79,6 @@ fn texts(a: &Article) -> impl Iterator<Item = &str> {
         .as_deref()
         .into_iter()
         .chain(blocks.chain(captions).chain(notes).map(|t| t.text.as_str()))
-}
-
-/// Each kind of back matter with its `div/@type`, in GROBID's order (`ethics`, which GROBID
-/// does not write, after GROBID's statements and before the annex).
-pub(crate) fn back_sections(b: &Back) -> impl Iterator<Item = (&'static str, &[Div])> {
-    [
-        ("acknowledgement", b.acknowledgement.as_slice()),
-        ("funding", b.funding.as_slice()),
-        ("availability", b.availability.as_slice()),
-        ("conflict", b.conflict.as_slice()),
-        ("contribution", b.contribution.as_slice()),
-        ("ethics", b.ethics.as_slice()),
-        ("annex", b.annex.as_slice()),
-    ]
-    .into_iter()
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -613,7 +598,7 @@ fn body(w: &mut TeiWriter, ctx: &mut Ctx<'_>, b: &Body) {
 /// list up and fail without it).
 fn back(w: &mut TeiWriter, ctx: &mut Ctx<'_>, a: &Article) {
     w.open("back", &[]);
-    for (ty, divs) in back_sections(&a.back) {
+    for (ty, divs) in a.back.sections() {
         if !divs.is_empty() {
             w.open("div", &[("type", ty)]);
             for d in divs {
@@ -906,7 +891,7 @@ mod tests {
                     },
                 ],
             },
-            back: Back {
+            back: crate::document::Back {
                 acknowledgement: section("Acknowledgements", "We thank J. Doe for comments."),
                 funding: section("Funding", "Supported by grant 123."),
                 availability: section("Data availability", "Data are on request."),
@@ -1262,7 +1247,7 @@ mod tests {
     #[test]
     fn empty_body_with_back_matter_and_empty_article() {
         let a = Article {
-            back: Back {
+            back: crate::document::Back {
                 annex: section("Appendix", "More."),
                 ..Default::default()
             },
