@@ -73,6 +73,14 @@ pub fn load_config(args: &ServeArgs) -> anyhow::Result<Config> {
 }
 
 pub fn run(args: ServeArgs) -> anyhow::Result<()> {
+    // candle splits each CPU matrix product of the BiLSTM-CRFs over RAYON_NUM_THREADS threads
+    // (every core when unset), which spin while they wait for each other; the service already
+    // runs requests side by side, so one thread per product gives more PDFs per CPU-second
+    // (docs/performance.md). Set before any thread starts; an explicit value wins. Training
+    // runs and layout workers set their own environment.
+    if std::env::var_os("RAYON_NUM_THREADS").is_none() {
+        std::env::set_var("RAYON_NUM_THREADS", "1");
+    }
     let config = load_config(&args)?;
     logging::init(&config.logging.level, config.logging.json);
     quire_actors::metrics::install_panic_hook();
