@@ -125,6 +125,16 @@ pub enum StatementKind {
 }
 
 impl StatementKind {
+    /// Every kind, in the back matter's order.
+    pub const ALL: [StatementKind; 6] = [
+        StatementKind::Acknowledgement,
+        StatementKind::Funding,
+        StatementKind::Availability,
+        StatementKind::Conflict,
+        StatementKind::Contribution,
+        StatementKind::Ethics,
+    ];
+
     pub fn as_str(self) -> &'static str {
         match self {
             StatementKind::Acknowledgement => "acknowledgement",

@@ -577,7 +577,6 @@ fn take_statements(
 /// the body, the annex and the other back-matter sections, then those of
 /// [`HeaderRecord::statements`] the article does not hold yet.
 pub fn file(a: &mut Article) {
-    use StatementKind::*;
     let mut moved = Vec::new();
     take_statements(&mut a.body.divs, None, &mut moved);
     take_statements(&mut a.back.annex, None, &mut moved);
@@ -586,15 +585,7 @@ pub fn file(a: &mut Article) {
     }
     // Then the back matter, moved sections included: a section holding several statements
     // ("Competing interests. None. Funding. …") is split.
-    let kinds = [
-        Acknowledgement,
-        Funding,
-        Availability,
-        Conflict,
-        Contribution,
-        Ethics,
-    ];
-    for kind in kinds {
+    for kind in StatementKind::ALL {
         take_statements(list_of(&mut a.back, kind), Some(kind), &mut moved);
     }
     for (k, d) in moved {
