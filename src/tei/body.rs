@@ -493,13 +493,11 @@ fn figure(w: &mut TeiWriter, ctx: &mut Ctx<'_>, f: &Figure) {
             }
             w.end("figDesc");
         }
-        None => {
-            w.empty("figDesc", &borrow(&desc_attrs), Slash::Tight);
-        }
+        None => open_close(w, "figDesc", &borrow(&desc_attrs)),
     }
     if f.is_table {
         if f.rows.is_empty() {
-            w.empty("table", &[], Slash::Tight);
+            open_close(w, "table", &[]);
         } else {
             w.start("table", &[]);
             for row in &f.rows {
@@ -542,9 +540,19 @@ fn figure(w: &mut TeiWriter, ctx: &mut Ctx<'_>, f: &Figure) {
 /// `<name>text</name>`, or `<name/>` without text.
 fn leaf_or_empty(w: &mut TeiWriter, name: &str, attrs: &[(&str, &str)], text: Option<&str>) {
     match text.filter(|t| !t.trim().is_empty()) {
-        Some(t) => w.leaf(name, attrs, t),
-        None => w.empty(name, attrs, Slash::Tight),
-    };
+        Some(t) => {
+            w.leaf(name, attrs, t);
+        }
+        None => open_close(w, name, attrs),
+    }
+}
+
+/// An empty figure child as `<name></name>`, never `<name/>`: consumers that read TEI with an
+/// HTML parser (scipdf-parser's BeautifulSoup "lxml") take a self-closed `<head/>` or
+/// `<table/>` for an HTML element left open, which swallows or empties the figure around it.
+fn open_close(w: &mut TeiWriter, name: &str, attrs: &[(&str, &str)]) {
+    w.start(name, attrs);
+    w.end(name);
 }
 
 /// A footnote or margin note, compact at column 0.
@@ -1160,13 +1168,14 @@ mod tests {
             "<head>Figure 1:</head><label>1</label><figDesc>Sites sampled.</figDesc><note type=\"other\">km 0 50 100</note><graphic "
         ));
         assert!(figures[1].contains(
-            "<head/><label/><figDesc/><note type=\"other\">Published: 2 May 2020</note><graphic "
+            "<head></head><label></label><figDesc></figDesc><note type=\"other\">Published: 2 May 2020</note><graphic "
         ));
         assert!(figures[2].contains(
-            "<head/><label/><figDesc/><table><row><cell>a</cell><cell>0.5</cell></row></table>"
+            "<head></head><label></label><figDesc></figDesc><table><row><cell>a</cell><cell>0.5</cell></row></table>"
         ));
-        assert!(figures[3]
-            .contains("<head>Table 2.</head><label>2</label><figDesc>Doses.</figDesc><table/>"));
+        assert!(figures[3].contains(
+            "<head>Table 2.</head><label>2</label><figDesc>Doses.</figDesc><table></table>"
+        ));
     }
 
     /// A header with everything GROBID gives an id, discarded text and an abstract traced to

@@ -183,8 +183,13 @@ def main():
                     and "](#b0)" in md, "the Markdown view has the title, callout links and references")
             page.click("#tei-view-json")
             converted = json.loads(page.inner_text("#tei-output"))
-            c.check(converted["title"].startswith("Estimating Soil Moisture") and len(converted["references"]) == 4
-                    and converted["references"][0]["id"] == "b0", "the JSON view has the title and the references")
+            # The TEI's references: its biblStructs but the one of the header's sourceDesc.
+            n_bibl = out.count("<biblStruct") - out.count("<sourceDesc")
+            c.check(converted["title"].startswith("Estimating Soil Moisture") and n_bibl >= 3
+                    and len(converted["references"]) == n_bibl
+                    and converted["references"][0]["id"] == "b0",
+                    f"the JSON view has the title and the references ({len(converted['references'])} "
+                    f"of the TEI's {n_bibl})")
             c.check(page.get_attribute("#tei-download-md", "href").startswith("blob:")
                     and page.get_attribute("#tei-download-json", "href").startswith("blob:"),
                     "the Markdown and JSON renderings can be downloaded")
