@@ -181,19 +181,29 @@ pub(crate) fn tokens_in<'t>(
         .filter(move |t| t.range.start < range.end && t.range.end > range.start)
 }
 
-/// `coords` of `range` of `rt` as an attribute, when `element` gets coordinates and the range
-/// has tokens.
+/// The line boxes of `range` of `rt`, when `element` gets coordinates and the range has
+/// tokens.
+fn range_boxes(
+    ctx: &Ctx<'_>,
+    element: &'static str,
+    rt: &RichText,
+    range: &Range<usize>,
+) -> Option<Vec<PageBox>> {
+    if !ctx.coords_on(element) {
+        return None;
+    }
+    let boxes = line_boxes(tokens_in(rt, range));
+    (!boxes.is_empty()).then_some(boxes)
+}
+
+/// `coords` of `range` of `rt` as an attribute ([`range_boxes`]).
 fn range_coords(
     ctx: &Ctx<'_>,
     element: &'static str,
     rt: &RichText,
     range: &Range<usize>,
 ) -> Option<(&'static str, String)> {
-    if !ctx.coords_on(element) {
-        return None;
-    }
-    let boxes = line_boxes(tokens_in(rt, range));
-    (!boxes.is_empty()).then(|| ("coords", coords(&boxes)))
+    range_boxes(ctx, element, rt, range).map(|boxes| ("coords", coords(&boxes)))
 }
 
 /// `coords` of one box around `rt[range]` on its first page, as GROBID writes a formula's
@@ -204,11 +214,8 @@ fn one_box_coords(
     rt: &RichText,
     range: &Range<usize>,
 ) -> Option<(&'static str, String)> {
-    if !ctx.coords_on(element) {
-        return None;
-    }
-    let boxes = line_boxes(tokens_in(rt, range));
-    let first = *boxes.first()?;
+    let boxes = range_boxes(ctx, element, rt, range)?;
+    let first = boxes[0];
     let one = boxes
         .iter()
         .filter(|b| b.page == first.page)
