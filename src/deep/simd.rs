@@ -143,17 +143,8 @@ impl Recurrence<'_> {
                 }
                 for r in 0..nb {
                     let bi = b0 + r;
-                    let gr = &g[r * h4..(r + 1) * h4];
-                    let (gi, rest) = gr.split_at(hd);
-                    let (gf, rest) = rest.split_at(hd);
-                    let (gc, go) = rest.split_at(hd);
-                    let cb = &mut c[bi * hd..(bi + 1) * hd];
                     let hb = &mut h[bi * hd..(bi + 1) * hd];
-                    for j in 0..hd {
-                        let cj = sigmoid_f32(gf[j]) * cb[j] + sigmoid_f32(gi[j]) * tanh_f32(gc[j]);
-                        cb[j] = cj;
-                        hb[j] = sigmoid_f32(go[j]) * tanh_f32(cj);
-                    }
+                    cell_update(&g[r * h4..(r + 1) * h4], &mut c[bi * hd..(bi + 1) * hd], hb);
                     out[(bi * t + s) * hd..(bi * t + s + 1) * hd].copy_from_slice(hb);
                 }
             }
@@ -186,16 +177,8 @@ impl Recurrence<'_> {
                 let at = (bi * t + s) * h4;
                 g.copy_from_slice(&xw[at..at + h4]);
                 gate_product::<FUSED>(&mut g, &h[bi * hd..(bi + 1) * hd], w_hh_t);
-                let (gi, rest) = g.split_at(hd);
-                let (gf, rest) = rest.split_at(hd);
-                let (gc, go) = rest.split_at(hd);
-                let cb = &mut c[bi * hd..(bi + 1) * hd];
                 let hb = &mut h[bi * hd..(bi + 1) * hd];
-                for j in 0..hd {
-                    let cj = sigmoid_f32(gf[j]) * cb[j] + sigmoid_f32(gi[j]) * tanh_f32(gc[j]);
-                    cb[j] = cj;
-                    hb[j] = sigmoid_f32(go[j]) * tanh_f32(cj);
-                }
+                cell_update(&g, &mut c[bi * hd..(bi + 1) * hd], hb);
                 out[(bi * t + s) * hd..(bi * t + s + 1) * hd].copy_from_slice(hb);
             }
         }
@@ -285,5 +268,20 @@ pub(super) fn madd<const FUSED: bool>(h: f32, w: f32, a: f32) -> f32 {
         h.mul_add(w, a)
     } else {
         a + h * w
+    }
+}
+
+/// One LSTM cell step from its four gate pre-activations (`gates`: input, forget, cell,
+/// output, `c.len()` each): updates the cell state `c` and writes the hidden state `h`.
+#[inline(always)]
+fn cell_update(gates: &[f32], c: &mut [f32], h: &mut [f32]) {
+    let hd = c.len();
+    let (gi, rest) = gates.split_at(hd);
+    let (gf, rest) = rest.split_at(hd);
+    let (gc, go) = rest.split_at(hd);
+    for j in 0..hd {
+        let cj = sigmoid_f32(gf[j]) * c[j] + sigmoid_f32(gi[j]) * tanh_f32(gc[j]);
+        c[j] = cj;
+        h[j] = sigmoid_f32(go[j]) * tanh_f32(cj);
     }
 }
