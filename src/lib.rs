@@ -28,6 +28,7 @@ pub mod eval;
 pub mod features;
 pub mod layout;
 pub mod lexicon;
+pub mod links;
 pub mod metadata;
 pub mod models;
 pub mod patent;
