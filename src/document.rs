@@ -61,7 +61,7 @@ pub struct HeaderRecord {
     /// Front-matter text labelled abstract that the abstract leaves out
     /// ([`crate::models::header_record::left_out_abstract`]); the full text opens the body
     /// with it.
-    pub front_text: Vec<String>,
+    pub front_text: Vec<FrontText>,
     /// Upper-case hex MD5 of the uploaded bytes.
     pub md5: Option<String>,
     /// An open-access link to the article, from a consolidation record.
@@ -147,12 +147,33 @@ impl StatementKind {
     }
 }
 
-/// One statement: its kind, the printed head (`Competing interests`) and its text.
+/// A piece of front-matter text the abstract leaves out ([`HeaderRecord::front_text`]): the
+/// body's section head that opened it where one did (`Statement of need`), its text, and where
+/// its words are printed (empty when not traced).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct FrontText {
+    pub head: Option<String>,
+    pub text: String,
+    pub tokens: Vec<TokenBox>,
+}
+
+impl FrontText {
+    pub fn plain(text: impl Into<String>) -> Self {
+        FrontText {
+            text: text.into(),
+            ..FrontText::default()
+        }
+    }
+}
+
+/// One statement: its kind, the printed head (`Competing interests`), its text and where its
+/// words are printed (ranges into `text`; empty when they could not be placed).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Statement {
     pub kind: StatementKind,
     pub head: Option<String>,
     pub text: String,
+    pub tokens: Vec<TokenBox>,
 }
 
 /// A piece of text no model kept (GROBID's "discarded text"): the segmentation's `other`
@@ -207,6 +228,33 @@ pub fn align_words<'w>(
         at = start + w.len();
     }
     out
+}
+
+/// Where the words of `text`, a piece cut out of a longer printed text, are printed: the
+/// words of the longer text ([`align_words`]) from the word that opens `text` (of those that
+/// do, the one whose run spells most of it). Empty unless the run spells at least four fifths
+/// of the text.
+pub fn place_words(text: &str, words: &[(&str, u32, BBox)]) -> Vec<TokenBox> {
+    let mut best: (usize, Vec<TokenBox>) = (0, Vec::new());
+    for k in 0..words.len() {
+        let w = words[k].0.trim();
+        if w.is_empty() || !text.starts_with(w) {
+            continue;
+        }
+        let boxes = align_words(text, words[k..].iter().copied());
+        let reach = boxes.last().map_or(0, |t| t.range.end);
+        if reach > best.0 {
+            best = (reach, boxes);
+        }
+        if reach == text.len() {
+            break;
+        }
+    }
+    if best.0 * 5 >= text.len() * 4 {
+        best.1
+    } else {
+        Vec::new()
+    }
 }
 
 impl HeaderRecord {
@@ -529,6 +577,33 @@ mod tests {
                 (".", 2)
             ]
         );
+    }
+
+    #[test]
+    fn a_cut_out_text_is_placed_from_the_word_that_opens_it() {
+        use super::{place_words, BBox};
+        let b = |x: f32| BBox {
+            x,
+            y: 0.0,
+            w: 5.0,
+            h: 5.0,
+        };
+        let words = [
+            ("Funding", 1, b(0.0)),
+            ("None", 1, b(1.0)),
+            ("declared.", 2, b(2.0)),
+        ];
+        let got = place_words("None declared.", &words);
+        assert_eq!(
+            got.iter()
+                .map(|t| (t.range.clone(), t.page))
+                .collect::<Vec<_>>(),
+            [(0..4, 1), (5..14, 2)]
+        );
+        // No word opens the text, or the run spells less than four fifths of it.
+        assert_eq!(place_words("Nothing to declare here.", &words), []);
+        let short = [("The", 1, b(0.0)), ("authors", 1, b(1.0))];
+        assert_eq!(place_words("The authors declare no conflict.", &short), []);
     }
 
     #[test]

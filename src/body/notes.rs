@@ -240,29 +240,45 @@ pub fn header_statements(back: &mut Back, header: &HeaderRecord) {
 
 /// The front-matter text the abstract leaves out ([`HeaderRecord::front_text`]) as the
 /// body's first paragraphs: they join the body's opening div when it has no head, else open
-/// a div of their own before it.
+/// a div of their own before it. A piece cut off with the head of the body's opening section
+/// opens a div with that head, which the body's opening div, when it has no head, goes on.
 pub fn front_paragraphs(body: &mut Body, header: &HeaderRecord) {
     if header.front_text.is_empty() {
         return;
     }
-    let paragraphs = header.front_text.iter().map(|s| {
+    let paragraph = |f: &crate::document::FrontText| {
         BodyBlock::Paragraph(RichText {
-            text: s.clone(),
+            text: f.text.clone(),
+            tokens: f.tokens.clone(),
             ..RichText::default()
         })
-    });
-    match body.divs.first_mut() {
-        Some(d) if d.head.is_none() => {
-            d.blocks.splice(0..0, paragraphs);
-        }
-        _ => body.divs.insert(
-            0,
-            Div {
+    };
+    let mut divs: Vec<Div> = Vec::new();
+    for f in &header.front_text {
+        match (&f.head, divs.last_mut()) {
+            (Some(h), _) => divs.push(Div {
+                head: Some(crate::document::Head {
+                    n: None,
+                    text: RichText {
+                        text: h.clone(),
+                        ..RichText::default()
+                    },
+                }),
+                blocks: vec![paragraph(f)],
+            }),
+            (None, Some(d)) => d.blocks.push(paragraph(f)),
+            (None, None) => divs.push(Div {
                 head: None,
-                blocks: paragraphs.collect(),
-            },
-        ),
+                blocks: vec![paragraph(f)],
+            }),
+        }
     }
+    if let (Some(last), Some(first)) = (divs.last_mut(), body.divs.first()) {
+        if first.head.is_none() {
+            last.blocks.extend(body.divs.remove(0).blocks);
+        }
+    }
+    body.divs.splice(0..0, divs);
 }
 
 /// The back matter the segmentation zones give without a model: acknowledgement, funding and
@@ -301,7 +317,9 @@ mod tests {
     #[test]
     fn left_out_abstract_text_opens_the_body() {
         let header = HeaderRecord {
-            front_text: vec!["Climate change is defined as…".into()],
+            front_text: vec![crate::document::FrontText::plain(
+                "Climate change is defined as…",
+            )],
             ..HeaderRecord::default()
         };
         let headed = Div {
@@ -333,6 +351,42 @@ mod tests {
         let mut untouched = unheaded.clone();
         front_paragraphs(&mut untouched, &HeaderRecord::default());
         assert_eq!(untouched, unheaded);
+    }
+
+    #[test]
+    fn a_section_cut_off_the_abstract_opens_the_body_with_its_head() {
+        let header = HeaderRecord {
+            front_text: vec![
+                crate::document::FrontText::plain("A plain summary."),
+                crate::document::FrontText {
+                    head: Some("Statement of need".into()),
+                    text: "The package started as an attempt.".into(),
+                    ..crate::document::FrontText::default()
+                },
+            ],
+            ..HeaderRecord::default()
+        };
+        let mut body = Body {
+            divs: vec![Div {
+                head: None,
+                blocks: vec![para("First, sharing is easier.")],
+            }],
+            ..Body::default()
+        };
+        front_paragraphs(&mut body, &header);
+        assert_eq!(body.divs.len(), 2, "{:?}", body.divs);
+        assert!(body.divs[0].head.is_none());
+        assert_eq!(texts(&body.divs[..1]), ["A plain summary."]);
+        let head = body.divs[1].head.as_ref().map(|h| h.text.text.as_str());
+        assert_eq!(head, Some("Statement of need"));
+        // The body's opening div, headless, goes on the cut-off section.
+        assert_eq!(
+            texts(&body.divs[1..]),
+            [
+                "The package started as an attempt.",
+                "First, sharing is easier."
+            ]
+        );
     }
 
     #[test]

@@ -17,13 +17,14 @@ pub mod statements;
 use crate::document::{Article, HeaderRecord, OtherAbstract};
 use crate::layout::Document;
 
-/// One laid-out page as text: its blocks (lines joined), their lines, and the targets of its
-/// link annotations.
+/// One laid-out page as text: its blocks (lines joined), their lines, each block's words with
+/// their boxes, and the targets of its link annotations.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct PageText {
     pub number: u32,
     pub blocks: Vec<String>,
     pub lines: Vec<Vec<String>>,
+    pub words: Vec<Vec<(String, crate::layout::BBox)>>,
     pub links: Vec<String>,
 }
 
@@ -44,6 +45,17 @@ pub fn page_texts(doc: &Document) -> Vec<PageText> {
                     .map(|l| l.concat().trim_end().to_string())
                     .collect(),
                 lines,
+                words: p
+                    .blocks
+                    .iter()
+                    .map(|b| {
+                        b.lines
+                            .iter()
+                            .flat_map(|l| &l.tokens)
+                            .map(|t| (t.text.clone(), t.bbox))
+                            .collect()
+                    })
+                    .collect(),
                 links: p.links.iter().filter_map(|l| l.uri.clone()).collect(),
             }
         })
@@ -385,7 +397,7 @@ mod tests {
                 vec!["Resumo".into()],
                 vec![PT.into()],
             ],
-            links: vec![],
+            ..PageText::default()
         };
         abstracts_in_pages(&mut h, &[page]);
         assert_eq!(h.other_abstracts.len(), 1, "{:?}", h.other_abstracts);
@@ -423,6 +435,7 @@ mod tests {
                 kind: StatementKind::Conflict,
                 head: Some("Conflict of interest".into()),
                 text: "The authors declare no conflict of interest.".into(),
+                tokens: vec![],
             }],
             ..HeaderRecord::default()
         };

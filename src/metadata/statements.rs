@@ -13,8 +13,10 @@
 //!   text adds those its sections do not already hold (a first-page footnote).
 
 use crate::document::{
-    Article, Back, BodyBlock, Div, Head, HeaderRecord, RichText, Statement, StatementKind,
+    place_words, Article, Back, BodyBlock, Div, Head, HeaderRecord, RichText, Statement,
+    StatementKind,
 };
+use crate::layout::BBox;
 use crate::metadata::PageText;
 
 /// `s` folded to lower-case letters only, diacritics dropped (`Authors' contributions` →
@@ -297,6 +299,7 @@ fn run_in_statements(text: &str) -> Vec<Statement> {
                 kind: *kind,
                 head: Some(head.trim().to_string()),
                 text: t.to_string(),
+                tokens: Vec::new(),
             });
         }
     }
@@ -346,6 +349,7 @@ pub fn scan(pages: &[PageText]) -> Vec<Statement> {
         let n = p.blocks.len().min(p.lines.len());
         let mut i = 0;
         while i < n {
+            let from = i;
             let first = first_line(p, i);
             let mut text = p.blocks[i].trim().to_string();
             if head_only(first).is_some() {
@@ -385,6 +389,17 @@ pub fn scan(pages: &[PageText]) -> Vec<Statement> {
                     i += 1;
                 }
             }
+            let words: Vec<(&str, u32, BBox)> = p
+                .words
+                .get(from..i.min(p.words.len()))
+                .unwrap_or_default()
+                .iter()
+                .flatten()
+                .map(|(w, b)| (w.as_str(), p.number, *b))
+                .collect();
+            for s in &mut found {
+                s.tokens = place_words(&s.text, &words);
+            }
             out.append(&mut found);
         }
     }
@@ -396,6 +411,7 @@ fn statement_div(s: &Statement) -> Div {
         head: s.head.as_ref().map(|h| head_text(h)),
         blocks: vec![BodyBlock::Paragraph(RichText {
             text: s.text.clone(),
+            tokens: s.tokens.clone(),
             ..RichText::default()
         })],
     }
@@ -702,11 +718,13 @@ mod tests {
                 kind: Ethics,
                 head: Some("Ethics statement".into()),
                 text: "The study was approved by the ethics committee of the university.".into(),
+                tokens: vec![],
             },
             Statement {
                 kind: Conflict,
                 head: Some("Conflict of interest".into()),
                 text: "None declared.".into(),
+                tokens: vec![],
             },
         ];
         file(&mut a);
@@ -750,6 +768,21 @@ mod tests {
                 ],
                 vec!["Introduction text goes here.".into()],
             ],
+            words: [
+                "Conflict of interest",
+                "The authors declare no conflict.",
+                "Author Contributions: A.B. wrote the paper.",
+                "Introduction text goes here.",
+            ]
+            .iter()
+            .enumerate()
+            .map(|(b, t)| {
+                t.split(' ')
+                    .enumerate()
+                    .map(|(i, w)| (w.to_string(), word_box(b, i)))
+                    .collect()
+            })
+            .collect(),
             links: vec![],
         };
         let got = scan(&[page]);
@@ -762,5 +795,46 @@ mod tests {
             (got[1].kind, got[1].text.as_str()),
             (Contribution, "A.B. wrote the paper.")
         );
+        // Each statement's words keep their boxes: its paragraph and sentences get coords.
+        let placed = |s: &Statement| -> Vec<(String, BBox)> {
+            s.tokens
+                .iter()
+                .map(|t| (s.text[t.range.clone()].to_string(), t.bbox))
+                .collect()
+        };
+        assert_eq!(
+            placed(&got[0]),
+            ["The", "authors", "declare", "no", "conflict."]
+                .iter()
+                .enumerate()
+                .map(|(i, w)| (w.to_string(), word_box(1, i)))
+                .collect::<Vec<_>>()
+        );
+        assert_eq!(
+            placed(&got[1]),
+            ["A.B.", "wrote", "the", "paper."]
+                .iter()
+                .enumerate()
+                .map(|(i, w)| (w.to_string(), word_box(2, i + 2)))
+                .collect::<Vec<_>>()
+        );
+        assert!(got.iter().all(|s| s.tokens.iter().all(|t| t.page == 1)));
+        assert_eq!(
+            statement_div(&got[0]).blocks,
+            [BodyBlock::Paragraph(RichText {
+                text: got[0].text.clone(),
+                tokens: got[0].tokens.clone(),
+                ..RichText::default()
+            })]
+        );
+    }
+
+    fn word_box(block: usize, i: usize) -> BBox {
+        BBox {
+            x: 50.0 + 40.0 * i as f32,
+            y: 100.0 + 30.0 * block as f32,
+            w: 35.0,
+            h: 9.0,
+        }
     }
 }

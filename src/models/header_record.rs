@@ -6,7 +6,7 @@
 
 use std::ops::Range;
 
-use crate::document::{Author, HeaderRecord};
+use crate::document::{Author, FrontText, HeaderRecord};
 use crate::models::affiliation::Affiliation;
 use crate::models::date::Date;
 use crate::models::header::{join_lines, HeaderFields, Label};
@@ -476,14 +476,12 @@ fn licence_statement(s: &str) -> bool {
 /// body's opening paragraphs that segmentation left in the front matter, or a summary
 /// printed beside the abstract; the full text writes them as the body's first paragraphs, so
 /// that no words are lost.
-pub fn left_out_abstract(f: &HeaderFields) -> Vec<String> {
+pub fn left_out_abstract(f: &HeaderFields) -> Vec<FrontText> {
     let ids = abstract_span_ids(f);
     let mut out = Vec::new();
     if !ids.is_empty() {
         let joined: Vec<&str> = ids.iter().map(|&i| f.spans[i].1.as_str()).collect();
-        if let (_, Some(rest)) = split_abstract(&joined.join("\n")) {
-            out.push(rest);
-        }
+        out = split_abstract(&joined.join("\n")).1;
     }
     let mut run: Vec<&str> = Vec::new();
     for (i, (l, s)) in f.spans.iter().enumerate() {
@@ -491,14 +489,14 @@ pub fn left_out_abstract(f: &HeaderFields) -> Vec<String> {
         if *l == Label::Abstract && !ids.contains(&i) && !boxed {
             run.push(s);
         } else if !run.is_empty() {
-            out.push(clean(&run.join("\n")));
+            out.push(FrontText::plain(clean(&run.join("\n"))));
             run.clear();
         }
     }
     if !run.is_empty() {
-        out.push(clean(&run.join("\n")));
+        out.push(FrontText::plain(clean(&run.join("\n"))));
     }
-    out.retain(|s| !s.is_empty());
+    out.retain(|s| !s.text.is_empty());
     out
 }
 
@@ -542,9 +540,73 @@ pub fn clean_abstract(s: &str) -> String {
     split_abstract(s).0
 }
 
-/// [`clean_abstract`], and the second summary it cuts off (from its heading on), if any.
-fn split_abstract(s: &str) -> (String, Option<String>) {
+/// Heads of a body's opening section (letters only, lower case) that front pages print right
+/// after the abstract, where the header model often runs the abstract on into the section
+/// (`Summary … Statement of need …` of software papers, `… Introduction …`).
+const BODY_OPENING_HEADS: &[&str] = &[
+    "introduction",
+    "statementofneed",
+    "statementoftheneed",
+    "needstatement",
+];
+
+/// Where a line of `s` holding only the head of the body's opening section (see
+/// [`BODY_OPENING_HEADS`], numbered or not) starts and ends, once the abstract before it has
+/// some length and ends a sentence: a structured abstract's `Introduction` opens it.
+fn body_head_line_at(s: &str) -> Option<(usize, usize)> {
+    let mut at = 0;
+    for (k, line) in s.split('\n').enumerate() {
+        let end = at + line.len();
+        let t = line.trim();
+        // A leading section number: `1`, `1.`, `I.`.
+        let t = match t.split_once(' ') {
+            Some((n, rest))
+                if n.trim_end_matches('.')
+                    .chars()
+                    .all(|c| c.is_ascii_digit() || matches!(c, 'I' | 'V' | 'X')) =>
+            {
+                rest
+            }
+            _ => t,
+        };
+        let key: String = t
+            .chars()
+            .filter(|c| c.is_alphabetic())
+            .flat_map(char::to_lowercase)
+            .collect();
+        if k > 0
+            && at >= 100
+            && t.len() < 40
+            && BODY_OPENING_HEADS.contains(&key.as_str())
+            && s[..at].trim_end().ends_with(['.', '!', '?', ')'])
+        {
+            return Some((at, end));
+        }
+        at = end + 1;
+    }
+    None
+}
+
+/// [`clean_abstract`], and what it cuts off its end: the body's opening section with its head
+/// (see [`body_head_line_at`]), and a second summary (from its heading on).
+fn split_abstract(s: &str) -> (String, Vec<FrontText>) {
     let s = keyword_line_at(s).map_or(s, |at| &s[..at]);
+    let mut cut_off = Vec::new();
+    let s = match body_head_line_at(s) {
+        Some((at, end)) => {
+            let text = clean(&s[end..]);
+            if !text.is_empty() {
+                let head = clean(&s[at..end]);
+                cut_off.push(FrontText {
+                    head: Some(head.trim_end_matches([':', '.']).to_string()),
+                    text,
+                    ..FrontText::default()
+                });
+            }
+            &s[..at]
+        }
+        None => s,
+    };
     let mut t = clean(s);
     // A second summary after a sentence end, once the abstract has some length, ends it.
     let cut = SECOND_SUMMARY_HEADINGS
@@ -555,9 +617,8 @@ fn split_abstract(s: &str) -> (String, Option<String>) {
                 .find(|&i| i >= 200 && t[..i].trim_end().ends_with(['.', '!', '?', ')']))
         })
         .min();
-    let mut rest = None;
     if let Some(i) = cut {
-        rest = Some(t[i..].trim().to_string());
+        cut_off.insert(0, FrontText::plain(t[i..].trim()));
         t.truncate(i);
         t = t.trim_end().to_string();
     }
@@ -569,11 +630,11 @@ fn split_abstract(s: &str) -> (String, Option<String>) {
             let after = &t[head.len()..];
             let after = after.trim_start_matches([' ', '.', ':', '-', '—', '–']);
             if after.len() + 5 < t.len() {
-                return (after.trim().to_string(), rest);
+                return (after.trim().to_string(), cut_off);
             }
         }
     }
-    (t, rest)
+    (t, cut_off)
 }
 
 /// Keyword field → terms: a leading `Keywords:`-like heading removed, split on `;`, `,`,
@@ -1238,9 +1299,55 @@ mod tests {
                 "Climate change is defined as alterations of the climate.",
                 "Written informed consent was obtained."
             ]
+            .map(FrontText::plain)
         );
         let plain = fields(&[(Label::Abstract, "Abstract We study heat.")]);
         assert!(left_out_abstract(&plain).is_empty());
+    }
+
+    #[test]
+    fn the_body_opening_section_the_abstract_runs_on_into_is_cut_off_with_its_head() {
+        let summary = format!(
+            "Summary\n{}.",
+            "The template helps teachers share slides "
+                .repeat(4)
+                .trim_end()
+        );
+        for head in ["Statement of Need", "1. Introduction", "INTRODUCTION"] {
+            let f = fields(&[(
+                Label::Abstract,
+                format!("{summary}\n{head}\nThe package started as an at-\ntempt.").as_str(),
+            )]);
+            let h = assemble(&f, SubResults::default(), "");
+            let kept = h.abstract_text.as_deref().unwrap_or("");
+            assert!(
+                kept.starts_with("The template") && kept.ends_with("slides."),
+                "{kept}"
+            );
+            assert_eq!(
+                h.front_text,
+                [FrontText {
+                    head: Some(head.into()),
+                    text: "The package started as an attempt.".into(),
+                    ..FrontText::default()
+                }]
+            );
+        }
+        // A structured abstract's `Introduction` label opens it, and a head inside a sentence
+        // or after one that did not end is not a head: nothing is cut.
+        for text in [
+            format!(
+                "Introduction\n{}.\nMethods\nWe looked.",
+                "Heat harms health ".repeat(8)
+            ),
+            format!(
+                "{} of the\nIntroduction\nof new tools.",
+                "Heat harms health ".repeat(8)
+            ),
+        ] {
+            let f = fields(&[(Label::Abstract, text.as_str())]);
+            assert!(left_out_abstract(&f).is_empty(), "{text}");
+        }
     }
 
     #[test]

@@ -26,8 +26,8 @@ use std::time::Instant;
 
 use quire::body;
 use quire::document::{
-    align_words, md5_hex, Back, Body, BodyBlock, Discarded, Funding, HeaderRecord, PageBox,
-    Reference, TokenBox,
+    align_words, md5_hex, place_words, Back, Body, BodyBlock, Discarded, Funding, HeaderRecord,
+    PageBox, Reference, TokenBox,
 };
 use quire::layout::Document;
 use quire::lexicon::{LexView, Lexicons};
@@ -186,6 +186,15 @@ impl DocStage {
             };
             if let Some(a) = &record.abstract_text {
                 record.abstract_tokens = align_words(a, words(&trace.abstract_spans));
+            }
+            // What the abstract leaves out comes from spans labelled abstract.
+            let labelled: Vec<std::ops::Range<usize>> = (0..fields.spans.len())
+                .filter(|&i| fields.spans[i].0 == header::Label::Abstract)
+                .map(|i| fields.span_tokens(i))
+                .collect();
+            let front_words = words(&labelled);
+            for f in &mut record.front_text {
+                f.tokens = place_words(&f.text, &front_words);
             }
             let traced = |texts: &[String], spans: &[std::ops::Range<usize>]| {
                 texts
