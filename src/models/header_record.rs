@@ -587,10 +587,48 @@ fn body_head_line_at(s: &str) -> Option<(usize, usize)> {
     None
 }
 
+/// Of [`BODY_OPENING_HEADS`], those no abstract opens with (a structured abstract may open with
+/// `Introduction`).
+const NEVER_ABSTRACT_HEADS: &[&str] = &["statementofneed", "statementoftheneed", "needstatement"];
+
+/// When `s` opens with one of [`NEVER_ABSTRACT_HEADS`] (alone on its line or run in, up to a
+/// colon): the head, and where the section's text starts. Such an "abstract" is that section.
+fn opening_body_head(s: &str) -> Option<(String, usize)> {
+    let t = s.trim_start();
+    let line = &t[..t.find('\n').unwrap_or(t.len())];
+    let colon = line.find(':');
+    let head = &line[..colon.unwrap_or(line.len())];
+    let key: String = head
+        .chars()
+        .filter(|c| c.is_alphabetic())
+        .flat_map(char::to_lowercase)
+        .collect();
+    (head.len() < 40 && NEVER_ABSTRACT_HEADS.contains(&key.as_str())).then(|| {
+        let skip = head.len() + colon.map_or(0, |_| 1);
+        (clean(head), s.len() - t.len() + skip)
+    })
+}
+
 /// [`clean_abstract`], and what it cuts off its end: the body's opening section with its head
-/// (see [`body_head_line_at`]), and a second summary (from its heading on).
+/// (see [`body_head_line_at`]), and a second summary (from its heading on). Text opening with
+/// a head no abstract has (see [`opening_body_head`]) is no abstract: all of it is cut off.
 fn split_abstract(s: &str) -> (String, Vec<FrontText>) {
     let s = keyword_line_at(s).map_or(s, |at| &s[..at]);
+    if let Some((head, at)) = opening_body_head(s) {
+        let text = clean(&s[at..]);
+        let whole = FrontText {
+            head: Some(head),
+            text,
+            ..FrontText::default()
+        };
+        return (
+            String::new(),
+            vec![whole]
+                .into_iter()
+                .filter(|f| !f.text.is_empty())
+                .collect(),
+        );
+    }
     let mut cut_off = Vec::new();
     let s = match body_head_line_at(s) {
         Some((at, end)) => {
@@ -1332,6 +1370,21 @@ mod tests {
                     ..FrontText::default()
                 }]
             );
+        }
+        // A section no abstract opens with, as the whole of the text labelled abstract.
+        for text in [
+            "Statement of need: Bioinformatics grows.\nIt is taught.",
+            "Statement of Need\nBioinformatics grows. It is taught.",
+        ] {
+            let f = fields(&[(Label::Abstract, text)]);
+            let h = assemble(&f, SubResults::default(), "");
+            assert_eq!(h.abstract_text, None, "{text}");
+            assert_eq!(h.front_text.len(), 1);
+            assert!(h.front_text[0]
+                .head
+                .as_deref()
+                .is_some_and(|t| t.eq_ignore_ascii_case("statement of need")));
+            assert_eq!(h.front_text[0].text, "Bioinformatics grows. It is taught.");
         }
         // A structured abstract's `Introduction` label opens it, and a head inside a sentence
         // or after one that did not end is not a head: nothing is cut.

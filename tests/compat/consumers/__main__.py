@@ -113,14 +113,15 @@ def start_server(quire: str, log):
 def expected(pdf: str, quire: str) -> dict[str, bool]:
     """Whether the PDF has an abstract and a reference list: from the set's gold file where it
     says so (JATS `abstract` and `ref`, the PMLR front matter's `abstract`, Crossref's
-    `abstract` and `citation_list`), else from the PDF's text as laid out (a line starting
+    `abstract` and a `citation` in its `citation_list`, which is empty for a paper without
+    references), else from the PDF's text as laid out (a line starting
     with Abstract or Summary on the first two pages; one starting with References,
     Bibliography or Literature cited)."""
     stem = pdf[: -len(".pdf")]
     gold = {"abstract": None, "references": None}
     for path, abstract, refs in ((stem + ".gold.xml", r"<abstract[\s>]", r"<ref[\s>]"),
                                  (stem + ".gold.md", r"(?m)^abstract:\s*\S", None),
-                                 (stem + ".crossref.xml", r"(?i)<(\w+:)?abstract[\s>]", r"<citation_list")):
+                                 (stem + ".crossref.xml", r"(?i)<(\w+:)?abstract[\s>]", r"<citation[\s>]")):
         if os.path.exists(path):
             text = open(path, encoding="utf-8", errors="replace").read()
             gold["abstract"] = re.search(abstract, text) is not None
