@@ -132,6 +132,11 @@ pub fn head_kind(head: &str) -> Option<StatementKind> {
 /// where the statement's text starts. The head ends at a colon, a full stop or a dash within
 /// the first 80 bytes and is followed by text.
 fn run_in(text: &str) -> Option<(StatementKind, &str, usize)> {
+    run_in_punct(text).or_else(|| run_in_typed(text))
+}
+
+/// [`run_in`]'s head ended by punctuation.
+fn run_in_punct(text: &str) -> Option<(StatementKind, &str, usize)> {
     let punct = text
         .char_indices()
         .take_while(|(i, _)| *i < 80)
@@ -146,8 +151,12 @@ fn run_in(text: &str) -> Option<(StatementKind, &str, usize)> {
             }
         }
     }
-    // A head set off by type alone (`Competing interests None declared.`): the longest run of
-    // at most five words that is a head and is followed by a capitalised word.
+    None
+}
+
+/// [`run_in`]'s head set off by type alone (`Competing interests None declared.`): the longest
+/// run of at most five words that is a head and is followed by a capitalised word.
+fn run_in_typed(text: &str) -> Option<(StatementKind, &str, usize)> {
     let mut ends: Vec<usize> = text
         .char_indices()
         .filter(|(_, c)| *c == ' ')
@@ -252,15 +261,58 @@ type Start<'a> = (usize, Option<StatementKind>, &'a str, usize);
 /// Where statements start in `text`: at its start or after a sentence end, a run-in head
 /// (`Funding: …`) of a statement or of other matter.
 fn starts(text: &str) -> Vec<Start<'_>> {
-    let mut cands = vec![0];
+    // (where, after a sentence end or at the start)
+    let mut cands = vec![(0, true)];
     for (i, _) in text.match_indices(". ").chain(text.match_indices("; ")) {
-        cands.push(i + 2);
+        cands.push((i + 2, true));
+    }
+    // A head the layout ran on into the text before it, which did not end a sentence
+    // (`… inhibitory concentration Authors' contributions NJ carried out …`): only a
+    // contribution or conflict-of-interest head of two words or more that ends with its noun
+    // counts there (`Ethics Committee`, `Research Ethics Board` name bodies in running text).
+    for (i, _) in text.match_indices(' ') {
+        let before = text[..i].chars().next_back();
+        if before.is_some_and(|c| c.is_alphanumeric() || c == ')') {
+            cands.push((i + 1, false));
+        }
     }
     cands.sort_unstable();
     let mut out = Vec::new();
-    for at in cands {
+    for (at, after_end) in cands {
+        // Inside the head of the start before it (`Declaration of Competing Interest`).
+        if out.last().is_some_and(|s: &Start| at < s.3) {
+            continue;
+        }
         let rest = &text[at..];
         if !rest.starts_with(char::is_uppercase) {
+            continue;
+        }
+        if !after_end {
+            // Set off by type first (the text after such a head is a sentence whose first
+            // full stop would otherwise end a long "head"); a head ended by punctuation only
+            // when short.
+            let words = |h: &str| h.split_whitespace().count();
+            let noun_last = |(k, h, _): &(StatementKind, &str, usize)| {
+                let l = letters(h);
+                matches!(k, StatementKind::Contribution | StatementKind::Conflict)
+                    && [
+                        "contribution",
+                        "contributions",
+                        "contributors",
+                        "interest",
+                        "interests",
+                    ]
+                    .iter()
+                    .any(|n| l.ends_with(n))
+            };
+            let found = run_in_typed(rest)
+                .filter(|f| words(f.1) >= 2 && noun_last(f))
+                .or_else(|| {
+                    run_in_punct(rest).filter(|f| (2..=4).contains(&words(f.1)) && noun_last(f))
+                });
+            if let Some((k, head, body)) = found {
+                out.push((at, Some(k), head, at + body));
+            }
             continue;
         }
         if let Some((k, head, body)) = run_in(rest) {
@@ -522,11 +574,15 @@ fn slice(rt: &RichText, a: usize, b: usize) -> RichText {
 
 /// Moves the statements of `divs` (found in the place of kind `here`, `None` for the body and
 /// the annex) out to `moved`: whole sections headed by another kind, and the parts of
-/// paragraphs a run-in head of another kind opens.
+/// paragraphs a run-in head of another kind opens. Paragraphs that go on a contribution
+/// statement moved out with CRediT roles (`Data curation: …`) go with it. In a statement's
+/// own place (`here` is a kind), other matter that a statement ran on into (`Open Access This
+/// article is licensed…`, `Copyright © …`) is cut out to `other`.
 fn take_statements(
     divs: &mut Vec<Div>,
     here: Option<StatementKind>,
     moved: &mut Vec<(StatementKind, Div)>,
+    other: &mut Vec<Div>,
 ) {
     let mut kept = Vec::with_capacity(divs.len());
     for mut d in divs.drain(..) {
@@ -550,19 +606,31 @@ fn take_statements(
         }
         let leaves =
             |k: &Option<StatementKind>| k.is_some_and(|k| Some(k) != here && Some(k) != kind);
+        let cuts = |k: &Option<StatementKind>| leaves(k) || (k.is_none() && here.is_some());
         let mut blocks = Vec::with_capacity(d.blocks.len());
+        // The contribution statement moved out of this div whose roles the next paragraphs
+        // may go on with.
+        let mut roles_of: Option<usize> = None;
         for b in d.blocks.drain(..) {
             let BodyBlock::Paragraph(p) = &b else {
+                roles_of = None;
                 blocks.push(b);
                 continue;
             };
+            if let Some(m) = roles_of {
+                if opens_with_role(&p.text) {
+                    moved[m].1.blocks.push(b);
+                    continue;
+                }
+                roles_of = None;
+            }
             let st = starts(&p.text);
-            if !st.iter().any(|s| leaves(&s.1)) {
+            if !st.iter().any(|s| cuts(&s.1)) {
                 blocks.push(b);
                 continue;
             }
             // The text before the first start stays, as does every part that is not a
-            // statement of another kind.
+            // statement of another kind (or, in a statement's place, other matter).
             let first = st.first().map_or(p.text.len(), |s| s.0);
             if !p.text[..first].trim().is_empty() {
                 blocks.push(BodyBlock::Paragraph(slice(p, 0, first)));
@@ -570,13 +638,22 @@ fn take_statements(
             for (i, (at, k, head, body)) in st.iter().enumerate() {
                 let end = st.get(i + 1).map_or(p.text.len(), |n| n.0);
                 match k {
-                    Some(k) if leaves(&Some(*k)) => moved.push((
-                        *k,
-                        Div {
-                            head: Some(head_text(head)),
-                            blocks: vec![BodyBlock::Paragraph(slice(p, *body, end))],
-                        },
-                    )),
+                    Some(k) if leaves(&Some(*k)) => {
+                        moved.push((
+                            *k,
+                            Div {
+                                head: Some(head_text(head)),
+                                blocks: vec![BodyBlock::Paragraph(slice(p, *body, end))],
+                            },
+                        ));
+                        if *k == StatementKind::Contribution && end == p.text.len() {
+                            roles_of = Some(moved.len() - 1);
+                        }
+                    }
+                    None if cuts(k) => other.push(Div {
+                        head: None,
+                        blocks: vec![BodyBlock::Paragraph(slice(p, *at, end))],
+                    }),
                     _ => blocks.push(BodyBlock::Paragraph(slice(p, *at, end))),
                 }
             }
@@ -589,24 +666,54 @@ fn take_statements(
     *divs = kept;
 }
 
+/// Sections headed by a CRediT role line (`Data curation: E. Strand, K. Vass-`): the heads of
+/// the body took a contribution statement's line for a head. Once a contribution statement is
+/// filed, they go on its last div, the head as a paragraph of its own.
+fn roles_taken_for_heads(divs: &mut Vec<Div>, contribution: &mut [Div]) {
+    let Some(last) = contribution.last_mut() else {
+        return;
+    };
+    let mut kept = Vec::with_capacity(divs.len());
+    for d in divs.drain(..) {
+        match &d.head {
+            Some(h) if h.text.text.contains(':') && opens_with_role(&h.text.text) => {
+                last.blocks.push(BodyBlock::Paragraph(h.text.clone()));
+                last.blocks.extend(d.blocks);
+            }
+            _ => kept.push(d),
+        }
+    }
+    *divs = kept;
+}
+
 /// Files the article's statements in its back matter (see the module documentation): from
 /// the body, the annex and the other back-matter sections, then those of
-/// [`HeaderRecord::statements`] the article does not hold yet.
+/// [`HeaderRecord::statements`] the article does not hold yet. Other matter cut out of a
+/// statement joins the annex, so that no text is lost.
 pub fn file(a: &mut Article) {
     let mut moved = Vec::new();
-    take_statements(&mut a.body.divs, None, &mut moved);
-    take_statements(&mut a.back.annex, None, &mut moved);
+    let mut other = Vec::new();
+    take_statements(&mut a.body.divs, None, &mut moved, &mut other);
+    take_statements(&mut a.back.annex, None, &mut moved, &mut other);
     for (k, d) in moved.drain(..) {
         list_of(&mut a.back, k).push(d);
     }
     // Then the back matter, moved sections included: a section holding several statements
     // ("Competing interests. None. Funding. …") is split.
     for kind in StatementKind::ALL {
-        take_statements(list_of(&mut a.back, kind), Some(kind), &mut moved);
+        take_statements(
+            list_of(&mut a.back, kind),
+            Some(kind),
+            &mut moved,
+            &mut other,
+        );
     }
     for (k, d) in moved {
         list_of(&mut a.back, k).push(d);
     }
+    a.back.annex.append(&mut other);
+    roles_taken_for_heads(&mut a.body.divs, &mut a.back.contribution);
+    roles_taken_for_heads(&mut a.back.annex, &mut a.back.contribution);
     // Notes keep their text (callouts point at them), so a statement printed as a footnote
     // is added from the pages; statements the body still holds are not.
     let held: Vec<String> = a
@@ -737,6 +844,140 @@ mod tests {
         );
         assert_eq!(a.back.acknowledgement[0].blocks.len(), 1);
         assert_eq!(a.back.ethics.len(), 1);
+    }
+
+    #[test]
+    fn other_matter_leaves_a_statement_and_roles_follow_a_contribution() {
+        let mut a = Article::default();
+        a.body.divs = vec![
+            Div {
+                head: head("Competing interests"),
+                blocks: vec![para(
+                    "The authors declare no competing interests. Open Access This article is licensed under a Creative Commons Attribution 4.0 International License.",
+                )],
+            },
+            Div {
+                head: head("Declarations"),
+                blocks: vec![
+                    para("Author contributions: Conceptualization: A. Berg, C. Dahl."),
+                    para("Data curation: C. Dahl."),
+                    para("Writing – review & editing: A. Berg."),
+                    para("All authors approved the text."),
+                ],
+            },
+        ];
+        file(&mut a);
+        let texts = |divs: &[Div]| -> Vec<String> {
+            divs.iter()
+                .flat_map(|d| div_texts(d).into_iter().map(String::from))
+                .collect()
+        };
+        assert_eq!(
+            texts(&a.back.conflict),
+            ["The authors declare no competing interests."]
+        );
+        // The licence text is kept, in the annex.
+        assert_eq!(
+            texts(&a.back.annex),
+            ["Open Access This article is licensed under a Creative Commons Attribution 4.0 International License."]
+        );
+        assert_eq!(
+            texts(&a.back.contribution),
+            [
+                "Conceptualization: A. Berg, C. Dahl.",
+                "Data curation: C. Dahl.",
+                "Writing – review & editing: A. Berg."
+            ]
+        );
+        // What is not a role stays where it was.
+        assert_eq!(texts(&a.body.divs), ["All authors approved the text."]);
+    }
+
+    #[test]
+    fn role_lines_taken_for_heads_go_on_the_contribution() {
+        let mut a = Article::default();
+        a.back.contribution = vec![Div {
+            head: head("Author contributions"),
+            blocks: vec![para("Conceptualization: A. Berg.")],
+        }];
+        a.back.annex = vec![
+            Div {
+                head: head("Data curation: C. Dahl, E. Vass-"),
+                blocks: vec![para("berg. Methodology: A. Berg.")],
+            },
+            // A section head that only names a role is a section.
+            Div {
+                head: head("Methodology"),
+                blocks: vec![para("We measured.")],
+            },
+        ];
+        file(&mut a);
+        let texts: Vec<&str> = div_texts(&a.back.contribution[0]);
+        assert_eq!(
+            texts,
+            [
+                "Conceptualization: A. Berg.",
+                "Data curation: C. Dahl, E. Vass-",
+                "berg. Methodology: A. Berg."
+            ]
+        );
+        assert_eq!(a.back.annex.len(), 1);
+        assert_eq!(div_texts(&a.back.annex[0]), ["We measured."]);
+    }
+
+    #[test]
+    fn a_head_run_on_into_the_text_before_it_starts_a_statement() {
+        let st = starts(
+            "IC50: Half-maximal inhibitory concentration Authors' contributions NJ carried out experiments. All authors approved it.",
+        );
+        let got: Vec<(Option<StatementKind>, &str)> = st.iter().map(|s| (s.1, s.2)).collect();
+        assert_eq!(got, [(Some(Contribution), "Authors' contributions")]);
+        // A head inside a head is not a start of its own.
+        let st = starts("Declaration of Competing Interest The authors declare none.");
+        let got: Vec<(usize, &str, usize)> = st.iter().map(|s| (s.0, s.2, s.3)).collect();
+        assert_eq!(got, [(0, "Declaration of Competing Interest", 34)]);
+        assert_eq!(
+            run_in_statements("Declaration of Competing Interest The authors declare none.")
+                .iter()
+                .map(|s| s.text.as_str())
+                .collect::<Vec<_>>(),
+            ["The authors declare none."]
+        );
+        // Bodies named in running text are no heads.
+        assert!(
+            starts("The protocol was approved by the Ethics Committee of The First Hospital.")
+                .is_empty()
+        );
+        // One word is not enough there, nor is a head inside a sentence in lower case.
+        assert!(starts("They were supported by the Funding Council grants.").is_empty());
+        assert!(
+            starts("Results came from the lab and from the authors' contributions Office.")
+                .is_empty()
+        );
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn starts_are_ordered_and_never_overlap_a_head(
+            words in proptest::collection::vec(
+                proptest::sample::select(vec![
+                    "Declaration", "of", "Competing", "Interest", "Interests", "Authors'",
+                    "contributions", "Author", "Contributions:", "Funding", "None.", "The",
+                    "NJ", "wrote", "it.", "Ethics", "approval", "Open", "Access", "This",
+                    "article", "Copyright:", "data;", "Availability", "é", "x.",
+                ]),
+                0..40,
+            )
+        ) {
+            let text = words.join(" ");
+            let st = starts(&text);
+            let mut end = 0;
+            for s in &st {
+                proptest::prop_assert!(s.0 >= end && s.0 <= s.3 && s.3 <= text.len());
+                end = s.3;
+            }
+            let _ = run_in_statements(&text);
+        }
     }
 
     #[test]
