@@ -20,7 +20,24 @@ pub fn author_segments(f: &HeaderFields) -> Vec<String> {
 /// Per author segment, its printed lines (as given to the name model, joined by spaces).
 pub fn author_segment_lines(f: &HeaderFields) -> Vec<Vec<String>> {
     author_spans(f)
-        .map(|(i, _)| f.spans[i].1.lines().map(|l| l.replace('|', ",")).collect())
+        .map(|(i, _)| {
+            f.spans[i]
+                .1
+                .lines()
+                .map(|l| for_name_model(l).replace('\n', " "))
+                .collect()
+        })
+        .collect()
+}
+
+/// An author span's text as the name model reads it: `|` between authors (`A. Lee 1 | B. Ng
+/// 2`) separates them as a comma does, and the private-use glyphs of icon fonts (the ORCID or
+/// e-mail icon printed after a name) are left out: the name model never saw them, and one
+/// between two authors hid the first author's name.
+fn for_name_model(s: &str) -> String {
+    s.chars()
+        .filter(|c| !matches!(c, '\u{E000}'..='\u{F8FF}'))
+        .map(|c| if c == '|' { ',' } else { c })
         .collect()
 }
 
@@ -30,8 +47,7 @@ fn author_spans(f: &HeaderFields) -> impl Iterator<Item = (usize, String)> + '_ 
         .iter()
         .enumerate()
         .filter(|(_, (l, _))| *l == Label::Author)
-        // `|` between authors (`A. Lee 1 | B. Ng 2`) separates them as a comma does.
-        .map(|(i, (_, s))| (i, s.replace('\n', " ").replace('|', ",")))
+        .map(|(i, (_, s))| (i, for_name_model(s).replace('\n', " ")))
         .filter(|(_, s)| !s.trim().is_empty())
 }
 
@@ -1753,6 +1769,20 @@ mod tests {
             (Label::Date, "n.d."),
         ]);
         assert_eq!(author_segments(&f), vec!["Jane Doe 1 , Bo Ng 2"]);
+        // Icon glyphs (private use) after a name are left out, in the text and in the lines
+        // alike; `|` separates as a comma does.
+        let iconed = fields(&[(
+            Label::Author,
+            "Ana Neves 1 , \u{e900} Rui Sá 2 |\nLia Cruz 3\u{f0e0}",
+        )]);
+        assert_eq!(
+            author_segments(&iconed),
+            vec!["Ana Neves 1 ,  Rui Sá 2 , Lia Cruz 3"]
+        );
+        assert_eq!(
+            author_segment_lines(&iconed),
+            vec![vec!["Ana Neves 1 ,  Rui Sá 2 ,", "Lia Cruz 3"]]
+        );
         assert_eq!(
             affiliation_segments(&f),
             vec!["1 Example University\nParis, France", "2 Other Lab"]
