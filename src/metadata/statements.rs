@@ -135,6 +135,35 @@ fn run_in(text: &str) -> Option<(StatementKind, &str, usize)> {
     run_in_punct(text).or_else(|| run_in_typed(text))
 }
 
+/// Words a conflict-of-interest or contribution head ends with (letters only, lower case).
+const HEAD_NOUNS: &[&str] = &[
+    "interest",
+    "interests",
+    "interesses",
+    "intereses",
+    "contribution",
+    "contributions",
+    "contributors",
+    "authorship",
+    "autores",
+    "autoria",
+    "statement",
+    "statements",
+    "declaration",
+    "declarations",
+    "disclosure",
+    "disclosures",
+];
+
+/// Whether `head`, of kind `k`, ends as such a head does: a conflict-of-interest or
+/// contribution head ends with its noun ([`HEAD_NOUNS`]); `Competing interests None declared`
+/// (up to a full stop) is a head and its statement. Other kinds are not checked.
+fn ends_as_a_head(k: StatementKind, head: &str) -> bool {
+    let l = letters(head);
+    !matches!(k, StatementKind::Contribution | StatementKind::Conflict)
+        || HEAD_NOUNS.iter().any(|n| l.ends_with(n))
+}
+
 /// [`run_in`]'s head ended by punctuation.
 fn run_in_punct(text: &str) -> Option<(StatementKind, &str, usize)> {
     let punct = text
@@ -144,7 +173,7 @@ fn run_in_punct(text: &str) -> Option<(StatementKind, &str, usize)> {
         .map(|(i, c)| (i, i + c.len_utf8()));
     if let Some(end) = punct {
         let head = text[..end.0].trim();
-        if let Some(kind) = head_kind(head) {
+        if let Some(kind) = head_kind(head).filter(|k| ends_as_a_head(*k, head)) {
             let rest = text[end.1..].trim_start();
             if rest.chars().filter(|c| c.is_alphanumeric()).count() >= 2 {
                 return Some((kind, head, text.len() - rest.len()));
@@ -293,17 +322,8 @@ fn starts(text: &str) -> Vec<Start<'_>> {
             // when short.
             let words = |h: &str| h.split_whitespace().count();
             let noun_last = |(k, h, _): &(StatementKind, &str, usize)| {
-                let l = letters(h);
                 matches!(k, StatementKind::Contribution | StatementKind::Conflict)
-                    && [
-                        "contribution",
-                        "contributions",
-                        "contributors",
-                        "interest",
-                        "interests",
-                    ]
-                    .iter()
-                    .any(|n| l.ends_with(n))
+                    && ends_as_a_head(*k, h)
             };
             let found = run_in_typed(rest)
                 .filter(|f| words(f.1) >= 2 && noun_last(f))
@@ -332,6 +352,19 @@ fn starts(text: &str) -> Vec<Start<'_>> {
             let head = &rest[..c];
             if OTHER_HEADS.contains(&letters(head).as_str()) {
                 out.push((at, None, head, at + c + 1));
+                continue;
+            }
+        }
+        // One of two to five words set off by type (`Patient and public involvement Patients
+        // were …`).
+        let spaces: Vec<usize> = rest.match_indices(' ').map(|(i, _)| i).take(5).collect();
+        for w in (2..=spaces.len().min(5)).rev() {
+            let (head, after) = (&rest[..spaces[w - 1]], &rest[spaces[w - 1] + 1..]);
+            if after.starts_with(char::is_uppercase)
+                && OTHER_HEADS.contains(&letters(head).as_str())
+            {
+                out.push((at, None, head, at + spaces[w - 1] + 1));
+                break;
             }
         }
     }
@@ -666,6 +699,29 @@ fn take_statements(
     *divs = kept;
 }
 
+/// Statement sections whose head line holds the statement too (`Competing interests None
+/// declared.`, set as one line in the head's type): the head keeps the head's words, the rest
+/// (a sentence, or three words or more) opens the section's text.
+fn heads_holding_statements(divs: &mut [Div]) {
+    for d in divs {
+        let Some(h) = d.head.as_ref().map(|h| h.text.clone()) else {
+            continue;
+        };
+        let Some((_, head, body)) = run_in(&h.text) else {
+            continue;
+        };
+        let rest = h.text[body..].trim();
+        if rest.is_empty()
+            || !(rest.ends_with(['.', '!', '?']) || rest.split_whitespace().count() >= 3)
+        {
+            continue;
+        }
+        d.head = Some(head_text(head));
+        d.blocks
+            .insert(0, BodyBlock::Paragraph(slice(&h, body, h.text.len())));
+    }
+}
+
 /// Sections headed by a CRediT role line (`Data curation: E. Strand, K. Vass-`): the heads of
 /// the body took a contribution statement's line for a head. Once a contribution statement is
 /// filed, they go on its last div, the head as a paragraph of its own.
@@ -712,6 +768,8 @@ pub fn file(a: &mut Article) {
         list_of(&mut a.back, k).push(d);
     }
     a.back.annex.append(&mut other);
+    heads_holding_statements(&mut a.back.conflict);
+    heads_holding_statements(&mut a.back.contribution);
     roles_taken_for_heads(&mut a.body.divs, &mut a.back.contribution);
     roles_taken_for_heads(&mut a.back.annex, &mut a.back.contribution);
     // Notes keep their text (callouts point at them), so a statement printed as a footnote
@@ -978,6 +1036,65 @@ mod tests {
             }
             let _ = run_in_statements(&text);
         }
+    }
+
+    #[test]
+    fn a_head_ends_with_its_noun() {
+        let got = |t: &str| {
+            run_in_statements(t)
+                .into_iter()
+                .map(|s| (s.kind, s.head.unwrap_or_default(), s.text))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            got("Competing interests None declared. Patient and public involvement Patients were not involved."),
+            [(
+                Conflict,
+                "Competing interests".to_string(),
+                "None declared.".to_string()
+            )]
+        );
+        assert_eq!(
+            got("Conflict of Interest Statement: The authors declare none."),
+            [(
+                Conflict,
+                "Conflict of Interest Statement".to_string(),
+                "The authors declare none.".to_string()
+            )]
+        );
+        assert_eq!(
+            got("Contribuição dos autores: A.B. escreveu."),
+            [(
+                Contribution,
+                "Contribuição dos autores".to_string(),
+                "A.B. escreveu.".to_string()
+            )]
+        );
+    }
+
+    #[test]
+    fn a_head_line_holding_its_statement_is_split() {
+        let mut divs = vec![
+            Div {
+                head: head("Competing interests None declared."),
+                blocks: vec![],
+            },
+            Div {
+                head: head("Conflict of Interest Statement"),
+                blocks: vec![para("None.")],
+            },
+        ];
+        heads_holding_statements(&mut divs);
+        let h = |d: &Div| {
+            d.head
+                .as_ref()
+                .map(|h| h.text.text.clone())
+                .unwrap_or_default()
+        };
+        assert_eq!(h(&divs[0]), "Competing interests");
+        assert_eq!(div_texts(&divs[0]), ["None declared."]);
+        assert_eq!(h(&divs[1]), "Conflict of Interest Statement");
+        assert_eq!(div_texts(&divs[1]), ["None."]);
     }
 
     #[test]
