@@ -716,10 +716,37 @@ fn heads_holding_statements(divs: &mut [Div]) {
         {
             continue;
         }
+        let part = slice(&h, body, h.text.len());
+        match d.blocks.first_mut() {
+            // The head's rest opens the first paragraph (`AH, JG and` / `MAI conceptualized…`).
+            Some(BodyBlock::Paragraph(p)) => *p = joined(part, p),
+            // Alone, only with its words' boxes: a sectioned paragraph without any is what
+            // consumers reading sentence coords cannot take.
+            _ if !part.tokens.is_empty() => d.blocks.insert(0, BodyBlock::Paragraph(part)),
+            _ => continue,
+        }
         d.head = Some(head_text(head));
-        d.blocks
-            .insert(0, BodyBlock::Paragraph(slice(&h, body, h.text.len())));
     }
+}
+
+/// `a` then `b`, one space between: `b`'s tokens and callouts shifted.
+fn joined(a: RichText, b: &RichText) -> RichText {
+    let at = a.text.len() + 1;
+    let shift = |r: &std::ops::Range<usize>| r.start + at..r.end + at;
+    let mut out = a;
+    out.text.push(' ');
+    out.text.push_str(&b.text);
+    out.refs
+        .extend(b.refs.iter().map(|c| crate::document::Callout {
+            range: shift(&c.range),
+            ..c.clone()
+        }));
+    out.tokens
+        .extend(b.tokens.iter().map(|t| crate::document::TokenBox {
+            range: shift(&t.range),
+            ..t.clone()
+        }));
+    out
 }
 
 /// Sections headed by a CRediT role line (`Data curation: E. Strand, K. Vass-`): the heads of
@@ -1074,14 +1101,37 @@ mod tests {
 
     #[test]
     fn a_head_line_holding_its_statement_is_split() {
+        let word = |range: std::ops::Range<usize>| crate::document::TokenBox {
+            range,
+            page: 3,
+            bbox: BBox::default(),
+        };
+        let mut boxed = head("Competing interests None declared.");
+        if let Some(h) = boxed.as_mut() {
+            h.text.tokens = vec![word(20..24), word(25..34)];
+        }
+        let mut text = RichText {
+            text: "MAI conceptualized it.".into(),
+            tokens: vec![word(0..3)],
+            ..RichText::default()
+        };
         let mut divs = vec![
             Div {
-                head: head("Competing interests None declared."),
+                head: boxed,
                 blocks: vec![],
             },
             Div {
                 head: head("Conflict of Interest Statement"),
                 blocks: vec![para("None.")],
+            },
+            Div {
+                head: head("Author contributions AH, JG and"),
+                blocks: vec![BodyBlock::Paragraph(text.clone())],
+            },
+            // Without boxes and without a paragraph to open, the head stays whole.
+            Div {
+                head: head("Competing interests None declared."),
+                blocks: vec![],
             },
         ];
         heads_holding_statements(&mut divs);
@@ -1092,9 +1142,19 @@ mod tests {
                 .unwrap_or_default()
         };
         assert_eq!(h(&divs[0]), "Competing interests");
-        assert_eq!(div_texts(&divs[0]), ["None declared."]);
+        let BodyBlock::Paragraph(p) = &divs[0].blocks[0] else {
+            panic!("{:?}", divs[0]);
+        };
+        assert_eq!(p.text, "None declared.");
+        assert_eq!(p.tokens, [word(0..4), word(5..14)]);
         assert_eq!(h(&divs[1]), "Conflict of Interest Statement");
         assert_eq!(div_texts(&divs[1]), ["None."]);
+        assert_eq!(h(&divs[2]), "Author contributions");
+        text.text = "AH, JG and MAI conceptualized it.".into();
+        text.tokens = vec![word(11..14)];
+        assert_eq!(divs[2].blocks, [BodyBlock::Paragraph(text)]);
+        assert_eq!(h(&divs[3]), "Competing interests None declared.");
+        assert!(divs[3].blocks.is_empty());
     }
 
     #[test]
