@@ -301,7 +301,9 @@ fn starts(text: &str) -> Vec<Start<'_>> {
     // counts there (`Ethics Committee`, `Research Ethics Board` name bodies in running text).
     for (i, _) in text.match_indices(' ') {
         let before = text[..i].chars().next_back();
-        if before.is_some_and(|c| c.is_alphanumeric() || c == ')') {
+        if before.is_some_and(|c| c.is_alphanumeric() || c == ')')
+            && text[i + 1..].starts_with(char::is_uppercase)
+        {
             cands.push((i + 1, false));
         }
     }

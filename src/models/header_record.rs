@@ -20,13 +20,7 @@ pub fn author_segments(f: &HeaderFields) -> Vec<String> {
 /// Per author segment, its printed lines (as given to the name model, joined by spaces).
 pub fn author_segment_lines(f: &HeaderFields) -> Vec<Vec<String>> {
     author_spans(f)
-        .map(|(i, _)| {
-            f.spans[i]
-                .1
-                .lines()
-                .map(|l| for_name_model(l).replace('\n', " "))
-                .collect()
-        })
+        .map(|(i, _)| f.spans[i].1.lines().map(for_name_model).collect())
         .collect()
 }
 
@@ -566,6 +560,14 @@ const BODY_OPENING_HEADS: &[&str] = &[
     "needstatement",
 ];
 
+/// `head` as [`BODY_OPENING_HEADS`] spell heads: its letters, lower case.
+fn head_key(head: &str) -> String {
+    head.chars()
+        .filter(|c| c.is_alphabetic())
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
 /// Where a line of `s` holding only the head of the body's opening section (see
 /// [`BODY_OPENING_HEADS`], numbered or not) starts and ends, once the abstract before it has
 /// some length and ends a sentence: a structured abstract's `Introduction` opens it.
@@ -585,15 +587,10 @@ fn body_head_line_at(s: &str) -> Option<(usize, usize)> {
             }
             _ => t,
         };
-        let key: String = t
-            .chars()
-            .filter(|c| c.is_alphabetic())
-            .flat_map(char::to_lowercase)
-            .collect();
         if k > 0
             && at >= 100
             && t.len() < 40
-            && BODY_OPENING_HEADS.contains(&key.as_str())
+            && BODY_OPENING_HEADS.contains(&head_key(t).as_str())
             && s[..at].trim_end().ends_with(['.', '!', '?', ')'])
         {
             return Some((at, end));
@@ -614,12 +611,7 @@ fn opening_body_head(s: &str) -> Option<(String, usize)> {
     let line = &t[..t.find('\n').unwrap_or(t.len())];
     let colon = line.find(':');
     let head = &line[..colon.unwrap_or(line.len())];
-    let key: String = head
-        .chars()
-        .filter(|c| c.is_alphabetic())
-        .flat_map(char::to_lowercase)
-        .collect();
-    (head.len() < 40 && NEVER_ABSTRACT_HEADS.contains(&key.as_str())).then(|| {
+    (head.len() < 40 && NEVER_ABSTRACT_HEADS.contains(&head_key(head).as_str())).then(|| {
         let skip = head.len() + colon.map_or(0, |_| 1);
         (clean(head), s.len() - t.len() + skip)
     })
@@ -632,18 +624,12 @@ fn split_abstract(s: &str) -> (String, Vec<FrontText>) {
     let s = keyword_line_at(s).map_or(s, |at| &s[..at]);
     if let Some((head, at)) = opening_body_head(s) {
         let text = clean(&s[at..]);
-        let whole = FrontText {
+        let whole = (!text.is_empty()).then(|| FrontText {
             head: Some(head),
             text,
             ..FrontText::default()
-        };
-        return (
-            String::new(),
-            vec![whole]
-                .into_iter()
-                .filter(|f| !f.text.is_empty())
-                .collect(),
-        );
+        });
+        return (String::new(), whole.into_iter().collect());
     }
     let mut cut_off = Vec::new();
     let s = match body_head_line_at(s) {

@@ -188,13 +188,15 @@ impl DocStage {
                 record.abstract_tokens = align_words(a, words(&trace.abstract_spans));
             }
             // What the abstract leaves out comes from spans labelled abstract.
-            let labelled: Vec<std::ops::Range<usize>> = (0..fields.spans.len())
-                .filter(|&i| fields.spans[i].0 == header::Label::Abstract)
-                .map(|i| fields.span_tokens(i))
-                .collect();
-            let front_words = words(&labelled);
-            for f in &mut record.front_text {
-                f.tokens = place_words(&f.text, &front_words);
+            if !record.front_text.is_empty() {
+                let labelled: Vec<std::ops::Range<usize>> = (0..fields.spans.len())
+                    .filter(|&i| fields.spans[i].0 == header::Label::Abstract)
+                    .map(|i| fields.span_tokens(i))
+                    .collect();
+                let front_words = words(&labelled);
+                for f in &mut record.front_text {
+                    f.tokens = place_words(&f.text, &front_words);
+                }
             }
             let traced = |texts: &[String], spans: &[std::ops::Range<usize>]| {
                 texts
