@@ -1,8 +1,8 @@
 /*!
 Request admission, GROBID's engine pool: at most `concurrency` requests are processed at once.
 A request waits at most `poolMaxWait` for a slot; after that it is refused with
-[`Error::Busy`] carrying the interface's suggested client wait for its endpoint (Limits table),
-which the web layer sends as `Retry-After` on a 503. A slot is a guard: dropping it frees it.
+[`Error::Busy`] carrying the client wait the caller gave (the web layer passes the interface's
+suggested wait for its endpoint and sends it as `Retry-After` on a 503). A slot is a guard: dropping it frees it.
 */
 
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -13,24 +13,6 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use crate::metrics::metrics;
 use crate::Error;
-
-/// The interface's suggested wait after a 503, in seconds, for an endpoint given by name
-/// (`processHeaderDocument`) or path (`/api/processHeaderDocument`).
-pub fn retry_after_s(endpoint: &str) -> u64 {
-    let name = endpoint.trim_start_matches('/').trim_start_matches("api/");
-    match name {
-        "processHeaderDocument" | "processHeaderFundingDocument" => 2,
-        "processFulltextDocument"
-        | "processFulltextAssetDocument"
-        | "annotatePDF"
-        | "processCitationPatentTXT"
-        | "processCitationPatentST36"
-        | "processCitationPatentPDF"
-        | "citationPatentAnnotations" => 5,
-        "processReferences" | "referenceAnnotations" => 3,
-        _ => 1,
-    }
-}
 
 /// Slot counts, as `/api/health` reports them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -83,8 +65,9 @@ impl Pool {
         }
     }
 
-    /// Takes a slot for `endpoint`, waiting at most `max_wait`; refuses with `Busy` after that.
-    pub async fn acquire(&self, endpoint: &str) -> Result<PoolGuard, Error> {
+    /// Takes a slot for `what` (the metric's label, the refusal's subject), waiting at most
+    /// `max_wait`; refuses with `Busy` and `retry_after_s` after that.
+    pub async fn acquire(&self, what: &str, retry_after_s: u64) -> Result<PoolGuard, Error> {
         let waiting = {
             self.waiting.fetch_add(1, Ordering::SeqCst);
             metrics().pool_waiting.inc();
@@ -99,10 +82,10 @@ impl Pool {
             }
             // The semaphore is never closed; treat it like a timeout all the same.
             Ok(Err(_)) | Err(_) => {
-                metrics().pool_rejected.with_label_values(&[endpoint]).inc();
+                metrics().pool_rejected.with_label_values(&[what]).inc();
                 Err(Error::Busy {
-                    what: format!("{endpoint}: all {} processing slots", self.max),
-                    retry_after_s: retry_after_s(endpoint),
+                    what: format!("{what}: all {} processing slots", self.max),
+                    retry_after_s,
                 })
             }
         }
@@ -123,22 +106,11 @@ impl Pool {
 mod tests {
     use super::*;
 
-    #[test]
-    fn retry_after_follows_the_interface_table() {
-        assert_eq!(retry_after_s("processHeaderDocument"), 2);
-        assert_eq!(retry_after_s("/api/processFulltextDocument"), 5);
-        assert_eq!(retry_after_s("/api/processCitationPatentPDF"), 5);
-        assert_eq!(retry_after_s("processReferences"), 3);
-        assert_eq!(retry_after_s("/api/referenceAnnotations"), 3);
-        assert_eq!(retry_after_s("/api/processDate"), 1);
-        assert_eq!(retry_after_s("processCitationList"), 1);
-    }
-
     #[tokio::test]
     async fn a_full_pool_refuses_after_the_wait_and_frees_slots_on_drop() {
         let pool = Pool::new(1, Duration::from_millis(50));
         let held = pool
-            .acquire("processHeaderDocument")
+            .acquire("processHeaderDocument", 2)
             .await
             .expect("free slot");
         assert_eq!(
@@ -152,7 +124,7 @@ mod tests {
         );
         let started = std::time::Instant::now();
         let refused = pool
-            .acquire("processHeaderDocument")
+            .acquire("processHeaderDocument", 2)
             .await
             .err()
             .expect("busy");
@@ -169,15 +141,15 @@ mod tests {
         );
         drop(held);
         assert_eq!(pool.stats().idle, 1);
-        assert!(pool.acquire("processDate").await.is_ok());
+        assert!(pool.acquire("processDate", 1).await.is_ok());
     }
 
     #[tokio::test]
     async fn a_waiting_request_gets_the_slot_when_it_frees_in_time() {
         let pool = Pool::new(1, Duration::from_millis(500));
-        let held = pool.acquire("processDate").await.expect("free slot");
+        let held = pool.acquire("processDate", 1).await.expect("free slot");
         let p2 = pool.clone();
-        let waiter = tokio::spawn(async move { p2.acquire("processDate").await.is_ok() });
+        let waiter = tokio::spawn(async move { p2.acquire("processDate", 1).await.is_ok() });
         tokio::time::sleep(Duration::from_millis(30)).await;
         assert_eq!(pool.stats().waiting, 1);
         drop(held);

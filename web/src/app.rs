@@ -208,7 +208,7 @@ pub async fn observe(
                 tracing::info!(%status, "{message}");
             }
             if busy {
-                let wait = quire_actors::pool::retry_after_s(&path);
+                let wait = crate::routes::retry_after_s(&path);
                 res.headers_mut()
                     .insert(header::RETRY_AFTER, HeaderValue::from(wait));
             }
@@ -217,7 +217,7 @@ pub async fn observe(
         if status == actix_web::http::StatusCode::SERVICE_UNAVAILABLE
             && !res.headers().contains_key(header::RETRY_AFTER)
         {
-            let wait = quire_actors::pool::retry_after_s(&path);
+            let wait = crate::routes::retry_after_s(&path);
             res.headers_mut()
                 .insert(header::RETRY_AFTER, HeaderValue::from(wait));
         }

@@ -110,7 +110,7 @@ async fn reference_annotations_route(
     flag(&params, "includeRawCitations")?;
     let figures_tables = flag(&params, "includeFiguresTables")?;
     let pdf = input.data.to_vec();
-    let _slot = state.pool.acquire("referenceAnnotations").await?;
+    let _slot = crate::routes::slot(&state.pool, "referenceAnnotations").await?;
     let a = article(&state, pdf, consolidate).await?;
     let json = serde_json::to_string(&reference_annotations(&a, figures_tables)).map_err(|e| {
         ApiError::Processing {
@@ -128,7 +128,7 @@ async fn annotate_pdf_route(state: State, params: Params) -> Result<HttpResponse
     let consolidate = params.int_range("consolidateCitations", 0, 0, 2)?;
     let stem = upload_stem(input.filename.as_deref());
     let pdf = input.data.to_vec();
-    let _slot = state.pool.acquire("annotatePDF").await?;
+    let _slot = crate::routes::slot(&state.pool, "annotatePDF").await?;
     let Some(workers) = state.pdf_workers.as_ref() else {
         return Err(ApiError::Processing {
             code: quire::ErrorCode::General,
@@ -201,7 +201,7 @@ async fn page_images_route(state: State, params: Params) -> Result<HttpResponse,
             },
         })
         .collect();
-    let _slot = state.pool.acquire("consolePages").await?;
+    let _slot = crate::routes::slot(&state.pool, "consolePages").await?;
     let Some(workers) = state.pdf_workers.as_ref() else {
         return Err(ApiError::Processing {
             code: quire::ErrorCode::General,

@@ -26,7 +26,7 @@ async fn consolidate_tei(state: State, params: Params) -> Result<HttpResponse, A
     let tei = params.text_document("input", true)?;
     let citations = params.int_range("consolidateCitations", 1, 0, 2)?;
     let header = params.int_range("consolidateHeader", 1, 0, 3)?;
-    let _slot = state.pool.acquire("consolidateTEI").await?;
+    let _slot = crate::routes::slot(&state.pool, "consolidateTEI").await?;
     let out = state
         .pipeline
         .run(ConsolidateTeiCascade {

@@ -100,7 +100,7 @@ async fn create_training(state: State, params: Params) -> Result<HttpResponse, A
     let name = archive_name(input.filename.as_deref(), &stem);
     let pdf = input.data.to_vec();
     let flavor = flavor_param(&params)?;
-    let _slot = state.pool.acquire("createTraining").await?;
+    let _slot = crate::routes::slot(&state.pool, "createTraining").await?;
     let files = state
         .pipeline
         .run(CreateTraining { pdf, flavor, stem })

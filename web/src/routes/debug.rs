@@ -56,7 +56,7 @@ async fn sleep(state: State, params: Params) -> Result<HttpResponse, ApiError> {
     enabled(state.config.debug.test_routes)?;
     let ms = params.int_range("ms", 100, 0, 60_000)?;
     let in_pipeline = params.bool01("pipeline")?;
-    let _slot = state.pool.acquire("debug/sleep").await?;
+    let _slot = crate::routes::slot(&state.pool, "debug/sleep").await?;
     let duration = Duration::from_millis(ms as u64);
     if in_pipeline {
         state.pipeline.run(Sleep(duration)).await?;
@@ -99,7 +99,7 @@ async fn label(state: State, params: Params) -> Result<HttpResponse, ApiError> {
         Some(text) => rows_from_text(model, text)?,
         None => rows_from_param(params.required_text("rows")?),
     };
-    let _slot = state.pool.acquire("debug/label").await?;
+    let _slot = crate::routes::slot(&state.pool, "debug/label").await?;
     let labels = state
         .pipeline
         .run(LabelRows {
@@ -185,7 +185,7 @@ async fn layout(state: State, params: Params) -> Result<HttpResponse, ApiError> 
     let pdf = params.required_file("input")?.data.to_vec();
     let start = params.int_range("start", -1, -1, 100_000)?;
     let end = params.int_range("end", -1, -1, 100_000)?;
-    let _slot = state.pool.acquire("debug/layout").await?;
+    let _slot = crate::routes::slot(&state.pool, "debug/layout").await?;
     let doc = state
         .pipeline
         .run(LayoutPdf {

@@ -368,7 +368,7 @@ async fn process(state: State, params: Params, kind: Kind) -> Result<HttpRespons
         Kind::Tei => "processFulltextDocument",
         Kind::Assets => "processFulltextAssetDocument",
     };
-    let _slot = state.pool.acquire(endpoint).await?;
+    let _slot = crate::routes::slot(&state.pool, endpoint).await?;
     let segmenter = state.config.sentence_segmenter();
     let answer = answer(
         &state.pipeline,

@@ -118,7 +118,7 @@ async fn header_funding(state: State, params: Params) -> Result<HttpResponse, Ap
     let input = params.required_file("input")?;
     let pdf = input.data.to_vec();
     let p = header_funding_params(&params)?;
-    let _slot = state.pool.acquire("processHeaderFundingDocument").await?;
+    let _slot = crate::routes::slot(&state.pool, "processHeaderFundingDocument").await?;
     let out = state
         .pipeline
         .run(FulltextCascade {
@@ -157,7 +157,7 @@ async fn funding_acknowledgement(state: State, params: Params) -> Result<HttpRes
     let text = params.raw_string("text")?.replace('\t', " ");
     let generate_ids = flag(&params, "generateIDs")?;
     let segment = flag(&params, "segmentSentences")?;
-    let _slot = state.pool.acquire("processFundingAcknowledgement").await?;
+    let _slot = crate::routes::slot(&state.pool, "processFundingAcknowledgement").await?;
     let out = state
         .pipeline
         .run(FundingStatementCascade { text: text.clone() })

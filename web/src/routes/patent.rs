@@ -46,7 +46,7 @@ async fn run(
     input: PatentInput,
     consolidate: i64,
 ) -> Result<PatentOutput, ApiError> {
-    let _slot = state.pool.acquire(endpoint).await?;
+    let _slot = crate::routes::slot(&state.pool, endpoint).await?;
     Ok(state
         .pipeline
         .run(PatentCascade { input, consolidate })

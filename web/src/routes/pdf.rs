@@ -121,7 +121,7 @@ async fn process_header_document(
     let input = params.required_file("input")?.data.to_vec();
     let p = header_params(&params)?;
     let bibtex = wants_bibtex(&req);
-    let _slot = state.pool.acquire("processHeaderDocument").await?;
+    let _slot = crate::routes::slot(&state.pool, "processHeaderDocument").await?;
     let out = state
         .pipeline
         .run(HeaderCascade {
@@ -191,7 +191,7 @@ async fn process_references(
     let include_raw = flag(&params, "includeRawCitations")?;
     let (debug, models) = debug_params(&params)?;
     let bibtex = wants_bibtex(&req);
-    let _slot = state.pool.acquire("processReferences").await?;
+    let _slot = crate::routes::slot(&state.pool, "processReferences").await?;
     let out = state
         .pipeline
         .run(ReferencesCascade {

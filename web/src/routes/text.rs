@@ -148,7 +148,7 @@ pub async fn tei_answer(
 
 async fn process_date(state: State, params: Params) -> Result<HttpResponse, ApiError> {
     let text = params.raw_string("date")?;
-    let _slot = state.pool.acquire("processDate").await?;
+    let _slot = crate::routes::slot(&state.pool, "processDate").await?;
     xml(tei_answer(&state.pipeline, StringModel::Date, text).await?)
 }
 
@@ -159,7 +159,7 @@ async fn names(state: State, params: Params, citation: bool) -> Result<HttpRespo
     } else {
         ("processHeaderNames", StringModel::NameHeader)
     };
-    let _slot = state.pool.acquire(endpoint).await?;
+    let _slot = crate::routes::slot(&state.pool, endpoint).await?;
     xml(tei_answer(&state.pipeline, model, text).await?)
 }
 
@@ -173,7 +173,7 @@ async fn process_citation_names(state: State, params: Params) -> Result<HttpResp
 
 async fn process_affiliations(state: State, params: Params) -> Result<HttpResponse, ApiError> {
     let text = params.raw_string("affiliations")?;
-    let _slot = state.pool.acquire("processAffiliations").await?;
+    let _slot = crate::routes::slot(&state.pool, "processAffiliations").await?;
     xml(tei_answer(&state.pipeline, StringModel::AffiliationAddress, text).await?)
 }
 
@@ -199,7 +199,7 @@ async fn process_citation(
 ) -> Result<HttpResponse, ApiError> {
     let text = params.raw_string("citations")?.to_string();
     let (consolidate, include_raw) = citation_options(&params)?;
-    let _slot = state.pool.acquire("processCitation").await?;
+    let _slot = crate::routes::slot(&state.pool, "processCitation").await?;
     let c = citation_of(&state.pipeline, text, consolidate).await?;
     if c.is_empty() {
         return Err(ApiError::NoContent);
@@ -231,7 +231,7 @@ async fn process_citation_list(
         .map(str::to_string)
         .collect();
     let (consolidate, include_raw) = citation_options(&params)?;
-    let _slot = state.pool.acquire("processCitationList").await?;
+    let _slot = crate::routes::slot(&state.pool, "processCitationList").await?;
     let bytes: usize = texts.iter().map(String::len).sum();
     let cits: Vec<Citation> = state
         .pipeline
