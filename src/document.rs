@@ -7,13 +7,12 @@ The models' decoders fill it; the TEI and BibTeX writers (`tei/`, `bibtex`) only
 - [`Article`]: the whole document record (header and references) the TEI writer reads.
 - [`Reference`]: one entry of the bibliography: the parsed citation, the marker printed before
   it (`[12]`, `12.`), and the boxes it covers on the pages (for coordinates and annotations).
+- The records the decoders fill and every writer reads: [`Person`], [`Date`], [`Affiliation`],
+  [`Citation`]. Their decoders live in `models::{name, date, affiliation, citation}`, which
+  re-export them; this module imports no model.
 */
 
 use crate::layout::BBox;
-use crate::models::affiliation::Affiliation;
-use crate::models::citation::Citation;
-use crate::models::date::Date;
-use crate::models::name::Person;
 
 /// One author: the name model's person, an e-mail, and the affiliations attached to it.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -273,7 +272,7 @@ impl HeaderRecord {
 }
 
 /// One document as Quire extracts it: header, body, back matter and bibliography. The TEI
-/// writer ([`crate::tei::header::article_tei`]) reads it; the header endpoint fills only
+/// writer ([`crate::tei::article::article_tei`]) reads it; the header endpoint fills only
 /// `header`, processReferences only `references`.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Article {
@@ -534,6 +533,84 @@ pub fn md5_hex(bytes: &[u8]) -> String {
     use md5::{Digest, Md5};
     let digest = Md5::digest(bytes);
     digest.iter().map(|b| format!("{b:02X}")).collect()
+}
+
+/// A decoded person name.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Person {
+    pub title: Option<String>,
+    pub forename: Option<String>,
+    pub middlename: Option<String>,
+    pub surname: Option<String>,
+    pub suffix: Option<String>,
+    /// Affiliation markers found next to the name (`1`, `*`, `a`, …).
+    pub markers: Vec<String>,
+    /// The surname was printed before the forename (`Smith, John`).
+    pub surname_first: bool,
+}
+
+/// A decoded date: the raw parts and their numeric values when they make sense.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Date {
+    pub year: Option<i32>,
+    pub month: Option<u32>,
+    pub day: Option<u32>,
+    /// The date's text as found.
+    pub raw: String,
+}
+
+/// A decoded affiliation.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Affiliation {
+    pub markers: Vec<String>,
+    pub departments: Vec<String>,
+    pub laboratories: Vec<String>,
+    pub institutions: Vec<String>,
+    pub addr_lines: Vec<String>,
+    pub post_box: Option<String>,
+    pub post_code: Option<String>,
+    pub settlement: Option<String>,
+    pub region: Option<String>,
+    pub country: Option<String>,
+    /// ISO 3166-1 alpha-2 code of the country, when the lexicon knows it.
+    pub country_code: Option<String>,
+    /// The affiliation's text as labelled.
+    pub raw: String,
+}
+
+/// A parsed reference. Text fields hold the labelled text; `authors`, `editors` and `date`
+/// are filled by the name and date models.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Citation {
+    pub raw: String,
+    pub author_text: Option<String>,
+    pub editor_text: Option<String>,
+    pub date_text: Option<String>,
+    pub title: Option<String>,
+    pub journal: Option<String>,
+    pub booktitle: Option<String>,
+    pub series: Option<String>,
+    pub institution: Option<String>,
+    pub collaboration: Option<String>,
+    pub note: Option<String>,
+    pub tech: Option<String>,
+    pub volume: Option<String>,
+    pub issue: Option<String>,
+    pub pages: Option<String>,
+    pub location: Option<String>,
+    pub publisher: Option<String>,
+    pub web: Option<String>,
+    pub pubnums: Vec<String>,
+    pub authors: Vec<Person>,
+    pub editors: Vec<Person>,
+    pub date: Option<Date>,
+    /// ISSN, from a consolidation record.
+    pub issn: Option<String>,
+    /// An open-access link to the work, from a consolidation record.
+    pub oa_url: Option<String>,
+    /// Where a consolidation matched this citation from (`embedded`, …); `None` while it is
+    /// as extracted.
+    pub consolidated: Option<String>,
 }
 
 #[cfg(test)]

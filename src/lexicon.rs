@@ -11,11 +11,10 @@ full lexicons are loaded from `models/lexicon/` (one sorted `<kind>.txt` per lex
 per line, plus `country-codes.tsv`), written whenever a training run rebuilds them.
 */
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, OnceLock};
 
-use crate::corpus::{self, FileSeqs, Rules};
 use crate::features::{gazetteer_key, Gazetteer};
 use crate::{Error, Result};
 
@@ -68,14 +67,14 @@ impl Kind {
 
     /// Files an entry must occur in to be kept (common words must recur, so that proper
     /// names found in one title do not count as common).
-    fn min_files(self) -> u32 {
+    pub(crate) fn min_files(self) -> u32 {
         match self {
             Kind::CommonWord => 2,
             _ => 1,
         }
     }
 
-    fn index(self) -> usize {
+    pub(crate) fn index(self) -> usize {
         self as usize
     }
 }
@@ -83,7 +82,7 @@ impl Kind {
 /// Entries a training file must not see (those only it contributes), per lexicon kind.
 #[derive(Debug, Clone, Default)]
 pub struct Exclusion {
-    per_kind: Vec<HashSet<String>>,
+    pub(crate) per_kind: Vec<HashSet<String>>,
 }
 
 impl Exclusion {
@@ -95,9 +94,9 @@ impl Exclusion {
 /// All lexicons, ready for lookups and gazetteer matching.
 #[derive(Debug, Clone, Default)]
 pub struct Lexicons {
-    sets: Vec<Gazetteer>,
+    pub(crate) sets: Vec<Gazetteer>,
     /// gazetteer key of a country name → ISO 3166-1 alpha-2 code.
-    country_codes: HashMap<String, String>,
+    pub(crate) country_codes: HashMap<String, String>,
 }
 
 /// A lexicon view for featurising one sequence: the lexicons, minus a training file's own
@@ -145,328 +144,6 @@ impl<'a> LexView<'a> {
             None => vec![false; toks.len()],
         }
     }
-}
-
-/// ISO codes of common countries under their usual English names (public ISO 3166 data,
-/// typed by hand); the affiliation corpus's own `key` attributes complete it.
-const COUNTRY_CODES: &[(&str, &str)] = &[
-    ("Argentina", "AR"),
-    ("Australia", "AU"),
-    ("Austria", "AT"),
-    ("Bangladesh", "BD"),
-    ("Belgium", "BE"),
-    ("Brazil", "BR"),
-    ("Bulgaria", "BG"),
-    ("Canada", "CA"),
-    ("Chile", "CL"),
-    ("China", "CN"),
-    ("P. R. China", "CN"),
-    ("PR China", "CN"),
-    ("People's Republic of China", "CN"),
-    ("Colombia", "CO"),
-    ("Croatia", "HR"),
-    ("Cuba", "CU"),
-    ("Cyprus", "CY"),
-    ("Czech Republic", "CZ"),
-    ("Czechia", "CZ"),
-    ("Denmark", "DK"),
-    ("Egypt", "EG"),
-    ("Estonia", "EE"),
-    ("Ethiopia", "ET"),
-    ("Finland", "FI"),
-    ("France", "FR"),
-    ("Germany", "DE"),
-    ("Ghana", "GH"),
-    ("Greece", "GR"),
-    ("Hong Kong", "HK"),
-    ("Hungary", "HU"),
-    ("Iceland", "IS"),
-    ("India", "IN"),
-    ("Indonesia", "ID"),
-    ("Iran", "IR"),
-    ("Iraq", "IQ"),
-    ("Ireland", "IE"),
-    ("Israel", "IL"),
-    ("Italy", "IT"),
-    ("Japan", "JP"),
-    ("Jordan", "JO"),
-    ("Kenya", "KE"),
-    ("Korea", "KR"),
-    ("South Korea", "KR"),
-    ("Republic of Korea", "KR"),
-    ("Latvia", "LV"),
-    ("Lebanon", "LB"),
-    ("Lithuania", "LT"),
-    ("Luxembourg", "LU"),
-    ("Malaysia", "MY"),
-    ("Mexico", "MX"),
-    ("Morocco", "MA"),
-    ("Nepal", "NP"),
-    ("Netherlands", "NL"),
-    ("The Netherlands", "NL"),
-    ("New Zealand", "NZ"),
-    ("Nigeria", "NG"),
-    ("Norway", "NO"),
-    ("Pakistan", "PK"),
-    ("Peru", "PE"),
-    ("Philippines", "PH"),
-    ("Poland", "PL"),
-    ("Portugal", "PT"),
-    ("Qatar", "QA"),
-    ("Romania", "RO"),
-    ("Russia", "RU"),
-    ("Russian Federation", "RU"),
-    ("Saudi Arabia", "SA"),
-    ("Serbia", "RS"),
-    ("Singapore", "SG"),
-    ("Slovakia", "SK"),
-    ("Slovenia", "SI"),
-    ("South Africa", "ZA"),
-    ("Spain", "ES"),
-    ("Sri Lanka", "LK"),
-    ("Sweden", "SE"),
-    ("Switzerland", "CH"),
-    ("Taiwan", "TW"),
-    ("Tanzania", "TZ"),
-    ("Thailand", "TH"),
-    ("Tunisia", "TN"),
-    ("Turkey", "TR"),
-    ("Uganda", "UG"),
-    ("Ukraine", "UA"),
-    ("United Arab Emirates", "AE"),
-    ("UAE", "AE"),
-    ("United Kingdom", "GB"),
-    ("UK", "GB"),
-    ("U.K.", "GB"),
-    ("Great Britain", "GB"),
-    ("England", "GB"),
-    ("Scotland", "GB"),
-    ("Wales", "GB"),
-    ("United States", "US"),
-    ("United States of America", "US"),
-    ("USA", "US"),
-    ("U.S.A.", "US"),
-    ("US", "US"),
-    ("U.S.", "US"),
-    ("Uruguay", "UY"),
-    ("Venezuela", "VE"),
-    ("Vietnam", "VN"),
-    ("Viet Nam", "VN"),
-    ("Zimbabwe", "ZW"),
-];
-
-/// Entry file counts and each file's contributions, while building.
-#[derive(Default)]
-struct Counts {
-    files: Vec<BTreeMap<String, u32>>,
-    contributions: HashMap<PathBuf, Vec<HashSet<String>>>,
-    codes: BTreeMap<String, String>,
-}
-
-impl Counts {
-    fn new() -> Counts {
-        Counts {
-            files: vec![BTreeMap::new(); Kind::ALL.len()],
-            ..Counts::default()
-        }
-    }
-
-    fn add_file(&mut self, path: &Path, entries: Vec<(Kind, String)>) {
-        let mut per_kind = vec![HashSet::new(); Kind::ALL.len()];
-        for (kind, e) in entries {
-            let key = gazetteer_key(&e);
-            if key.is_empty() || key.chars().count() > 120 {
-                continue;
-            }
-            per_kind[kind.index()].insert(key);
-        }
-        for (i, set) in per_kind.iter().enumerate() {
-            for key in set {
-                *self.files[i].entry(key.clone()).or_insert(0) += 1;
-            }
-        }
-        let contrib = self.contributions.entry(path.to_path_buf()).or_default();
-        if contrib.is_empty() {
-            *contrib = per_kind;
-        } else {
-            for (c, s) in contrib.iter_mut().zip(per_kind) {
-                c.extend(s);
-            }
-        }
-    }
-}
-
-/// Lexicons built from a dataset, with each corpus file's exclusions.
-pub struct Built {
-    pub lexicons: Lexicons,
-    exclusions: HashMap<PathBuf, Exclusion>,
-}
-
-impl Built {
-    /// What a training file must not see (empty for files outside the lexicon's corpora).
-    pub fn exclusion(&self, path: &Path) -> Option<&Exclusion> {
-        self.exclusions.get(path)
-    }
-}
-
-fn words_of(text: &str) -> Vec<String> {
-    crate::tokenizer::words(text)
-        .into_iter()
-        .filter(|w| w.chars().count() >= 2 && w.chars().all(char::is_alphabetic))
-        .collect()
-}
-
-/// What a corpus field contributes to the lexicons.
-type FieldEntries = dyn Fn(&corpus::Field, &mut Vec<(Kind, String)>);
-
-fn add_corpus(counts: &mut Counts, dir: &Path, rules: &dyn Rules, f: &FieldEntries) {
-    let Ok((files, _)) = corpus::read_dir(dir, rules) else {
-        return;
-    };
-    for FileSeqs { path, seqs } in files {
-        let mut entries = Vec::new();
-        for s in &seqs {
-            for field in &s.fields {
-                f(field, &mut entries);
-                if field.label == "<country>" {
-                    if let Some(code) = field.key.as_deref() {
-                        let code = code.trim().to_ascii_uppercase();
-                        if code.len() == 2 && code.chars().all(|c| c.is_ascii_alphabetic()) {
-                            counts
-                                .codes
-                                .entry(gazetteer_key(&field.text))
-                                .or_insert(code);
-                        }
-                    }
-                }
-            }
-        }
-        counts.add_file(&path, entries);
-    }
-}
-
-/// Build every lexicon from the corpus parts of `dataset` (missing corpora contribute
-/// nothing).
-pub fn build(dataset: &Path) -> Built {
-    use crate::models::{affiliation, citation, name};
-    let mut counts = Counts::new();
-    for sub in ["name/header/corpus", "name/citation/corpus"] {
-        add_corpus(
-            &mut counts,
-            &dataset.join(sub),
-            &name::NameRules,
-            &|f, out| match f.label {
-                "<forename>" | "<middlename>" => {
-                    out.extend(words_of(&f.text).into_iter().map(|w| (Kind::FirstName, w)))
-                }
-                "<surname>" => {
-                    out.extend(words_of(&f.text).into_iter().map(|w| (Kind::LastName, w)))
-                }
-                "<title>" => out.push((Kind::PersonTitle, f.text.clone())),
-                "<suffix>" => out.push((Kind::PersonSuffix, f.text.clone())),
-                _ => {}
-            },
-        );
-    }
-    add_corpus(
-        &mut counts,
-        &dataset.join("affiliation-address/corpus"),
-        &affiliation::AffiliationRules,
-        &|f, out| match f.label {
-            "<settlement>" | "<region>" => out.push((Kind::Location, f.text.clone())),
-            "<country>" => {
-                out.push((Kind::Location, f.text.clone()));
-                out.push((Kind::Country, f.text.clone()));
-            }
-            _ => {}
-        },
-    );
-    add_corpus(
-        &mut counts,
-        &dataset.join("citation/corpus"),
-        &citation::CitationRules,
-        &|f, out| match f.label {
-            "<title>" => out.extend(
-                words_of(&f.text)
-                    .into_iter()
-                    .map(|w| (Kind::CommonWord, w.to_lowercase())),
-            ),
-            "<journal>" => out.push((Kind::Journal, f.text.clone())),
-            "<booktitle>" => {
-                let l = f.text.to_lowercase();
-                if ["proc", "conference", "workshop", "symposium", "meeting"]
-                    .iter()
-                    .any(|k| l.contains(k))
-                {
-                    out.push((Kind::Conference, f.text.clone()));
-                }
-            }
-            "<publisher>" => out.push((Kind::Publisher, f.text.clone())),
-            "<collaboration>" => out.push((Kind::Collaboration, f.text.clone())),
-            "<location>" => out.push((Kind::Location, f.text.clone())),
-            _ => {}
-        },
-    );
-    for (name, _) in COUNTRY_CODES {
-        // Hand-typed names count as one file no training file owns.
-        for kind in [Kind::Country, Kind::Location] {
-            *counts.files[kind.index()]
-                .entry(gazetteer_key(name))
-                .or_insert(0) += 1;
-        }
-    }
-    let mut lex = Lexicons {
-        sets: Vec::new(),
-        country_codes: HashMap::new(),
-    };
-    for kind in Kind::ALL {
-        let min = kind.min_files();
-        lex.sets.push(Gazetteer::from_keys(
-            counts.files[kind.index()]
-                .iter()
-                .filter(|(_, n)| **n >= min)
-                .map(|(k, _)| k.as_str()),
-        ));
-    }
-    for (name, code) in COUNTRY_CODES {
-        lex.country_codes
-            .insert(gazetteer_key(name), code.to_string());
-    }
-    for (k, c) in &counts.codes {
-        lex.country_codes.entry(k.clone()).or_insert(c.clone());
-    }
-    let mut exclusions = HashMap::new();
-    for (path, contrib) in &counts.contributions {
-        let per_kind = Kind::ALL
-            .iter()
-            .map(|&kind| {
-                contrib[kind.index()]
-                    .iter()
-                    .filter(|k| counts.files[kind.index()].get(*k) == Some(&kind.min_files()))
-                    .cloned()
-                    .collect()
-            })
-            .collect();
-        exclusions.insert(path.clone(), Exclusion { per_kind });
-    }
-    Built {
-        lexicons: lex,
-        exclusions,
-    }
-}
-
-/// Built lexicons per dataset folder, so one training run builds them once.
-pub fn built_for(dataset: &Path) -> Arc<Built> {
-    static CACHE: OnceLock<Mutex<HashMap<PathBuf, Arc<Built>>>> = OnceLock::new();
-    let cache = CACHE.get_or_init(|| Mutex::new(HashMap::new()));
-    let mut guard = match cache.lock() {
-        Ok(g) => g,
-        Err(p) => p.into_inner(),
-    };
-    guard
-        .entry(dataset.to_path_buf())
-        .or_insert_with(|| Arc::new(build(dataset)))
-        .clone()
 }
 
 /// `$QUIRE_MODELS_DIR/lexicon` (the `models.dir` setting's variable), else `models/lexicon`.
@@ -610,31 +287,25 @@ mod tests {
     use super::*;
     use crate::features::toks_from_text;
 
+    /// Lexicons of two corpus files: `a` gives the surname Smith and a journal, `b` Smith
+    /// too; file a's exclusion hides the journal only it gives.
     fn tiny() -> (Lexicons, Exclusion) {
-        let mut counts = Counts::new();
-        counts.add_file(
-            Path::new("a"),
-            vec![
-                (Kind::LastName, "Smith".into()),
-                (Kind::Journal, "J. Doc. Eng.".into()),
-            ],
-        );
-        counts.add_file(Path::new("b"), vec![(Kind::LastName, "Smith".into())]);
+        let journal = gazetteer_key("J. Doc. Eng.");
         let mut lex = Lexicons::default();
         for kind in Kind::ALL {
-            lex.sets.push(Gazetteer::from_keys(
-                counts.files[kind.index()].keys().map(String::as_str),
-            ));
+            let keys: Vec<String> = match kind {
+                Kind::LastName => vec![gazetteer_key("Smith")],
+                Kind::Journal => vec![journal.clone()],
+                _ => Vec::new(),
+            };
+            lex.sets
+                .push(Gazetteer::from_keys(keys.iter().map(String::as_str)));
         }
-        let contrib = &counts.contributions[Path::new("a")];
         let per_kind = Kind::ALL
             .iter()
-            .map(|&k| {
-                contrib[k.index()]
-                    .iter()
-                    .filter(|e| counts.files[k.index()][*e] == 1)
-                    .cloned()
-                    .collect()
+            .map(|&k| match k {
+                Kind::Journal => HashSet::from([journal.clone()]),
+                _ => HashSet::new(),
             })
             .collect();
         (lex, Exclusion { per_kind })

@@ -19,6 +19,7 @@ pub mod bibtex;
 pub mod body;
 pub mod config;
 pub mod consolidation;
+pub mod coords;
 pub mod corpus;
 pub mod crf;
 pub mod deep;

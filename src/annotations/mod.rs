@@ -18,10 +18,11 @@ use std::collections::HashMap;
 
 use serde::{Deserialize, Serialize};
 
+use crate::coords::line_boxes;
 use crate::document::{Article, BodyBlock, CalloutKind, Div, PageBox, RichText};
 use crate::layout::BBox;
 use crate::models::citation::Citation;
-use crate::tei::body::{callouts, line_boxes, tokens_in};
+use crate::tei::body::{callouts, tokens_in};
 
 /// One page's size.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]

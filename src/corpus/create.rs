@@ -718,7 +718,6 @@ mod tests {
     #[test]
     fn text_model_files_read_back_with_their_labels() {
         use crate::corpus::{read_str, Rules};
-        use crate::models::citation;
         let tok = |t: &str, space: bool| Tok {
             text: t.into(),
             newline_before: false,
@@ -764,7 +763,7 @@ mod tests {
             files[0].path,
             "citation/corpus/paper.training.references.tei.xml"
         );
-        let rules: &dyn Rules = &citation::CitationRules;
+        let rules: &dyn Rules = &crate::corpus::rules::CitationRules;
         let seqs = read_str(std::path::Path::new("x"), &files[0].text, rules).expect("read");
         assert_eq!(seqs.len(), 1, "{}", files[0].text);
         let texts: Vec<&str> = seqs[0].toks.iter().map(|t| t.text.as_str()).collect();

@@ -19,8 +19,8 @@ use std::path::{Path, PathBuf};
 use quick_xml::events::Event;
 use quick_xml::Reader;
 
+use crate::corpus::{Part, ReadStats};
 use crate::crf::Sequence;
-use crate::models::{Part, ReadStats};
 use crate::{Error, Result};
 
 /// Rows of a raw feature file: one per non-empty line, columns split on single spaces.

@@ -8,6 +8,8 @@ model's [`Rules`] name, and labels every token with the innermost field element 
 
 pub mod create;
 pub mod layout;
+pub mod lexicons;
+pub mod rules;
 
 use std::path::{Path, PathBuf};
 
@@ -15,8 +17,30 @@ use quick_xml::events::Event;
 use quick_xml::Reader;
 
 use crate::features::Tok;
-use crate::models::ReadStats;
 use crate::{tokenizer, Error, Result};
+
+/// Which part of a model's dataset folder to read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Part {
+    /// `<dataset>/<model>/corpus`: the training data.
+    Corpus,
+    /// `<dataset>/<model>/evaluation`: GROBID's held-out evaluation data.
+    Evaluation,
+}
+
+/// What reading a corpus produced, besides the sequences.
+#[derive(Debug, Clone, Default, serde::Serialize)]
+pub struct ReadStats {
+    pub files_read: usize,
+    /// Files skipped, each with the reason (missing raw file, no alignment, …).
+    pub files_dropped: Vec<(PathBuf, String)>,
+    pub sequences: usize,
+    /// Tokens (text models) or feature rows (layout models) in the sequences.
+    pub tokens: usize,
+    /// Layout models: raw feature rows that found no TEI token within GROBID's window (dropped,
+    /// or given the previous row's label where GROBID's trainer does so); 0 for text models.
+    pub unaligned: usize,
+}
 
 /// The label of untagged text.
 pub const OTHER: &str = "<other>";

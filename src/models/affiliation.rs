@@ -5,13 +5,15 @@
 use std::path::Path;
 use std::sync::OnceLock;
 
-use crate::corpus::Rules;
+use crate::corpus::rules::AffiliationRules;
 use crate::crf::{Sequence, TrainParams};
 use crate::features::{self as f, Tok};
 use crate::lexicon::{Kind, LexView, Lexicons};
 use crate::models::text::{self, spans};
 use crate::models::{ModelName, ModelSpec, Part, ReadStats};
 use crate::Result;
+
+pub use crate::document::Affiliation;
 
 model_labels!(
     "affiliation",
@@ -30,25 +32,6 @@ model_labels!(
         Other => "<other>",
     }
 );
-
-/// A decoded affiliation.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Affiliation {
-    pub markers: Vec<String>,
-    pub departments: Vec<String>,
-    pub laboratories: Vec<String>,
-    pub institutions: Vec<String>,
-    pub addr_lines: Vec<String>,
-    pub post_box: Option<String>,
-    pub post_code: Option<String>,
-    pub settlement: Option<String>,
-    pub region: Option<String>,
-    pub country: Option<String>,
-    /// ISO 3166-1 alpha-2 code of the country, when the lexicon knows it.
-    pub country_code: Option<String>,
-    /// The affiliation's text as labelled.
-    pub raw: String,
-}
 
 impl Affiliation {
     fn has_org(&self) -> bool {
@@ -160,39 +143,6 @@ pub fn rows(toks: &[Tok], lex: &LexView<'_>) -> Vec<Vec<String>> {
 /// Tokens of a raw affiliation string; newlines are kept (they matter to the model).
 pub fn toks(text: &str) -> Vec<Tok> {
     f::toks_from_text(text, false)
-}
-
-/// Corpus rules: each `<affiliation>` is a sequence.
-pub struct AffiliationRules;
-
-impl Rules for AffiliationRules {
-    fn is_sequence(&self, name: &str) -> bool {
-        name == "affiliation"
-    }
-    fn label(&self, name: &str, attrs: &[(String, String)]) -> Option<&'static str> {
-        match name {
-            "orgname" => {
-                let ty = attrs
-                    .iter()
-                    .find(|(k, _)| k == "type")
-                    .map(|(_, v)| v.to_ascii_lowercase());
-                match ty.as_deref() {
-                    Some("department" | "departement") => Some("<department>"),
-                    Some("institution" | "institute" | "consortium") => Some("<institution>"),
-                    Some("laboratory") => Some("<laboratory>"),
-                    _ => None,
-                }
-            }
-            "addrline" => Some("<addrLine>"),
-            "settlement" => Some("<settlement>"),
-            "region" => Some("<region>"),
-            "postcode" => Some("<postCode>"),
-            "postbox" => Some("<postBox>"),
-            "country" => Some("<country>"),
-            "marker" => Some("<marker>"),
-            _ => None,
-        }
-    }
 }
 
 pub struct Spec;

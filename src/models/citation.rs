@@ -5,15 +5,15 @@
 use std::path::Path;
 use std::sync::OnceLock;
 
-use crate::corpus::Rules;
+use crate::corpus::rules::CitationRules;
 use crate::crf::{Sequence, TrainParams};
 use crate::features::{self as f, Tok};
 use crate::lexicon::{Kind, LexView};
-use crate::models::date::Date;
-use crate::models::name::Person;
 use crate::models::text::{self, spans};
 use crate::models::{ModelName, ModelSpec, Part, ReadStats};
 use crate::Result;
+
+pub use crate::document::Citation;
 
 model_labels!(
     "citation",
@@ -40,41 +40,6 @@ model_labels!(
         Other => "<other>",
     }
 );
-
-/// A parsed reference. Text fields hold the labelled text; `authors`, `editors` and `date`
-/// are filled by the name and date models.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct Citation {
-    pub raw: String,
-    pub author_text: Option<String>,
-    pub editor_text: Option<String>,
-    pub date_text: Option<String>,
-    pub title: Option<String>,
-    pub journal: Option<String>,
-    pub booktitle: Option<String>,
-    pub series: Option<String>,
-    pub institution: Option<String>,
-    pub collaboration: Option<String>,
-    pub note: Option<String>,
-    pub tech: Option<String>,
-    pub volume: Option<String>,
-    pub issue: Option<String>,
-    pub pages: Option<String>,
-    pub location: Option<String>,
-    pub publisher: Option<String>,
-    pub web: Option<String>,
-    pub pubnums: Vec<String>,
-    pub authors: Vec<Person>,
-    pub editors: Vec<Person>,
-    pub date: Option<Date>,
-    /// ISSN, from a consolidation record.
-    pub issn: Option<String>,
-    /// An open-access link to the work, from a consolidation record.
-    pub oa_url: Option<String>,
-    /// Where a consolidation matched this citation from (`embedded`, …); `None` while it is
-    /// as extracted.
-    pub consolidated: Option<String>,
-}
 
 impl Citation {
     /// Nothing was recognised (an empty or unlabelled string).
@@ -629,63 +594,6 @@ pub fn rows(toks: &[Tok], lex: &LexView<'_>) -> Vec<Vec<String>> {
 
 /// Columns of a citation feature row.
 pub const COLUMNS: usize = 36;
-
-/// Corpus rules: each `<bibl>` is a sequence (reference §2.6 for the element mapping).
-pub struct CitationRules;
-
-fn attr<'a>(attrs: &'a [(String, String)], key: &str) -> Option<&'a str> {
-    attrs
-        .iter()
-        .find(|(k, _)| k == key)
-        .map(|(_, v)| v.as_str())
-}
-
-impl Rules for CitationRules {
-    fn is_sequence(&self, name: &str) -> bool {
-        name == "bibl"
-    }
-    fn label(&self, name: &str, attrs: &[(String, String)]) -> Option<&'static str> {
-        let ty = attr(attrs, "type")
-            .or_else(|| attr(attrs, "unit"))
-            .map(str::to_ascii_lowercase);
-        match name {
-            "author" => Some("<author>"),
-            "editor" => Some("<editor>"),
-            "date" => Some("<date>"),
-            "title" => match attr(attrs, "level") {
-                Some("j") => Some("<journal>"),
-                Some("m") => Some("<booktitle>"),
-                Some("s") => Some("<series>"),
-                _ => Some("<title>"),
-            },
-            "orgname" => match ty.as_deref() {
-                Some("collaboration") => Some("<collaboration>"),
-                _ => Some("<institution>"),
-            },
-            "institution" => Some("<institution>"),
-            "note" => match ty.as_deref() {
-                Some("report") => Some("<tech>"),
-                _ => Some("<note>"),
-            },
-            "biblscope" => match ty.as_deref() {
-                Some("vol" | "volume") => Some("<volume>"),
-                Some("issue" | "number") => Some("<issue>"),
-                Some("pp" | "page" | "pages") => Some("<pages>"),
-                _ => None,
-            },
-            "issue" => Some("<issue>"),
-            "page" | "pages" => Some("<pages>"),
-            "pubplace" => Some("<location>"),
-            "publisher" => Some("<publisher>"),
-            "ptr" => Some("<web>"),
-            "idno" | "pubnum" => Some("<pubnum>"),
-            _ => None,
-        }
-    }
-    fn split_digits(&self) -> bool {
-        true
-    }
-}
 
 pub struct Spec;
 

@@ -4,13 +4,15 @@
 use std::path::Path;
 use std::sync::OnceLock;
 
-use crate::corpus::Rules;
+use crate::corpus::rules::DateRules;
 use crate::crf::{Sequence, TrainParams};
 use crate::features::{self as f, Tok};
 use crate::lexicon::LexView;
 use crate::models::text::{self, spans};
 use crate::models::{ModelName, ModelSpec, Part, ReadStats};
 use crate::Result;
+
+pub use crate::document::Date;
 
 model_labels!(
     "date",
@@ -22,16 +24,6 @@ model_labels!(
         Other => "<other>",
     }
 );
-
-/// A decoded date: the raw parts and their numeric values when they make sense.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Date {
-    pub year: Option<i32>,
-    pub month: Option<u32>,
-    pub day: Option<u32>,
-    /// The date's text as found.
-    pub raw: String,
-}
 
 impl Date {
     /// ISO 8601 form: `2019`, `2019-03` or `2019-03-05`; `None` without a year.
@@ -257,23 +249,6 @@ pub fn toks(text: &str) -> Vec<Tok> {
         }
     }
     out
-}
-
-/// Corpus rules: each `<date>` is a sequence of `<year>`, `<month>`, `<day>` fields.
-pub struct DateRules;
-
-impl Rules for DateRules {
-    fn is_sequence(&self, name: &str) -> bool {
-        name == "date"
-    }
-    fn label(&self, name: &str, _attrs: &[(String, String)]) -> Option<&'static str> {
-        match name {
-            "year" => Some("<year>"),
-            "month" => Some("<month>"),
-            "day" => Some("<day>"),
-            _ => None,
-        }
-    }
 }
 
 pub struct Spec;

@@ -14,7 +14,7 @@ use std::path::Path;
 use crate::corpus::layout::{self as corpus, PairRead, TeiEvent, Unmatched};
 use crate::crf::{Sequence, TrainParams};
 use crate::layout::Document;
-use crate::lexicon::{self, LexView};
+use crate::lexicon::LexView;
 use crate::models::lexical::{self as lx, bit};
 use crate::models::segmentation::{LineRef, SizeChange};
 use crate::models::{ModelName, ModelSpec, Part, ReadStats};
@@ -819,7 +819,7 @@ pub fn read_dir(
     flavor: Option<&str>,
     part: Part,
 ) -> Result<(Vec<Sequence>, ReadStats)> {
-    let built = lexicon::built_for(dataset);
+    let built = crate::corpus::lexicons::built_for(dataset);
     let lex = LexView::new(&built.lexicons);
     corpus::read_flavoured_pairs(dataset, "header", flavor, part, light_plain, &|p| {
         read_pair_counted(&p.tei, &p.raw, &lex)

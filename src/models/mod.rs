@@ -7,6 +7,9 @@ training parameters, evaluation figures).
 
 use std::path::{Path, PathBuf};
 
+/// The corpus-reading types every spec's `read` names (defined with the corpus readers).
+pub use crate::corpus::{Part, ReadStats};
+
 /// Declares a model's `Label` enum (GROBID's labels, in the order given) with `ALL`, `as_str`,
 /// `parse` (with or without the `I-` prefix), `AsRef<str>` and `FromStr`, so every model
 /// spells and parses its labels the same way.
@@ -157,102 +160,6 @@ impl std::str::FromStr for ModelName {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn names_round_trip_and_unknown_names_are_refused() {
-        for m in ModelName::ALL {
-            assert_eq!(m.as_str().parse::<ModelName>().unwrap(), m);
-        }
-        let err = "headr".parse::<ModelName>().unwrap_err();
-        assert!(err.contains("unknown model `headr`"), "{err}");
-        assert_eq!(
-            ModelName::Header.dir_name(Some("article/light")),
-            "header-article-light"
-        );
-    }
-
-    #[test]
-    fn every_committed_model_was_trained_with_its_specs_template() {
-        // Tagging reads `template.txt` from the model folder; training writes the spec's
-        // template there. They must agree, or a retrained model would tag differently.
-        let models = Path::new(env!("CARGO_MANIFEST_DIR")).join("models");
-        let mut checked = 0;
-        for name in ModelName::ALL {
-            for flavor in [None, Some("article/light")] {
-                let file = name.dir(&models, flavor).join(crate::crf::TEMPLATE_FILE);
-                let (Some(spec), Ok(committed)) =
-                    (spec(name, flavor), std::fs::read_to_string(&file))
-                else {
-                    continue;
-                };
-                assert_eq!(spec.template(), committed, "{}", file.display());
-                checked += 1;
-            }
-        }
-        assert!(checked >= 9, "only {checked} committed models found");
-    }
-
-    /// Compatibility: every model committed under `models/` loads with the feature version its
-    /// spec expects now (a feature change without retraining fails here), its file stays small,
-    /// and it labels a corpus-free input without error.
-    #[test]
-    fn every_committed_model_loads_with_its_current_feature_version() {
-        use crate::crf::{Model, MODEL_FILE};
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("models");
-        let mut checked = 0;
-        for name in ModelName::ALL {
-            for flavor in [None, Some("article/light")] {
-                let Some(sp) = spec(name, flavor) else {
-                    continue;
-                };
-                let dir = name.dir(&root, flavor);
-                if !dir.join(MODEL_FILE).exists() {
-                    continue;
-                }
-                let model = Model::load(&dir, sp.feature_version())
-                    .unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
-                let size = std::fs::metadata(dir.join(MODEL_FILE)).unwrap().len();
-                assert!(size < 10 << 20, "{}: {size} bytes", dir.display());
-                assert_eq!(model.meta().labels.len(), model.labels().len());
-                if let Some(rows) = sp.rows_from_text("Smith J. 2001. A title. Nature 12, 1-5.") {
-                    let labels = model.label(&rows).unwrap();
-                    assert_eq!(labels.len(), rows.len());
-                }
-                checked += 1;
-            }
-        }
-        if checked == 0 {
-            crate::testutil::gate::skip(&format!("a committed model under {}", root.display()));
-        }
-    }
-}
-
-/// Which part of a model's dataset folder to read.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Part {
-    /// `<dataset>/<model>/corpus`: the training data.
-    Corpus,
-    /// `<dataset>/<model>/evaluation`: GROBID's held-out evaluation data.
-    Evaluation,
-}
-
-/// What reading a corpus produced, besides the sequences.
-#[derive(Debug, Clone, Default, serde::Serialize)]
-pub struct ReadStats {
-    pub files_read: usize,
-    /// Files skipped, each with the reason (missing raw file, no alignment, …).
-    pub files_dropped: Vec<(PathBuf, String)>,
-    pub sequences: usize,
-    /// Tokens (text models) or feature rows (layout models) in the sequences.
-    pub tokens: usize,
-    /// Layout models: raw feature rows that found no TEI token within GROBID's window (dropped,
-    /// or given the previous row's label where GROBID's trainer does so); 0 for text models.
-    pub unaligned: usize,
-}
-
 /// What the trainer, the evaluator and the CLI need from a model module. Each model module
 /// implements it once and adds its arm to [`spec`].
 pub trait ModelSpec: Sync {
@@ -275,7 +182,7 @@ pub trait ModelSpec: Sync {
     /// Write what the model needs at run time besides its own folder (the corpus-built
     /// lexicons, `<models_dir>/lexicon`). Called by the training driver when it writes the model.
     fn write_resources(&self, dataset: &Path, models_dir: &Path) -> crate::Result<()> {
-        crate::lexicon::built_for(dataset)
+        crate::corpus::lexicons::built_for(dataset)
             .lexicons
             .save(&models_dir.join("lexicon"))
     }
@@ -379,4 +286,77 @@ pub(crate) fn span_pairs<L>(
     spans: Vec<crate::layout::Span<L>>,
 ) -> Vec<(L, std::ops::Range<usize>)> {
     spans.into_iter().map(|s| (s.label, s.tokens)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip_and_unknown_names_are_refused() {
+        for m in ModelName::ALL {
+            assert_eq!(m.as_str().parse::<ModelName>().unwrap(), m);
+        }
+        let err = "headr".parse::<ModelName>().unwrap_err();
+        assert!(err.contains("unknown model `headr`"), "{err}");
+        assert_eq!(
+            ModelName::Header.dir_name(Some("article/light")),
+            "header-article-light"
+        );
+    }
+
+    #[test]
+    fn every_committed_model_was_trained_with_its_specs_template() {
+        // Tagging reads `template.txt` from the model folder; training writes the spec's
+        // template there. They must agree, or a retrained model would tag differently.
+        let models = Path::new(env!("CARGO_MANIFEST_DIR")).join("models");
+        let mut checked = 0;
+        for name in ModelName::ALL {
+            for flavor in [None, Some("article/light")] {
+                let file = name.dir(&models, flavor).join(crate::crf::TEMPLATE_FILE);
+                let (Some(spec), Ok(committed)) =
+                    (spec(name, flavor), std::fs::read_to_string(&file))
+                else {
+                    continue;
+                };
+                assert_eq!(spec.template(), committed, "{}", file.display());
+                checked += 1;
+            }
+        }
+        assert!(checked >= 9, "only {checked} committed models found");
+    }
+
+    /// Compatibility: every model committed under `models/` loads with the feature version its
+    /// spec expects now (a feature change without retraining fails here), its file stays small,
+    /// and it labels a corpus-free input without error.
+    #[test]
+    fn every_committed_model_loads_with_its_current_feature_version() {
+        use crate::crf::{Model, MODEL_FILE};
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("models");
+        let mut checked = 0;
+        for name in ModelName::ALL {
+            for flavor in [None, Some("article/light")] {
+                let Some(sp) = spec(name, flavor) else {
+                    continue;
+                };
+                let dir = name.dir(&root, flavor);
+                if !dir.join(MODEL_FILE).exists() {
+                    continue;
+                }
+                let model = Model::load(&dir, sp.feature_version())
+                    .unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+                let size = std::fs::metadata(dir.join(MODEL_FILE)).unwrap().len();
+                assert!(size < 10 << 20, "{}: {size} bytes", dir.display());
+                assert_eq!(model.meta().labels.len(), model.labels().len());
+                if let Some(rows) = sp.rows_from_text("Smith J. 2001. A title. Nature 12, 1-5.") {
+                    let labels = model.label(&rows).unwrap();
+                    assert_eq!(labels.len(), rows.len());
+                }
+                checked += 1;
+            }
+        }
+        if checked == 0 {
+            crate::testutil::gate::skip(&format!("a committed model under {}", root.display()));
+        }
+    }
 }

@@ -5,13 +5,15 @@
 use std::path::Path;
 use std::sync::OnceLock;
 
-use crate::corpus::Rules;
+use crate::corpus::rules::NameRules;
 use crate::crf::{Sequence, TrainParams};
 use crate::features::{self as f, Tok};
 use crate::lexicon::{Kind, LexView};
 use crate::models::text::{self, spans};
 use crate::models::{ModelName, ModelSpec, Part, ReadStats};
 use crate::Result;
+
+pub use crate::document::Person;
 
 model_labels!(
     "name",
@@ -26,20 +28,6 @@ model_labels!(
         Other => "<other>",
     }
 );
-
-/// A decoded person name.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Person {
-    pub title: Option<String>,
-    pub forename: Option<String>,
-    pub middlename: Option<String>,
-    pub surname: Option<String>,
-    pub suffix: Option<String>,
-    /// Affiliation markers found next to the name (`1`, `*`, `a`, …).
-    pub markers: Vec<String>,
-    /// The surname was printed before the forename (`Smith, John`).
-    pub surname_first: bool,
-}
 
 impl Person {
     fn is_empty(&self) -> bool {
@@ -608,26 +596,6 @@ fn remove_et_al(text: &str) -> String {
             s
         }
         None => text.to_string(),
-    }
-}
-
-/// Corpus rules: each `<author>` block is a sequence (several `persName`s in a header block).
-pub struct NameRules;
-
-impl Rules for NameRules {
-    fn is_sequence(&self, name: &str) -> bool {
-        name == "author"
-    }
-    fn label(&self, name: &str, _attrs: &[(String, String)]) -> Option<&'static str> {
-        match name {
-            "forename" | "firstname" | "forenname" => Some("<forename>"),
-            "middlename" => Some("<middlename>"),
-            "surname" | "lastname" | "surename" => Some("<surname>"),
-            "rolename" | "title" => Some("<title>"),
-            "suffix" => Some("<suffix>"),
-            "marker" => Some("<marker>"),
-            _ => None,
-        }
     }
 }
 

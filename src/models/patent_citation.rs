@@ -447,7 +447,7 @@ pub fn dotted_variant(p: &Paragraph, n_tokens: usize) -> Option<Paragraph> {
 /// [`UNMARKED_KEEP_ONE_IN`] of the others (in reading order); the evaluation part keeps all.
 pub fn read_sequences(dataset: &Path, part: Part) -> Result<(Vec<Sequence>, ReadStats)> {
     let (files, mut stats) = read_paragraphs(dataset, part)?;
-    let built = crate::lexicon::built_for(dataset);
+    let built = crate::corpus::lexicons::built_for(dataset);
     let view = LexView::new(&built.lexicons);
     let mut out = Vec::new();
     let mut unmarked = 0usize;

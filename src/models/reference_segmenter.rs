@@ -28,7 +28,7 @@ use std::sync::OnceLock;
 use crate::corpus::layout::{self as corpus, FilePair, PairRead, TeiEvent, Unmatched};
 use crate::crf::{Sequence, TrainParams};
 use crate::layout::Document;
-use crate::lexicon::{self, LexView};
+use crate::lexicon::LexView;
 use crate::models::header::{Pos, Sep};
 use crate::models::lexical::{self as lx, bit};
 use crate::models::segmentation::LineRef;
@@ -783,7 +783,7 @@ pub fn read_pair(
 /// are computed with the lexicons built from `dataset` (training writes them beside the model
 /// through [`ModelSpec::write_resources`]).
 pub fn read_dir(dataset: &Path, part: Part) -> Result<(Vec<Sequence>, ReadStats)> {
-    let built = lexicon::built_for(dataset);
+    let built = crate::corpus::lexicons::built_for(dataset);
     let lex = LexView::new(&built.lexicons);
     corpus::read_pairs(
         dataset,
@@ -1142,7 +1142,7 @@ pp pp p pp pp pp p pp pp pp LINESTART LINEINDENT NOCAPS NODIGIT 0 0 0 0 0 0 0 0 
         let dir = ds.join("reference-segmenter/corpus");
         let (pairs, _) = corpus::pair_files(&dir, "referenceSegmenter").unwrap();
         assert!(pairs.len() >= 100, "{} pairs", pairs.len());
-        let built = lexicon::built_for(&ds);
+        let built = crate::corpus::lexicons::built_for(&ds);
         let lex = LexView::new(&built.lexicons);
         let mut same = [0usize; COLUMNS];
         let mut total = 0usize;

@@ -12,7 +12,7 @@ use std::path::Path;
 use crate::corpus::{self, Labelled, Rules};
 use crate::crf::Sequence;
 use crate::features::Tok;
-use crate::lexicon::{self, LexView};
+use crate::lexicon::LexView;
 use crate::models::{Part, ReadStats};
 use crate::Result;
 
@@ -36,7 +36,7 @@ pub fn read_sequences(
         Part::Evaluation => "evaluation",
     });
     let (files, stats) = corpus::read_dir(&dir, rules)?;
-    let built = lexicon::built_for(dataset);
+    let built = crate::corpus::lexicons::built_for(dataset);
     let mut out = Vec::new();
     for f in &files {
         let view = LexView {

@@ -21,13 +21,13 @@ and generated ids ([`TeiOptions::generate_ids`]).
 use std::collections::HashSet;
 use std::ops::Range;
 
+use crate::coords::line_boxes;
 use crate::document::{
     Article, Body, BodyBlock, Callout, CalloutKind, Div, Figure, Note, PageBox, Reference,
     RichText, TokenBox,
 };
-use crate::layout::BBox;
 use crate::sentence::Splitter;
-use crate::tei::header::TeiOptions;
+use crate::tei::options::TeiOptions;
 use crate::tei::write_list_bibl;
 use crate::tei::writer::{coords, Slash, TeiWriter, TEI_NS};
 
@@ -138,37 +138,6 @@ impl IdGen {
 
 // ---------------------------------------------------------------------------------------------
 // Coordinates
-
-/// The boxes of `tokens` merged into one box per line fragment: consecutive tokens on the same
-/// page whose boxes share most of their height and follow each other on the line.
-pub fn line_boxes<'t>(tokens: impl IntoIterator<Item = &'t TokenBox>) -> Vec<PageBox> {
-    let mut out: Vec<PageBox> = Vec::new();
-    for t in tokens {
-        if let Some(last) = out.last_mut() {
-            if last.page == t.page && same_line(&last.bbox, &t.bbox) {
-                last.bbox = last.bbox.union(&t.bbox);
-                continue;
-            }
-        }
-        out.push(PageBox {
-            page: t.page,
-            bbox: t.bbox,
-        });
-    }
-    out
-}
-
-fn same_line(a: &BBox, b: &BBox) -> bool {
-    let overlap = a.bottom().min(b.bottom()) - a.y.max(b.y);
-    let height = a.h.min(b.h);
-    let level = if height > 0.0 {
-        overlap >= 0.5 * height
-    } else {
-        (a.y - b.y).abs() < 0.5 && (a.bottom() - b.bottom()).abs() < 0.5
-    };
-    let gap = b.x - a.right();
-    level && b.x >= a.x && gap <= 3.0 * a.h.max(b.h).max(1.0)
-}
 
 /// The tokens of `rt` that overlap `range`.
 pub(crate) fn tokens_in<'t>(
@@ -685,6 +654,7 @@ pub(crate) fn write_text(w: &mut TeiWriter, ctx: &mut Ctx<'_>, a: &Article) {
 mod tests {
     use super::*;
     use crate::document::{Cell, Formula, Graphic, Head, HeaderRecord, Reference};
+    use crate::layout::BBox;
     use crate::models::citation::Citation;
     use crate::models::name::Person;
     use proptest::prelude::*;
@@ -993,17 +963,17 @@ mod tests {
     #[test]
     fn full_text_matches_the_golden_files() {
         let a = article();
-        let plain = crate::tei::header::article_tei(&a, &options());
+        let plain = crate::tei::article::article_tei(&a, &options());
         crate::tei::parsed::parse(&plain).unwrap();
         crate::tei::golden::check("fulltext.tei.xml", &plain);
-        let rich = crate::tei::header::article_tei(&a, &all_coordinates());
+        let rich = crate::tei::article::article_tei(&a, &all_coordinates());
         crate::tei::parsed::parse(&rich).unwrap();
         crate::tei::golden::check("fulltext-options.tei.xml", &rich);
     }
 
     #[test]
     fn plain_full_text_has_grobid_shapes() {
-        let tei = crate::tei::header::article_tei(&article(), &options());
+        let tei = crate::tei::article::article_tei(&article(), &options());
         for want in [
             "\t<text xml:lang=\"en\">\n\t\t<body>\n<div xmlns=\"http://www.tei-c.org/ns/1.0\"><p>Text before any head.</p></div>\n",
             "<div xmlns=\"http://www.tei-c.org/ns/1.0\"><head n=\"1.\">Introduction</head><p>Earlier work <ref type=\"bibr\" target=\"#b0\">[1]</ref> showed",
@@ -1028,7 +998,7 @@ mod tests {
     #[test]
     fn options_add_coordinates_facsimile_sentences_and_ids() {
         let opt = all_coordinates();
-        let tei = crate::tei::header::article_tei(&article(), &opt);
+        let tei = crate::tei::article::article_tei(&article(), &opt);
         assert!(tei.contains("\t</teiHeader>\n\t<facsimile>\n\t\t<surface n=\"1\" ulx=\"0.0\" uly=\"0.0\" lrx=\"595.276\" lry=\"841.89\"/>\n\t\t<surface n=\"2\" ulx=\"0.0\" uly=\"0.0\" lrx=\"612.0\" lry=\"792.0\"/>\n"), "{tei}");
         assert!(tei.contains("\t</facsimile>\n\t<text xml:lang=\"en\">\n"));
         assert!(tei.contains("generateTeiIds=true, generateTeiCoordinates=[affiliation, biblStruct, figure, formula, head, note, p, persName, ref, s, title]"));
@@ -1066,13 +1036,13 @@ mod tests {
             .iter()
             .all(|i| i.chars().all(|c| c.is_ascii_alphanumeric())));
         assert_eq!(ids.iter().collect::<HashSet<_>>().len(), ids.len());
-        assert_eq!(tei, crate::tei::header::article_tei(&article(), &opt));
+        assert_eq!(tei, crate::tei::article::article_tei(&article(), &opt));
         // `s` coordinates only with sentences.
         let no_s = TeiOptions {
             segment_sentences: false,
             ..opt
         };
-        let tei = crate::tei::header::article_tei(&article(), &no_s);
+        let tei = crate::tei::article::article_tei(&article(), &no_s);
         assert!(!tei.contains("<s "));
         assert!(tei.contains("<p xml:id=\"_"));
     }
@@ -1152,7 +1122,7 @@ mod tests {
     /// every table has a `table`. Golden: `golden/figures.tei.xml`.
     #[test]
     fn figures_and_tables_always_have_grobid_children() {
-        let tei = crate::tei::header::article_tei(&figures_article(), &options());
+        let tei = crate::tei::article::article_tei(&figures_article(), &options());
         crate::tei::parsed::parse(&tei).unwrap();
         crate::tei::golden::check("figures.tei.xml", &tei);
         let figures: Vec<&str> = tei
@@ -1224,7 +1194,7 @@ mod tests {
             include_discarded_text: true,
             ..all_coordinates()
         };
-        let tei = crate::tei::header::article_tei(&a, &opt);
+        let tei = crate::tei::article::article_tei(&a, &opt);
         crate::tei::parsed::parse(&tei).unwrap();
         crate::tei::golden::check("header-options.tei.xml", &tei);
         // generateIDs: both main titles, the journal title, each term, the header note.
@@ -1254,7 +1224,7 @@ mod tests {
             tei.contains(">Referee Report 1</s></p></note>\n\t\t\t</notesStmt>\n\t\t</fileDesc>\n")
         );
         // Without the options: no ids, no notesStmt, no coordinates.
-        let plain = crate::tei::header::article_tei(&a, &options());
+        let plain = crate::tei::article::article_tei(&a, &options());
         assert!(!plain.contains("xml:id=\"_") && !plain.contains("notesStmt"));
         assert!(!plain.contains("coords"));
         assert!(!plain.contains("Referee"));
@@ -1269,14 +1239,14 @@ mod tests {
             },
             ..Default::default()
         };
-        let tei = crate::tei::header::article_tei(&a, &options());
+        let tei = crate::tei::article::article_tei(&a, &options());
         assert!(
             tei.contains(
                 "\t<text xml:lang=\"en\">\n\t\t<body/>\n\t\t<back>\n\t\t\t<div type=\"annex\">\n"
             ),
             "{tei}"
         );
-        let none = crate::tei::header::article_tei(&Article::default(), &options());
+        let none = crate::tei::article::article_tei(&Article::default(), &options());
         assert!(none.contains("\t<text>\n\t</text>\n</TEI>\n"), "{none}");
     }
 
@@ -1346,7 +1316,7 @@ mod tests {
             prop_assert!(parsed.is_ok(), "{:?} {}", parsed.err(), xml);
             let kept: String = text.chars().filter(|c| crate::tei::writer::is_xml_char(*c)).collect();
             prop_assert_eq!(parsed.unwrap().texts.concat(), kept);
-            let doc = crate::tei::header::article_tei(&a, &opt);
+            let doc = crate::tei::article::article_tei(&a, &opt);
             prop_assert!(crate::tei::parsed::parse(&doc).is_ok());
         }
     }

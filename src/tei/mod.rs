@@ -7,10 +7,12 @@ cannot carry at all). The `write_*` functions write into a [`writer::TeiWriter`]
 header/article document ([`header`]) embeds the same elements.
 */
 
+pub mod article;
 pub mod body;
 pub mod convert;
 pub mod funding;
 pub mod header;
+pub mod options;
 pub mod patent;
 pub mod writer;
 

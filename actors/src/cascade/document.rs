@@ -25,10 +25,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use quire::body;
-use quire::document::{
-    align_words, md5_hex, place_words, Back, Body, BodyBlock, Discarded, Funding, HeaderRecord,
-    PageBox, Reference, TokenBox,
-};
+use quire::document::{md5_hex, Back, Body, BodyBlock, Funding, HeaderRecord, Reference};
 use quire::layout::Document;
 use quire::lexicon::{LexView, Lexicons};
 use quire::models::header::{self, HeaderFields};
@@ -166,49 +163,13 @@ impl DocStage {
         let sub = self.header_sub_models(&fields).await?;
         let d = self.doc.clone();
         let mut record = CascadeCtx::blocking("header assembly", move || {
-            let texts: Vec<&str> = tokens.iter().map(|t| t.facts.text.as_str()).collect();
-            let (mut record, trace) =
-                header_record::assemble_traced(&fields, sub, &document_text(&d), &texts);
-            let boxes = |ranges: &[std::ops::Range<usize>]| header_boxes(&d, &tokens, ranges);
-            record.title_coords = boxes(&trace.title);
-            for (a, r) in record.authors.iter_mut().zip(&trace.authors) {
-                a.coords = boxes(r);
-            }
-            record.affiliation_coords = trace.affiliations.iter().map(|r| boxes(r)).collect();
-            // The abstract's and statements' words with their boxes: their sentences' coords.
-            let words = |ranges: &[std::ops::Range<usize>]| {
-                ranges
-                    .iter()
-                    .flat_map(|r| tokens.get(r.clone()).unwrap_or(&[]))
-                    .filter_map(|t| d.token(&t.line, t.index))
-                    .map(|(page, tok)| (tok.text.as_str(), page, tok.bbox))
-                    .collect::<Vec<_>>()
-            };
-            if let Some(a) = &record.abstract_text {
-                record.abstract_tokens = align_words(a, words(&trace.abstract_spans));
-            }
-            // What the abstract leaves out comes from spans labelled abstract.
-            if !record.front_text.is_empty() {
-                let labelled: Vec<std::ops::Range<usize>> = (0..fields.spans.len())
-                    .filter(|&i| fields.spans[i].0 == header::Label::Abstract)
-                    .map(|i| fields.span_tokens(i))
-                    .collect();
-                let front_words = words(&labelled);
-                for f in &mut record.front_text {
-                    f.tokens = place_words(&f.text, &front_words);
-                }
-            }
-            let traced = |texts: &[String], spans: &[std::ops::Range<usize>]| {
-                texts
-                    .iter()
-                    .zip(spans)
-                    .map(|(s, r)| align_words(s, words(std::slice::from_ref(r))))
-                    .collect::<Vec<_>>()
-            };
-            record.funding_tokens = traced(&record.funding, &trace.funding);
-            record.availability_tokens = traced(&record.availability, &trace.availability);
-            record.discarded = discarded(&d, &fields, &tokens, &other_zones);
-            Ok(record)
+            Ok(quire::coords::placed_header(
+                &d,
+                &fields,
+                sub,
+                &tokens,
+                &other_zones,
+            ))
         })
         .await?;
         if !record.is_empty() {
@@ -327,7 +288,7 @@ impl DocStage {
             if citation.is_empty() {
                 continue;
             }
-            let boxes = line_boxes(&doc, &tokens[r.tokens.clone()]);
+            let boxes = quire::coords::reference_boxes(&doc, &tokens[r.tokens.clone()]);
             quire::links::link_identifiers(&doc, &boxes, &mut citation);
             out.push(Reference {
                 citation,
@@ -486,105 +447,4 @@ fn zone_facts<'a>(
         annex_tokens,
         annex_facts,
     }
-}
-
-/// Text of the laid-out pages, for identifiers found anywhere (a lone DOI).
-fn document_text(doc: &Document) -> String {
-    let mut s = String::new();
-    for b in doc.blocks() {
-        for l in &b.lines {
-            s.push_str(&l.text());
-            s.push('\n');
-        }
-    }
-    s
-}
-
-/// The text no model kept, as GROBID's `includeDiscardedText` writes it: the header model's
-/// `<other>` spans, then the segmentation's `other` zones.
-fn discarded(
-    doc: &Document,
-    fields: &HeaderFields,
-    tokens: &[header::HeaderToken],
-    other_zones: &[Vec<segmentation::LineRef>],
-) -> Vec<Discarded> {
-    let one_line = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
-    let mut out: Vec<Discarded> = (0..fields.spans.len())
-        .filter(|&i| fields.spans[i].0 == header::Label::Other)
-        .map(|i| Discarded {
-            place: "header".into(),
-            text: one_line(&fields.spans[i].1),
-            boxes: header_boxes(doc, tokens, &[fields.span_tokens(i)]),
-        })
-        .filter(|d| !d.text.is_empty())
-        .collect();
-    for lines in other_zones {
-        let text: Vec<String> = lines
-            .iter()
-            .filter_map(|r| doc.line(r))
-            .map(|l| l.text())
-            .collect();
-        let text = one_line(&text.join(" "));
-        if text.is_empty() {
-            continue;
-        }
-        let boxes = lines
-            .iter()
-            .filter_map(|r| {
-                let page = doc.pages.get(r.page)?.number;
-                Some(PageBox {
-                    page,
-                    bbox: doc.line(r)?.bbox,
-                })
-            })
-            .collect();
-        out.push(Discarded {
-            place: "segmentation".into(),
-            text,
-            boxes,
-        });
-    }
-    out
-}
-
-/// The boxes of header tokens `ranges`, one per line fragment (the same merge as the body's
-/// `coords`, [`quire::tei::body::line_boxes`]).
-fn header_boxes(
-    doc: &Document,
-    tokens: &[header::HeaderToken],
-    ranges: &[std::ops::Range<usize>],
-) -> Vec<PageBox> {
-    let boxes: Vec<TokenBox> = ranges
-        .iter()
-        .flat_map(|r| tokens.get(r.clone()).unwrap_or(&[]))
-        .filter_map(|t| doc.token(&t.line, t.index))
-        .map(|(page, tok)| TokenBox {
-            range: 0..0,
-            page,
-            bbox: tok.bbox,
-        })
-        .collect();
-    quire::tei::body::line_boxes(&boxes)
-}
-
-/// One box per line fragment covered by `tokens` (the union of the tokens' boxes on each
-/// line), in reading order.
-fn line_boxes(doc: &Document, tokens: &[refseg::RefSegToken]) -> Vec<PageBox> {
-    let mut out: Vec<(segmentation::LineRef, PageBox)> = Vec::new();
-    for t in tokens {
-        let Some((page, tok)) = doc.token(&t.line, t.index) else {
-            continue;
-        };
-        match out.last_mut() {
-            Some((line, pb)) if *line == t.line => pb.bbox = pb.bbox.union(&tok.bbox),
-            _ => out.push((
-                t.line,
-                PageBox {
-                    page,
-                    bbox: tok.bbox,
-                },
-            )),
-        }
-    }
-    out.into_iter().map(|(_, b)| b).collect()
 }
