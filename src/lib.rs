@@ -27,6 +27,7 @@ pub mod document;
 pub mod error;
 pub mod eval;
 pub mod features;
+pub mod flavor;
 pub mod layout;
 pub mod lexicon;
 pub mod links;

@@ -7,6 +7,7 @@ in the trace.
 */
 
 use quire::features::Tok;
+use quire::flavor::Flavor;
 use quire::models::ModelName;
 
 use crate::{DebugTrace, Error, Models};
@@ -14,7 +15,7 @@ use crate::{DebugTrace, Error, Models};
 /// Labels sequences for one request (see the module documentation).
 pub struct Labeler {
     models: Models,
-    flavor: Option<&'static str>,
+    flavor: Option<Flavor>,
     trace: Option<DebugTrace>,
 }
 
@@ -27,7 +28,7 @@ fn tagging(model: ModelName, reason: String) -> Error {
 
 impl Labeler {
     /// A labeler for one request; `debug` keeps a trace of every invocation.
-    pub fn new(models: Models, flavor: Option<&'static str>, debug: bool) -> Labeler {
+    pub fn new(models: Models, flavor: Option<Flavor>, debug: bool) -> Labeler {
         Labeler {
             models,
             flavor,
@@ -53,7 +54,7 @@ impl Labeler {
             ModelName::Segmentation | ModelName::Header => self.flavor,
             // GROBID's light-ref full-text data is the light data (one model for both).
             ModelName::Fulltext => match self.flavor {
-                Some("article/light" | "article/light-ref") => Some("article/light"),
+                Some(Flavor::ArticleLight | Flavor::ArticleLightRef) => Some(Flavor::ArticleLight),
                 _ => None,
             },
             _ => None,
@@ -100,7 +101,7 @@ impl Labeler {
     async fn label_batch(
         &mut self,
         model: ModelName,
-        flavor: Option<&'static str>,
+        flavor: Option<Flavor>,
         batch: Vec<Vec<Vec<String>>>,
     ) -> Result<Vec<Vec<String>>, Error> {
         let lens: Vec<usize> = batch.iter().map(Vec::len).collect();

@@ -33,6 +33,7 @@ use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::Arc;
 
+use quire::flavor::Flavor;
 use quire::models::ModelName;
 
 pub use consolidation::{Applied, Consolidation};
@@ -44,10 +45,6 @@ pub use pool::{Pool, PoolGuard, PoolStats};
 pub use trace::{format_debug_dump, parse_models_filter, DebugTrace};
 
 use model::{Label, Load, ModelHandle, Panic, Ping};
-
-/// Flavours GROBID knows. A flavour's actor starts only when its trained files exist
-/// (`models/<model>-<flavour with - for />/model.crf`); otherwise the standard model serves it.
-pub const FLAVORS: [&str; 4] = ["article/light", "article/light-ref", "sdo/ietf", "sdo/3gpp"];
 
 /// Start-up state of the model set.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
@@ -68,7 +65,7 @@ pub struct Models {
 }
 
 struct ModelsInner {
-    handles: BTreeMap<(ModelName, Option<&'static str>), ModelHandle>,
+    handles: BTreeMap<(ModelName, Option<Flavor>), ModelHandle>,
     init: AtomicU8,
 }
 
@@ -84,7 +81,9 @@ impl Models {
         let mut handles = BTreeMap::new();
         for name in ModelName::ALL {
             handles.insert((name, None), ModelHandle::start(name, None, settings));
-            for flavor in FLAVORS {
+            // A flavour's actor starts only when its trained files exist
+            // (`models/<model>-<flavour with - for />/`); otherwise the standard model serves it.
+            for flavor in Flavor::MODELS {
                 let dir = name.dir(&settings.models_dir, Some(flavor));
                 let served = quire::tagger::served_architecture(&dir).unwrap_or("CRF");
                 if quire::tagger::weights_file(&dir, served).is_file() {
@@ -139,7 +138,7 @@ impl Models {
 
     /// The actor serving `model` with `flavor`: the flavour's own model when installed, else
     /// the standard one.
-    fn handle(&self, model: ModelName, flavor: Option<&str>) -> Result<&ModelHandle> {
+    fn handle(&self, model: ModelName, flavor: Option<Flavor>) -> Result<&ModelHandle> {
         let flavored = flavor.and_then(|f| {
             self.inner
                 .handles
@@ -160,7 +159,7 @@ impl Models {
     pub async fn label(
         &self,
         model: ModelName,
-        flavor: Option<&'static str>,
+        flavor: Option<Flavor>,
         seqs: Vec<Vec<Vec<String>>>,
     ) -> Result<Vec<Vec<String>>> {
         if seqs.is_empty() {
@@ -179,7 +178,7 @@ impl Models {
     pub fn install_from(
         &self,
         model: ModelName,
-        flavor: Option<&str>,
+        flavor: Option<Flavor>,
         dir: &std::path::Path,
     ) -> Result<(Arc<model::ModelSlot>, u64)> {
         let handle = self.handle_for(model, flavor)?;
@@ -200,7 +199,7 @@ impl Models {
     pub fn install_tagger(
         &self,
         model: ModelName,
-        flavor: Option<&str>,
+        flavor: Option<Flavor>,
         tagger: quire::tagger::Tagger,
     ) -> Result<u64> {
         let handle = self.handle_for(model, flavor)?;
@@ -208,7 +207,7 @@ impl Models {
     }
 
     /// The actor that serves exactly `model` with `flavor`, for a live swap.
-    fn handle_for(&self, model: ModelName, flavor: Option<&str>) -> Result<&ModelHandle> {
+    fn handle_for(&self, model: ModelName, flavor: Option<Flavor>) -> Result<&ModelHandle> {
         self.inner
             .handles
             .iter()
@@ -224,7 +223,7 @@ impl Models {
 
     /// Whether an actor serves exactly `model` with `flavor` (a flavour's actor starts only when
     /// its files exist at start-up).
-    pub fn has_actor(&self, model: ModelName, flavor: Option<&str>) -> bool {
+    pub fn has_actor(&self, model: ModelName, flavor: Option<Flavor>) -> bool {
         self.inner
             .handles
             .keys()
@@ -331,7 +330,7 @@ mod tests {
         let err = models
             .label(
                 ModelName::Header,
-                Some("article/light"),
+                Some(Flavor::ArticleLight),
                 vec![vec![vec!["A".into()]]],
             )
             .await

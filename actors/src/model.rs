@@ -22,6 +22,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use actix::{Actor, Addr, Handler, Message, SyncArbiter, SyncContext};
+use quire::flavor::Flavor;
 use quire::models::ModelName;
 use quire::tagger::{self, Tagger};
 
@@ -86,7 +87,7 @@ pub struct ModelSlot {
 }
 
 impl ModelSlot {
-    fn new(name: ModelName, flavor: Option<&str>, settings: &ModelSettings) -> ModelSlot {
+    fn new(name: ModelName, flavor: Option<Flavor>, settings: &ModelSettings) -> ModelSlot {
         let key = name.dir_name(flavor);
         let dir = name.dir(&settings.models_dir, flavor);
         let feature_version = quire::models::spec(name, flavor).map(|s| s.feature_version());
@@ -464,7 +465,7 @@ impl Drop for InFlight {
 
 impl ModelHandle {
     /// Starts the model's `SyncArbiter`. Must run inside an actix `System`.
-    pub fn start(name: ModelName, flavor: Option<&str>, settings: &ModelSettings) -> ModelHandle {
+    pub fn start(name: ModelName, flavor: Option<Flavor>, settings: &ModelSettings) -> ModelHandle {
         let slot = Arc::new(ModelSlot::new(name, flavor, settings));
         let factory_slot = slot.clone();
         let addr = SyncArbiter::start(slot.threads, move || ModelActor {

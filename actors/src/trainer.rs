@@ -10,6 +10,7 @@ use std::collections::{HashMap, HashSet};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use actix::{Actor, Addr, AsyncContext, Context, Handler, Message};
+use quire::flavor::Flavor;
 use quire::models::ModelName;
 
 use crate::model::panic_message;
@@ -40,7 +41,7 @@ impl TrainingState {
 
 struct Run {
     model: ModelName,
-    flavor: Option<String>,
+    flavor: Option<Flavor>,
     kind: String,
     started_unix_s: u64,
     state: TrainingState,
@@ -52,7 +53,7 @@ struct Run {
 pub struct TrainingSummary {
     pub token: String,
     pub model: String,
-    pub flavor: Option<String>,
+    pub flavor: Option<Flavor>,
     #[serde(rename = "type")]
     pub kind: String,
     pub started_unix_s: u64,
@@ -64,7 +65,7 @@ pub struct TrainingSummary {
 #[derive(Default)]
 pub struct TrainerRegistry {
     runs: HashMap<String, Run>,
-    active: HashSet<(ModelName, Option<String>)>,
+    active: HashSet<(ModelName, Option<Flavor>)>,
 }
 
 impl Actor for TrainerRegistry {
@@ -101,7 +102,7 @@ impl ProgressSink {
 /// Start a training; answers its token, or `TrainingInProgress`.
 pub struct StartTraining {
     pub model: ModelName,
-    pub flavor: Option<String>,
+    pub flavor: Option<Flavor>,
     /// The training type (`full`, `holdout`, `split`, `nfold`), for listings.
     pub kind: String,
     pub job: TrainingJob,
@@ -174,7 +175,7 @@ impl Handler<StartTraining> for TrainerRegistry {
     type Result = Result<String, Error>;
 
     fn handle(&mut self, msg: StartTraining, ctx: &mut Self::Context) -> Self::Result {
-        let key = (msg.model, msg.flavor.clone());
+        let key = (msg.model, msg.flavor);
         if self.active.contains(&key) {
             let token = self
                 .runs
@@ -185,7 +186,7 @@ impl Handler<StartTraining> for TrainerRegistry {
                 .map(|(t, _)| t.clone())
                 .unwrap_or_default();
             return Err(Error::TrainingInProgress {
-                model: msg.model.dir_name(msg.flavor.as_deref()),
+                model: msg.model.dir_name(msg.flavor),
                 token,
             });
         }
@@ -260,8 +261,8 @@ impl Handler<ListTrainings> for TrainerRegistry {
             .iter()
             .map(|(token, r)| TrainingSummary {
                 token: token.clone(),
-                model: r.model.dir_name(r.flavor.as_deref()),
-                flavor: r.flavor.clone(),
+                model: r.model.dir_name(r.flavor),
+                flavor: r.flavor,
                 kind: r.kind.clone(),
                 started_unix_s: r.started_unix_s,
                 state: r.state.clone(),
@@ -318,7 +319,7 @@ impl Handler<Finished> for TrainerRegistry {
                 };
             }
             run.cancel = None;
-            self.active.remove(&(run.model, run.flavor.clone()));
+            self.active.remove(&(run.model, run.flavor));
             tracing::info!(model = %run.model, token = %msg.token, "training finished");
         }
     }
@@ -392,7 +393,7 @@ mod tests {
         let other = reg
             .send(StartTraining {
                 model: ModelName::Date,
-                flavor: Some("article/light".into()),
+                flavor: Some(Flavor::ArticleLight),
                 kind: "split".into(),
                 job: Box::new(|_| Ok(serde_json::Value::Null)),
                 cancel: None,

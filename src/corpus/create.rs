@@ -21,6 +21,7 @@ label changes; `<other>` runs are written as bare text and so merge with a neigh
 */
 
 use crate::features::Tok;
+use crate::flavor::Flavor;
 use crate::layout::{Document, Sep};
 use crate::models::segmentation::{self, Zones};
 use crate::models::text::plain;
@@ -336,7 +337,7 @@ struct LayoutKind {
     wrapper: Option<&'static str>,
 }
 
-fn folder(model: ModelName, flavor: Option<&str>) -> String {
+fn folder(model: ModelName, flavor: Option<Flavor>) -> String {
     let base = match model {
         ModelName::NameHeader => "name/header",
         ModelName::NameCitation => "name/citation",
@@ -347,7 +348,7 @@ fn folder(model: ModelName, flavor: Option<&str>) -> String {
         ModelName::Segmentation | ModelName::Header | ModelName::Fulltext
     );
     match flavor {
-        Some(f) if flavoured => format!("{base}/{f}/corpus"),
+        Some(f) if flavoured => format!("{base}/{}/corpus", f.as_str()),
         _ => format!("{base}/corpus"),
     }
 }
@@ -355,7 +356,7 @@ fn folder(model: ModelName, flavor: Option<&str>) -> String {
 fn layout_files(
     kind: &LayoutKind,
     stem: &str,
-    flavor: Option<&str>,
+    flavor: Option<Flavor>,
     items: &[Item<'_>],
     rows: &[Vec<String>],
     labels: &[String],
@@ -451,10 +452,10 @@ pub fn training_files(
     zones: &Zones,
     calls: &[Invocation],
     stem: &str,
-    flavor: Option<&str>,
+    flavor: Option<Flavor>,
 ) -> Result<Vec<TrainingFile>> {
     let flavor = match flavor {
-        Some("article/light" | "article/light-ref") => Some("article/light"),
+        Some(Flavor::ArticleLight | Flavor::ArticleLightRef) => Some(Flavor::ArticleLight),
         _ => None,
     };
     let mut out = Vec::new();

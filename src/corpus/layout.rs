@@ -326,16 +326,16 @@ pub fn read_pairs(
 pub fn read_flavoured_pairs(
     dataset: &Path,
     model: &str,
-    flavor: Option<&str>,
+    flavor: Option<crate::flavor::Flavor>,
     part: Part,
     light_plain: fn(&str) -> &str,
     read_pair: &dyn Fn(&FilePair) -> Result<std::result::Result<PairRead, String>>,
 ) -> Result<(Vec<Sequence>, ReadStats)> {
     let sub = match flavor {
-        Some(f) => format!("{model}/{f}"),
+        Some(f) => format!("{model}/{}", f.as_str()),
         None => model.to_string(),
     };
-    let light = flavor == Some("article/light");
+    let light = flavor == Some(crate::flavor::Flavor::ArticleLight);
     read_pairs(dataset, &sub, part, model, &|p: &FilePair| {
         let mut r = read_pair(p)?;
         if let (true, Ok(r)) = (light, r.as_mut()) {

@@ -13,6 +13,7 @@ use std::path::Path;
 
 use crate::corpus::layout::{self as corpus, PairRead, TeiEvent, Unmatched};
 use crate::crf::{Sequence, TrainParams};
+use crate::flavor::Flavor;
 use crate::layout::Document;
 use crate::lexicon::LexView;
 use crate::models::lexical::{self as lx, bit};
@@ -816,7 +817,7 @@ fn read_pair_counted(
 /// model through [`ModelSpec::write_resources`]).
 pub fn read_dir(
     dataset: &Path,
-    flavor: Option<&str>,
+    flavor: Option<Flavor>,
     part: Part,
 ) -> Result<(Vec<Sequence>, ReadStats)> {
     let built = crate::corpus::lexicons::built_for(dataset);
@@ -906,12 +907,12 @@ B
 
 /// The standard model (`flavor: None`) or the `article/light` flavour.
 pub struct Spec {
-    pub flavor: Option<&'static str>,
+    pub flavor: Option<Flavor>,
 }
 
 pub static SPEC: Spec = Spec { flavor: None };
 pub static LIGHT_SPEC: Spec = Spec {
-    flavor: Some("article/light"),
+    flavor: Some(Flavor::ArticleLight),
 };
 
 /// Feature layout version of [`rows`]; bump when a column changes.
@@ -921,7 +922,7 @@ impl ModelSpec for Spec {
     fn name(&self) -> ModelName {
         ModelName::Header
     }
-    fn flavor(&self) -> Option<&'static str> {
+    fn flavor(&self) -> Option<Flavor> {
         self.flavor
     }
     fn feature_version(&self) -> u32 {
@@ -1223,8 +1224,8 @@ Study study S St Stu Stud y dy udy tudy BLOCKEND LINEEND LINEINDENT SAMEFONT SAM
         assert_eq!(light_label("I-<affiliation>"), "I-<other>");
         assert_eq!(light_label("<abstract>"), "<other>");
         assert_eq!(
-            crate::models::spec(ModelName::Header, Some("article/light")).map(|s| s.flavor()),
-            Some(Some("article/light"))
+            crate::models::spec(ModelName::Header, Some(Flavor::ArticleLight)).map(|s| s.flavor()),
+            Some(Some(Flavor::ArticleLight))
         );
     }
 
@@ -1236,8 +1237,12 @@ Study study S St Stu Stud y dy udy tudy BLOCKEND LINEEND LINEINDENT SAMEFONT SAM
         for (name, flavor, label) in [
             (ModelName::Header, None, "<abstract>"),
             (ModelName::Segmentation, None, "<references>"),
-            (ModelName::Header, Some("article/light"), "<title>"),
-            (ModelName::Segmentation, Some("article/light"), "<header>"),
+            (ModelName::Header, Some(Flavor::ArticleLight), "<title>"),
+            (
+                ModelName::Segmentation,
+                Some(Flavor::ArticleLight),
+                "<header>",
+            ),
         ] {
             let dir = name.dir(&models, flavor);
             let present = dir.join("model.crf").is_file().then_some(());

@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 
 /// The corpus-reading types every spec's `read` names (defined with the corpus readers).
 pub use crate::corpus::{Part, ReadStats};
+pub use crate::flavor::Flavor;
 
 /// Declares a model's `Label` enum (GROBID's labels, in the order given) with `ALL`, `as_str`,
 /// `parse` (with or without the `I-` prefix), `AsRef<str>` and `FromStr`, so every model
@@ -128,14 +129,14 @@ impl ModelName {
 
     /// Folder of the trained files under the models directory; a flavour such as
     /// `article/light` gets its own folder (`header-article-light`).
-    pub fn dir_name(self, flavor: Option<&str>) -> String {
+    pub fn dir_name(self, flavor: Option<Flavor>) -> String {
         match flavor {
             None => self.as_str().to_string(),
-            Some(f) => format!("{}-{}", self.as_str(), f.replace('/', "-")),
+            Some(f) => format!("{}-{}", self.as_str(), f.dir_suffix()),
         }
     }
 
-    pub fn dir(self, models_dir: &Path, flavor: Option<&str>) -> PathBuf {
+    pub fn dir(self, models_dir: &Path, flavor: Option<Flavor>) -> PathBuf {
         models_dir.join(self.dir_name(flavor))
     }
 }
@@ -164,8 +165,8 @@ impl std::str::FromStr for ModelName {
 /// implements it once and adds its arm to [`spec`].
 pub trait ModelSpec: Sync {
     fn name(&self) -> ModelName;
-    /// `Some("article/light")` for a flavour model.
-    fn flavor(&self) -> Option<&'static str> {
+    /// `Some(Flavor::ArticleLight)` for a flavour model.
+    fn flavor(&self) -> Option<Flavor> {
         None
     }
     /// Bumped whenever the feature columns change; stored in `meta.json`, checked at load.
@@ -203,7 +204,7 @@ impl ModelSpec for WithTemplate {
     fn name(&self) -> ModelName {
         self.inner.name()
     }
-    fn flavor(&self) -> Option<&'static str> {
+    fn flavor(&self) -> Option<Flavor> {
         self.inner.flavor()
     }
     fn feature_version(&self) -> u32 {
@@ -231,20 +232,20 @@ impl ModelSpec for WithTemplate {
 }
 
 /// The spec of a model, if Quire can train it.
-pub fn spec(name: ModelName, flavor: Option<&str>) -> Option<&'static dyn ModelSpec> {
+pub fn spec(name: ModelName, flavor: Option<Flavor>) -> Option<&'static dyn ModelSpec> {
     // Each model module adds its arm here.
     match (name, flavor) {
         (ModelName::Segmentation, None) => Some(&segmentation::SPEC),
         (ModelName::Header, None) => Some(&header::SPEC),
-        (ModelName::Segmentation, Some("article/light")) => Some(&segmentation::LIGHT_SPEC),
-        (ModelName::Header, Some("article/light")) => Some(&header::LIGHT_SPEC),
+        (ModelName::Segmentation, Some(Flavor::ArticleLight)) => Some(&segmentation::LIGHT_SPEC),
+        (ModelName::Header, Some(Flavor::ArticleLight)) => Some(&header::LIGHT_SPEC),
         (ModelName::Date, None) => Some(&date::SPEC),
         (ModelName::NameHeader, None) => Some(&name::HEADER_SPEC),
         (ModelName::NameCitation, None) => Some(&name::CITATION_SPEC),
         (ModelName::AffiliationAddress, None) => Some(&affiliation::SPEC),
         (ModelName::Citation, None) => Some(&citation::SPEC),
         (ModelName::Fulltext, None) => Some(&fulltext::SPEC),
-        (ModelName::Fulltext, Some("article/light")) => Some(&fulltext::LIGHT_SPEC),
+        (ModelName::Fulltext, Some(Flavor::ArticleLight)) => Some(&fulltext::LIGHT_SPEC),
         (ModelName::Figure, None) => Some(&figure::SPEC),
         (ModelName::Table, None) => Some(&table::SPEC),
         (ModelName::ReferenceSegmenter, None) => Some(&reference_segmenter::SPEC),
@@ -300,7 +301,7 @@ mod tests {
         let err = "headr".parse::<ModelName>().unwrap_err();
         assert!(err.contains("unknown model `headr`"), "{err}");
         assert_eq!(
-            ModelName::Header.dir_name(Some("article/light")),
+            ModelName::Header.dir_name(Some(Flavor::ArticleLight)),
             "header-article-light"
         );
     }
@@ -312,7 +313,7 @@ mod tests {
         let models = Path::new(env!("CARGO_MANIFEST_DIR")).join("models");
         let mut checked = 0;
         for name in ModelName::ALL {
-            for flavor in [None, Some("article/light")] {
+            for flavor in [None, Some(Flavor::ArticleLight)] {
                 let file = name.dir(&models, flavor).join(crate::crf::TEMPLATE_FILE);
                 let (Some(spec), Ok(committed)) =
                     (spec(name, flavor), std::fs::read_to_string(&file))
@@ -335,7 +336,7 @@ mod tests {
         let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("models");
         let mut checked = 0;
         for name in ModelName::ALL {
-            for flavor in [None, Some("article/light")] {
+            for flavor in [None, Some(Flavor::ArticleLight)] {
                 let Some(sp) = spec(name, flavor) else {
                     continue;
                 };

@@ -12,6 +12,7 @@ use std::path::Path;
 
 use crate::corpus::layout::{self as corpus, PairRead, TeiEvent, Unmatched};
 use crate::crf::{Sequence, TrainParams};
+use crate::flavor::Flavor;
 use crate::layout::{BBox, Block, Document};
 use crate::lexicon::LexView;
 use crate::models::lexical::{self as lx, bit};
@@ -810,7 +811,7 @@ fn read_pair_counted(
 /// model through [`ModelSpec::write_resources`]).
 pub fn read_dir(
     dataset: &Path,
-    flavor: Option<&str>,
+    flavor: Option<Flavor>,
     part: Part,
 ) -> Result<(Vec<Sequence>, ReadStats)> {
     let built = crate::corpus::lexicons::built_for(dataset);
@@ -899,12 +900,12 @@ B
 
 /// The standard model (`flavor: None`) or the `article/light` flavour.
 pub struct Spec {
-    pub flavor: Option<&'static str>,
+    pub flavor: Option<Flavor>,
 }
 
 pub static SPEC: Spec = Spec { flavor: None };
 pub static LIGHT_SPEC: Spec = Spec {
-    flavor: Some("article/light"),
+    flavor: Some(Flavor::ArticleLight),
 };
 
 /// Feature layout version of [`rows`]; bump when a column changes.
@@ -914,7 +915,7 @@ impl ModelSpec for Spec {
     fn name(&self) -> ModelName {
         ModelName::Segmentation
     }
-    fn flavor(&self) -> Option<&'static str> {
+    fn flavor(&self) -> Option<Flavor> {
         self.flavor
     }
     fn feature_version(&self) -> u32 {

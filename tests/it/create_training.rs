@@ -114,7 +114,11 @@ fn unzip_into(bytes: &[u8], dir: &Path) -> Vec<String> {
 
 /// The corpus part of `model` under `dataset`, read by the model's own reader (the one
 /// `quire train` uses), with no file dropped and every raw row aligned.
-fn read_clean(dataset: &Path, model: ModelName, flavor: Option<&str>) -> Vec<quire::crf::Sequence> {
+fn read_clean(
+    dataset: &Path,
+    model: ModelName,
+    flavor: Option<quire::flavor::Flavor>,
+) -> Vec<quire::crf::Sequence> {
     let sp = spec(model, flavor).expect("a trainable model");
     let (seqs, stats) = sp
         .read(dataset, Part::Corpus)
@@ -232,7 +236,7 @@ fn a_light_flavour_writes_the_flavoured_folders_its_readers_take_back() {
     ] {
         let tei = format!("{model}/article/light/corpus/tei/light.training.{model}.tei.xml");
         assert!(names.contains(&tei), "{tei} not in {names:?}");
-        let seqs = read_clean(tmp.path(), model, Some("article/light"));
+        let seqs = read_clean(tmp.path(), model, Some(quire::flavor::Flavor::ArticleLight));
         assert_eq!(seqs.len(), 1, "{model}");
     }
     // light-ref parses the references: their files go to the standard folders.

@@ -34,6 +34,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Instant;
 
 use anyhow::Context as _;
+use quire::flavor::Flavor;
 use quire::models::{self, ModelName, ModelSpec, Part};
 use quire::training::{self, Event, TrainingKind, TrainingReport};
 use quire_actors::trainer::{Canceller, ProgressSink, TrainingJob};
@@ -46,7 +47,7 @@ pub const VERSIONS_DIR: &str = ".versions";
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub struct JobSpec {
     pub model: String,
-    pub flavor: Option<String>,
+    pub flavor: Option<Flavor>,
     pub kind: TrainingKind,
     pub dataset: PathBuf,
     /// The models folder the run writes into (for `full` and `holdout`).
@@ -113,7 +114,7 @@ pub struct Runner {
 
 /// GROBID's model names, `<model>-<flavour>` folder names and `<model>/<flavour>` spellings
 /// (any case) to a model and flavour; `affiliation` is GROBID's short name.
-pub fn resolve_model(raw: &str) -> Option<(ModelName, Option<&'static str>)> {
+pub fn resolve_model(raw: &str) -> Option<(ModelName, Option<Flavor>)> {
     let wanted = raw.trim().to_ascii_lowercase().replace('/', "-");
     let wanted = if wanted == "affiliation" {
         "affiliation-address".to_string()
@@ -124,9 +125,9 @@ pub fn resolve_model(raw: &str) -> Option<(ModelName, Option<&'static str>)> {
         if m.dir_name(None) == wanted {
             return Some((m, None));
         }
-        quire_actors::FLAVORS
+        Flavor::MODELS
             .into_iter()
-            .find(|f| m.dir_name(Some(f)) == wanted)
+            .find(|f| m.dir_name(Some(*f)) == wanted)
             .map(|f| (m, Some(f)))
     })
 }
@@ -292,7 +293,7 @@ pub fn child_main(job_json: &str) -> anyhow::Result<()> {
     std::io::stdin().lock().read_line(&mut go)?;
     anyhow::ensure!(go.trim() == "go", "the server did not say go");
     let name: ModelName = job.model.parse().map_err(anyhow::Error::msg)?;
-    let spec = models::spec(name, job.flavor.as_deref())
+    let spec = models::spec(name, job.flavor)
         .with_context(|| format!("model `{}` has no trainable definition", job.model))?;
     let mut params = spec.default_params();
     params.threads = job.threads.max(1);
@@ -480,8 +481,8 @@ impl Runner {
         sink: &ProgressSink,
     ) -> Result<serde_json::Value, String> {
         let name: ModelName = spec.model.parse().map_err(|e: String| e)?;
-        let flavor = spec.flavor.clone();
-        let key = name.dir_name(flavor.as_deref());
+        let flavor = spec.flavor;
+        let key = name.dir_name(flavor);
         let staging = self
             .models_dir
             .join(VERSIONS_DIR)
@@ -489,9 +490,7 @@ impl Runner {
             .join(sink.token());
         spec.out_dir = staging.clone();
         if spec.architecture == quire::deep::ARCHITECTURE && spec.start_dir.is_none() {
-            let served = name
-                .dir(&self.models_dir, flavor.as_deref())
-                .join(quire::deep::DIR);
+            let served = name.dir(&self.models_dir, flavor).join(quire::deep::DIR);
             if quire::deep::has_frozen_channel(&served) {
                 spec.embeddings = Some(served);
             }
@@ -505,9 +504,9 @@ impl Runner {
             Ok(mut result) => {
                 if result["written"] == true {
                     let swapped = if spec.architecture == quire::deep::ARCHITECTURE {
-                        self.swap_deep(&models, name, flavor.as_deref(), &key, &staging)
+                        self.swap_deep(&models, name, flavor, &key, &staging)
                     } else {
-                        self.swap(&models, name, flavor.as_deref(), &key, &staging)
+                        self.swap(&models, name, flavor, &key, &staging)
                     };
                     match swapped {
                         Ok(version) => {
@@ -670,7 +669,7 @@ impl Runner {
         &self,
         models: &Models,
         name: ModelName,
-        flavor: Option<&str>,
+        flavor: Option<Flavor>,
         key: &str,
         staging: &Path,
     ) -> anyhow::Result<Option<u64>> {
@@ -708,7 +707,7 @@ impl Runner {
         &self,
         models: &Models,
         name: ModelName,
-        flavor: Option<&str>,
+        flavor: Option<Flavor>,
         key: &str,
         staging: &Path,
     ) -> anyhow::Result<Option<u64>> {
@@ -904,11 +903,11 @@ mod tests {
         );
         assert_eq!(
             resolve_model("header/article/light"),
-            Some((ModelName::Header, Some("article/light")))
+            Some((ModelName::Header, Some(Flavor::ArticleLight)))
         );
         assert_eq!(
             resolve_model("header-article-light"),
-            Some((ModelName::Header, Some("article/light")))
+            Some((ModelName::Header, Some(Flavor::ArticleLight)))
         );
         assert_eq!(resolve_model("nonsense"), None);
     }

@@ -26,6 +26,7 @@ use std::time::Instant;
 
 use quire::body;
 use quire::document::{md5_hex, Back, Body, BodyBlock, Funding, HeaderRecord, Reference};
+use quire::flavor::Flavor;
 use quire::layout::Document;
 use quire::lexicon::{LexView, Lexicons};
 use quire::models::header::{self, HeaderFields};
@@ -80,7 +81,7 @@ impl DocStage {
         ctx: CascadeCtx,
         pdf: Vec<u8>,
         range: quire::layout::PageRange,
-        flavor: Option<&'static str>,
+        flavor: Option<Flavor>,
         debug: bool,
     ) -> Result<DocStage, Error> {
         let md5 = md5_hex(&pdf);

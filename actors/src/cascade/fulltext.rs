@@ -16,22 +16,13 @@ name of its archive entry.
 
 use futures::future::BoxFuture;
 use quire::document::{Article, Body, BodyBlock, Div, RichText, TokenBox};
+use quire::flavor::Flavor;
 use quire::layout::render::{Region, DEFAULT_SCALE};
 use quire::layout::{Document, PageRange};
 
 use crate::cascade::document::DocStage;
 use crate::workers::WorkerPool;
 use crate::{Applied, Cascade, CascadeCtx, DebugTrace, Error};
-
-/// The flavours a full-text request may name (grobid-service §4.8), matched case-insensitively.
-pub const FULLTEXT_FLAVORS: [&str; 3] = ["blank", "article/light", "article/light-ref"];
-
-/// The flavour named `name` (any case), as its `'static` spelling; `None` when unknown.
-pub fn flavor_named(name: &str) -> Option<&'static str> {
-    FULLTEXT_FLAVORS
-        .into_iter()
-        .find(|f| f.eq_ignore_ascii_case(name.trim()))
-}
 
 /// What a full-text request asks for.
 #[derive(Debug, Clone)]
@@ -40,8 +31,8 @@ pub struct FulltextRequest {
     pub range: PageRange,
     /// Record every model invocation (debugMode).
     pub debug: bool,
-    /// One of [`FULLTEXT_FLAVORS`], if any.
-    pub flavor: Option<&'static str>,
+    /// One of [`Flavor::REQUESTS`], if any.
+    pub flavor: Option<Flavor>,
     /// `consolidateHeader`, `consolidateCitations` and `consolidateFunders` (0: none).
     pub consolidate_header: i64,
     pub consolidate_citations: i64,
@@ -71,7 +62,7 @@ impl Cascade for FulltextCascade {
     fn run(self, ctx: CascadeCtx) -> BoxFuture<'static, Result<FulltextOutput, Error>> {
         Box::pin(async move {
             let r = self.request;
-            if r.flavor == Some("blank") {
+            if r.flavor == Some(Flavor::Blank) {
                 let doc = ctx.pdf()?.layout(r.pdf, r.range).await?;
                 return Ok(FulltextOutput {
                     article: blank_article(&doc),
@@ -89,7 +80,7 @@ impl Cascade for FulltextCascade {
             stage.segment().await?;
             article.header = stage.header().await?;
             quire::metadata::enrich_header(&mut article.header, &stage.doc);
-            if r.flavor != Some("article/light") {
+            if r.flavor != Some(Flavor::ArticleLight) {
                 article.references = stage.references().await?;
             }
             // After the references: the body's callouts are resolved against them.
@@ -269,15 +260,6 @@ mod tests {
             },
             ..Token::default()
         }
-    }
-
-    #[test]
-    fn flavours_are_matched_ignoring_case_and_unknown_ones_are_none() {
-        assert_eq!(flavor_named("Article/Light"), Some("article/light"));
-        assert_eq!(flavor_named(" blank "), Some("blank"));
-        assert_eq!(flavor_named("article/light-ref"), Some("article/light-ref"));
-        assert_eq!(flavor_named("sdo/ietf"), None);
-        assert_eq!(flavor_named("magic"), None);
     }
 
     #[test]

@@ -6,6 +6,7 @@ model invocation is recorded in a [`DebugTrace`] for the `debugMode` dump.
 
 use futures::future::BoxFuture;
 use quire::document::HeaderRecord;
+use quire::flavor::Flavor;
 use quire::layout::PageRange;
 
 use crate::cascade::document::DocStage;
@@ -19,7 +20,7 @@ pub struct HeaderRequest {
     /// Record every model invocation (debugMode).
     pub debug: bool,
     /// Flavour of the segmentation and header models (`article/light`), if any.
-    pub flavor: Option<&'static str>,
+    pub flavor: Option<Flavor>,
     /// `consolidateHeader` (0: none).
     pub consolidate_header: i64,
 }

@@ -7,6 +7,7 @@ training files from what the models saw and predicted
 
 use futures::future::BoxFuture;
 use quire::corpus::create::{training_files, TrainingFile};
+use quire::flavor::Flavor;
 use quire::layout::PageRange;
 
 use crate::cascade::document::DocStage;
@@ -18,7 +19,7 @@ pub struct CreateTraining {
     pub pdf: Vec<u8>,
     /// `article/light` or `article/light-ref`: the flavoured models label, and their files go
     /// to the flavour's folders.
-    pub flavor: Option<&'static str>,
+    pub flavor: Option<Flavor>,
     /// Base name of the files (`<stem>.training.segmentation`, …).
     pub stem: String,
 }
@@ -32,7 +33,7 @@ impl Cascade for CreateTraining {
             let mut stage = DocStage::open(ctx, self.pdf, range, self.flavor, true).await?;
             let zones = stage.segment().await?.clone();
             stage.header().await?;
-            let references = if self.flavor == Some("article/light") {
+            let references = if self.flavor == Some(Flavor::ArticleLight) {
                 Vec::new()
             } else {
                 stage.references().await?

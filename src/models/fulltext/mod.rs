@@ -23,6 +23,7 @@ use std::sync::OnceLock;
 
 use crate::corpus::layout::{self as corpus, PairRead, TeiEvent, Unmatched};
 use crate::crf::{Sequence, TrainParams};
+use crate::flavor::Flavor;
 use crate::layout::Span;
 use crate::models::text;
 use crate::models::{ModelName, ModelSpec, Part, ReadStats};
@@ -199,7 +200,7 @@ pub fn read_pair(tei: &Path, raw: &Path) -> Result<std::result::Result<PairRead,
 /// document.
 pub fn read_dir(
     dataset: &Path,
-    flavor: Option<&str>,
+    flavor: Option<Flavor>,
     part: Part,
 ) -> Result<(Vec<Sequence>, ReadStats)> {
     corpus::read_flavoured_pairs(dataset, "fulltext", flavor, part, light_plain, &|p| {
@@ -222,12 +223,12 @@ fn light_plain(plain: &str) -> &str {
 
 /// The standard model (`flavor: None`) or the `article/light` flavour.
 pub struct Spec {
-    pub flavor: Option<&'static str>,
+    pub flavor: Option<Flavor>,
 }
 
 pub static SPEC: Spec = Spec { flavor: None };
 pub static LIGHT_SPEC: Spec = Spec {
-    flavor: Some("article/light"),
+    flavor: Some(Flavor::ArticleLight),
 };
 
 /// Version of [`rows`]' layout; bump when a column changes. (1 was GROBID's raw columns
@@ -292,7 +293,7 @@ impl ModelSpec for Spec {
     fn name(&self) -> ModelName {
         ModelName::Fulltext
     }
-    fn flavor(&self) -> Option<&'static str> {
+    fn flavor(&self) -> Option<Flavor> {
         self.flavor
     }
     fn feature_version(&self) -> u32 {

@@ -9,6 +9,7 @@ use std::path::PathBuf;
 
 use anyhow::Context;
 use quire::crf::Sequence;
+use quire::flavor::Flavor;
 use quire::models::{self, text, ModelName, Part, ReadStats};
 
 #[derive(Debug, Clone, clap::Args)]
@@ -103,7 +104,11 @@ pub fn run(args: CorpusArgs) -> anyhow::Result<()> {
 
 fn report(args: CorpusArgs) -> anyhow::Result<()> {
     let name: ModelName = args.model.parse().map_err(anyhow::Error::msg)?;
-    let spec = models::spec(name, args.flavor.as_deref())
+    let flavor = match args.flavor.as_deref() {
+        None => None,
+        Some(f) => Some(Flavor::named(f).with_context(|| format!("unknown flavour `{f}`"))?),
+    };
+    let spec = models::spec(name, flavor)
         .with_context(|| format!("model `{}` has no corpus reader in this build", args.model))?;
     let dataset = args
         .dataset

@@ -6,7 +6,7 @@
 use std::path::PathBuf;
 
 use anyhow::Context;
-use quire_actors::cascade::fulltext::flavor_named;
+use quire::flavor::Flavor;
 use quire_actors::cascade::training::CreateTraining;
 
 use crate::cmd::batch::local_pipeline;
@@ -34,9 +34,9 @@ pub fn run(args: CreateTrainingArgs) -> anyhow::Result<()> {
     crate::logging::init("warn", false);
     let flavor = match args.flavor.as_deref() {
         None => None,
-        Some(f) => match flavor_named(f) {
-            Some(f @ ("article/light" | "article/light-ref")) => Some(f),
-            _ => anyhow::bail!("--flavor `{f}`: use article/light or article/light-ref"),
+        Some(f) => match Flavor::named_in(f, &Flavor::TRAINING_FILES) {
+            Some(f) => Some(f),
+            None => anyhow::bail!("--flavor `{f}`: use article/light or article/light-ref"),
         },
     };
     let mut failed = 0usize;

@@ -13,6 +13,7 @@ use anyhow::{bail, Context};
 use quire::crf::Model;
 use quire::deep::DeepParams;
 use quire::eval::Evaluation;
+use quire::flavor::Flavor;
 use quire::models::{self, ModelName, ModelSpec, Part};
 use quire::training::{self, Event, TrainingKind, DEFAULT_SEED};
 
@@ -61,7 +62,11 @@ pub struct ModelArgs {
 impl ModelArgs {
     fn spec(&self) -> anyhow::Result<&'static dyn ModelSpec> {
         let name: ModelName = self.model.parse().map_err(anyhow::Error::msg)?;
-        models::spec(name, self.flavor.as_deref())
+        let flavor = match self.flavor.as_deref() {
+            None => None,
+            Some(f) => Some(Flavor::named(f).with_context(|| format!("unknown flavour `{f}`"))?),
+        };
+        models::spec(name, flavor)
             .with_context(|| format!("model `{}` has no trainable spec in this build", self.model))
     }
     fn dataset(&self) -> PathBuf {

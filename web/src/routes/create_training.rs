@@ -20,7 +20,7 @@ use std::io::Write as _;
 use actix_web::http::header;
 use actix_web::{web, HttpResponse};
 use quire::corpus::create::TrainingFile;
-use quire_actors::cascade::fulltext::flavor_named;
+use quire::flavor::Flavor;
 use quire_actors::cascade::training::CreateTraining;
 
 use crate::app::State;
@@ -33,7 +33,7 @@ pub fn routes(cfg: &mut web::ServiceConfig) {
 }
 
 /// The flavour of a training-data request: the light flavours, or none.
-fn flavor_param(params: &Params) -> Result<Option<&'static str>, ApiError> {
+fn flavor_param(params: &Params) -> Result<Option<Flavor>, ApiError> {
     let Some(raw) = params
         .text("flavor")?
         .map(str::trim)
@@ -41,8 +41,8 @@ fn flavor_param(params: &Params) -> Result<Option<&'static str>, ApiError> {
     else {
         return Ok(None);
     };
-    match flavor_named(raw) {
-        Some("blank") => Err(ApiError::invalid(
+    match Flavor::named_in(raw, &Flavor::REQUESTS) {
+        Some(Flavor::Blank) => Err(ApiError::invalid(
             "flavor",
             "`blank` runs no model, so there is nothing to pre-annotate",
         )),
@@ -140,7 +140,7 @@ mod tests {
         let p = |v: &str| Params::from_pairs([("flavor", v)]);
         assert_eq!(
             flavor_param(&p("Article/Light")).unwrap(),
-            Some("article/light")
+            Some(Flavor::ArticleLight)
         );
         assert_eq!(flavor_param(&p("")).unwrap(), None);
         assert!(flavor_param(&p("blank")).is_err());

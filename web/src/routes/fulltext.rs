@@ -22,12 +22,11 @@ use std::io::Write as _;
 use actix_web::http::header;
 use actix_web::{web, HttpResponse};
 use quire::document::Article;
+use quire::flavor::Flavor;
 use quire::layout::PageRange;
 use quire::sentence::Segmenter;
 use quire::tei::header::{article_tei, now_stamp, TeiOptions};
-use quire_actors::cascade::fulltext::{
-    flavor_named, render_graphics, Asset, FulltextCascade, FulltextRequest, FULLTEXT_FLAVORS,
-};
+use quire_actors::cascade::fulltext::{render_graphics, Asset, FulltextCascade, FulltextRequest};
 use quire_actors::workers::WorkerPool;
 use quire_actors::{Applied, Pipeline};
 
@@ -92,7 +91,7 @@ pub struct FulltextParams {
     pub generate_ids: bool,
     pub start: i64,
     pub end: i64,
-    pub flavor: Option<&'static str>,
+    pub flavor: Option<Flavor>,
     pub debug: bool,
     pub models: Option<Vec<String>>,
 }
@@ -124,18 +123,20 @@ pub fn coordinate_set<'a>(
 }
 
 /// A flavour name (empty: none); an unknown one is a 400 listing the known ones.
-pub fn flavor_param(value: Option<&str>) -> Result<Option<&'static str>, ApiError> {
+pub fn flavor_param(value: Option<&str>) -> Result<Option<Flavor>, ApiError> {
     match value.map(str::trim) {
         None | Some("") => Ok(None),
-        Some(name) => flavor_named(name).map(Some).ok_or_else(|| {
-            ApiError::invalid(
-                "flavor",
-                format!(
-                    "unknown flavor `{name}`; known: {}",
-                    FULLTEXT_FLAVORS.join(", ")
-                ),
-            )
-        }),
+        Some(name) => Flavor::named_in(name, &Flavor::REQUESTS)
+            .map(Some)
+            .ok_or_else(|| {
+                ApiError::invalid(
+                    "flavor",
+                    format!(
+                        "unknown flavor `{name}`; known: {}",
+                        Flavor::REQUESTS.map(Flavor::as_str).join(", ")
+                    ),
+                )
+            }),
     }
 }
 
@@ -189,7 +190,7 @@ impl FulltextParams {
     /// values applied, see [`FulltextParams::with_consolidation`]; before that, 0). The `blank`
     /// flavour ignores everything but the page range, as GROBID's does.
     pub fn tei_options(&self, segmenter: Segmenter) -> TeiOptions {
-        let blank = self.flavor == Some("blank");
+        let blank = self.flavor == Some(Flavor::Blank);
         TeiOptions {
             include_raw_affiliations: self.include_raw_affiliations,
             include_raw_copyrights: self.include_raw_copyrights,
@@ -414,7 +415,7 @@ mod tests {
         // `s` is dropped without segmentSentences.
         assert_eq!(coords, ["figure", "persName", "ref"]);
         assert!(p.generate_ids && !p.segment_sentences);
-        assert_eq!(p.flavor, Some("article/light-ref"));
+        assert_eq!(p.flavor, Some(Flavor::ArticleLightRef));
         assert_eq!((p.start, p.end), (2, -1));
         let opt = p.tei_options(Segmenter::RuleBased);
         assert_eq!(opt.consolidate_header, 0);

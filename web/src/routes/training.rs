@@ -17,6 +17,7 @@ child processes (`crate::training`).
 
 use actix_web::http::header;
 use actix_web::{web, HttpRequest, HttpResponse};
+use quire::flavor::Flavor;
 use quire::models::{self, ModelName};
 use quire::training::{TrainingKind, DEFAULT_SEED};
 use quire_actors::trainer::{
@@ -81,7 +82,7 @@ fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
 }
 
 /// `model`: a known model name (with or without flavour) Quire can train.
-fn model_param(params: &Params) -> Result<(ModelName, Option<&'static str>), ApiError> {
+fn model_param(params: &Params) -> Result<(ModelName, Option<Flavor>), ApiError> {
     let raw = params.required_text("model")?;
     resolve_model(raw).ok_or_else(|| {
         let known: Vec<_> = ModelName::ALL.iter().map(|m| m.as_str()).collect();
@@ -261,7 +262,7 @@ async fn model_training(
     };
     let spec = JobSpec {
         model: name.as_str().to_string(),
-        flavor: flavor.map(str::to_string),
+        flavor,
         kind,
         dataset,
         out_dir: Default::default(),
@@ -277,7 +278,7 @@ async fn model_training(
         .trainer
         .send(StartTraining {
             model: name,
-            flavor: flavor.map(str::to_string),
+            flavor,
             kind: kind.name().to_string(),
             job: prepared.job,
             cancel: Some(prepared.cancel),
