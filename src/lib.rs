@@ -24,6 +24,7 @@ pub mod corpus;
 pub mod crf;
 pub mod deep;
 pub mod document;
+pub mod doi;
 pub mod error;
 pub mod eval;
 pub mod features;

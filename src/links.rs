@@ -5,7 +5,6 @@
 use crate::document::PageBox;
 use crate::layout::{BBox, Document};
 use crate::models::citation::Citation;
-use crate::models::header_record::find_dois;
 
 /// Whether a link box belongs to a reference whose line boxes on the link's page are `lines`:
 /// it overlaps one of them horizontally and its vertical centre lies inside that line, or (a
@@ -28,44 +27,12 @@ fn link_on_lines(link: &BBox, lines: &[&BBox]) -> bool {
     link.h > 0.0 && covered >= link.h / 2.0
 }
 
-/// A DOI without what sets printed and linked forms of one DOI apart: case, hyphens,
-/// whitespace and zero-width characters.
-fn doi_key(doi: &str) -> String {
-    doi.chars()
-        .filter(|c| {
-            !c.is_whitespace()
-                && *c != '-'
-                && !matches!(c, '\u{200B}'..='\u{200D}' | '\u{2060}' | '\u{FEFF}')
-        })
-        .flat_map(char::to_lowercase)
-        .collect()
-}
-
 /// Whether a link's DOI is the printed DOI written better: the same up to case, hyphens,
 /// whitespace and zero-width characters, or one a prefix of the other (a printed DOI cut at a
 /// line break, or glued to what followed it), and not the same string.
 fn link_doi_is_better(printed: &str, linked: &str) -> bool {
-    let (p, l) = (doi_key(printed), doi_key(linked));
+    let (p, l) = (crate::doi::key(printed), crate::doi::key(linked));
     (p.starts_with(&l) || l.starts_with(&p)) && !printed.eq_ignore_ascii_case(linked)
-}
-
-/// The DOI in a link target (`https://doi.org/10.…`, `doi:10.…`, a bare `10.…/…`), found by
-/// the engine's DOI scanner once `%2F`-style escapes are decoded. Only a target that *is* a
-/// DOI counts: one whose `10.` follows a resolver or `doi:` prefix or opens the target.
-pub fn doi_of_uri(uri: &str) -> Option<String> {
-    let uri = percent_encoding::percent_decode_str(uri)
-        .decode_utf8()
-        .map_or_else(|_| uri.to_string(), |d| d.into_owned());
-    let start = uri.find("10.")?;
-    let prefix = uri[..start].to_ascii_lowercase();
-    let plausible = prefix.is_empty()
-        || prefix.ends_with("doi.org/")
-        || prefix.ends_with("doi:")
-        || prefix.ends_with("doi/");
-    if !plausible {
-        return None;
-    }
-    find_dois(&uri[start..]).into_iter().next()
 }
 
 /// DOIs and URLs of the PDF's link annotations over the reference's lines (see
@@ -92,11 +59,11 @@ pub fn link_identifiers(doc: &Document, boxes: &[PageBox], c: &mut Citation) {
             if !link_on_lines(&link.bbox, &lines) {
                 continue;
             }
-            if let Some(doi) = doi_of_uri(uri) {
+            if let Some(doi) = crate::doi::of_uri(uri) {
                 match c.doi() {
                     None => c.pubnums.push(doi),
                     Some(printed) if link_doi_is_better(&printed, &doi) => {
-                        c.pubnums.retain(|p| find_dois(p).is_empty());
+                        c.pubnums.retain(|p| crate::doi::find_all(p).is_empty());
                         c.pubnums.insert(0, doi);
                     }
                     Some(_) => {}
@@ -116,19 +83,19 @@ mod tests {
     #[test]
     fn dois_come_out_of_link_targets_and_other_links_do_not() {
         assert_eq!(
-            doi_of_uri("https://doi.org/10.1000/xyz.12").as_deref(),
+            crate::doi::of_uri("https://doi.org/10.1000/xyz.12").as_deref(),
             Some("10.1000/xyz.12")
         );
         assert_eq!(
-            doi_of_uri("http://dx.doi.org/10.1371%2Fjournal.pone.1").as_deref(),
+            crate::doi::of_uri("http://dx.doi.org/10.1371%2Fjournal.pone.1").as_deref(),
             Some("10.1371/journal.pone.1")
         );
         assert_eq!(
-            doi_of_uri("doi:10.5555/abc.").as_deref(),
+            crate::doi::of_uri("doi:10.5555/abc.").as_deref(),
             Some("10.5555/abc")
         );
-        assert_eq!(doi_of_uri("https://example.org/v10.2/page"), None);
-        assert_eq!(doi_of_uri("https://doi.org/10.1000"), None);
+        assert_eq!(crate::doi::of_uri("https://example.org/v10.2/page"), None);
+        assert_eq!(crate::doi::of_uri("https://doi.org/10.1000"), None);
     }
 
     fn bb(x: f32, y: f32, w: f32, h: f32) -> BBox {

@@ -16,7 +16,8 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use super::{normalize_doi, Funder, Record, RecordAuthor};
+use super::{Funder, Record, RecordAuthor};
+use crate::doi::normalize as normalize_doi;
 
 /// Why a work (or funder) object was not imported.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -382,7 +382,7 @@ impl BiblioIndex {
         serde_json::from_str(json).map_err(|e| index_error(&self.dir, e))
     }
 
-    /// The record of a DOI (already normalised, see [`super::normalize_doi`]).
+    /// The record of a DOI (already normalised, see [`crate::doi::normalize`]).
     pub fn get_doi(&self, doi: &str) -> crate::Result<Option<Record>> {
         let searcher = self.reader.searcher();
         let q = TermQuery::new(

@@ -108,8 +108,7 @@ fn set<T: Clone>(slot: &mut Option<T>, value: &Option<T>) {
 
 /// Replaces the citation's DOI (a pubnum holding one) with `doi`.
 fn set_citation_doi(c: &mut Citation, doi: &str) {
-    c.pubnums
-        .retain(|p| crate::models::header_record::find_dois(p).is_empty());
+    c.pubnums.retain(|p| crate::doi::find_all(p).is_empty());
     c.pubnums.insert(0, doi.to_string());
 }
 

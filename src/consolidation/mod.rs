@@ -121,35 +121,6 @@ impl Record {
     }
 }
 
-/// A DOI as the index keys it: trimmed, `doi:`/resolver prefixes removed, lower case; `None`
-/// when it does not look like one (`10.<registrant>/<suffix>`).
-pub fn normalize_doi(s: &str) -> Option<String> {
-    let mut d = s.trim();
-    let lower = d.to_ascii_lowercase();
-    for prefix in [
-        "https://doi.org/",
-        "http://doi.org/",
-        "https://dx.doi.org/",
-        "http://dx.doi.org/",
-        "doi.org/",
-        "doi:",
-        "doi ",
-    ] {
-        if lower.starts_with(prefix) {
-            d = d[prefix.len()..].trim();
-            break;
-        }
-    }
-    let d = d.trim_end_matches(['.', ',', ';']).to_lowercase();
-    let (registrant, suffix) = d.split_once('/')?;
-    let digits = registrant.strip_prefix("10.").unwrap_or("");
-    let ok = digits.len() >= 4
-        && digits.chars().all(|c| c.is_ascii_digit() || c == '.')
-        && !suffix.is_empty()
-        && !d.chars().any(char::is_whitespace);
-    ok.then_some(d)
-}
-
 /// Where records come from. Lookups are synchronous (run them off the async threads); an
 /// error is a failed lookup (the item stays as extracted), never a failed request.
 pub trait Source: Send + Sync {
@@ -216,7 +187,7 @@ impl Consolidator {
     /// agrees with the extracted title and first author), else, unless `doi_only`, by a
     /// bibliographic search whose best re-scored candidate must pass the threshold.
     pub fn find(&self, e: &Extracted, doi_only: bool) -> crate::Result<Option<Outcome>> {
-        if let Some(doi) = e.doi.as_deref().and_then(normalize_doi) {
+        if let Some(doi) = e.doi.as_deref().and_then(crate::doi::normalize) {
             if let Some(record) = self.source.by_doi(&doi)? {
                 if matching::doi_agrees(e, &record) {
                     return Ok(Some(Outcome {
@@ -244,17 +215,17 @@ mod tests {
     #[test]
     fn dois_are_normalised() {
         assert_eq!(
-            normalize_doi(" https://doi.org/10.1000/ABC.1. ").as_deref(),
+            crate::doi::normalize(" https://doi.org/10.1000/ABC.1. ").as_deref(),
             Some("10.1000/abc.1")
         );
         assert_eq!(
-            normalize_doi("doi:10.1038/nature123").as_deref(),
+            crate::doi::normalize("doi:10.1038/nature123").as_deref(),
             Some("10.1038/nature123")
         );
-        assert_eq!(normalize_doi("10.12/x"), None);
-        assert_eq!(normalize_doi("11.1000/x"), None);
-        assert_eq!(normalize_doi("10.1000/a b"), None);
-        assert_eq!(normalize_doi("10.1000/"), None);
+        assert_eq!(crate::doi::normalize("10.12/x"), None);
+        assert_eq!(crate::doi::normalize("11.1000/x"), None);
+        assert_eq!(crate::doi::normalize("10.1000/a b"), None);
+        assert_eq!(crate::doi::normalize("10.1000/"), None);
     }
 
     #[test]

@@ -78,27 +78,10 @@ impl Citation {
 
     /// The DOI, from a pubnum field or anywhere in the raw string.
     pub fn doi(&self) -> Option<String> {
-        // Zero-width characters some publishers put inside long identifiers are not part of
-        // them; a landing-page suffix (`…/full`, `…/abstract`) is not either.
-        let from = |s: &str| -> Option<String> {
-            let clean: String = s
-                .chars()
-                .filter(|c| !matches!(c, '\u{200B}'..='\u{200D}' | '\u{2060}' | '\u{FEFF}'))
-                .collect();
-            let d = crate::models::header_record::find_dois(&clean)
-                .into_iter()
-                .next()?;
-            let lower = d.to_ascii_lowercase();
-            let cut = ["/full", "/abstract", "/pdf", "/epdf", "/meta"]
-                .iter()
-                .find(|sfx| lower.ends_with(*sfx))
-                .map_or(d.len(), |sfx| d.len() - sfx.len());
-            Some(d[..cut].to_string())
-        };
         self.pubnums
             .iter()
-            .find_map(|p| from(p))
-            .or_else(|| from(&self.raw))
+            .find_map(|p| crate::doi::printed(p))
+            .or_else(|| crate::doi::printed(&self.raw))
     }
 
     /// The arXiv identifier, from a pubnum field.

@@ -712,98 +712,6 @@ pub fn split_keywords(s: &str) -> Vec<String> {
         .collect()
 }
 
-/// Every DOI in a text (`10.<digits>/<non-space>`), trailing punctuation removed.
-pub fn find_dois(text: &str) -> Vec<String> {
-    let mut out: Vec<String> = Vec::new();
-    let b = text.as_bytes();
-    let mut i = 0;
-    while let Some(k) = text[i..].find("10.") {
-        let start = i + k;
-        i = start + 3;
-        let boundary = start == 0 || !b[start - 1].is_ascii_alphanumeric();
-        let mut j = start + 3;
-        while j < b.len() && b[j].is_ascii_digit() {
-            j += 1;
-        }
-        if !boundary || j - (start + 3) < 4 || j >= b.len() || b[j] != b'/' {
-            continue;
-        }
-        let mut e = j + 1;
-        while e < b.len() && !b[e].is_ascii_whitespace() && b[e] != b'"' {
-            // A `<` ends the DOI (markup after it) unless it opens a SICI's `<start::item>`
-            // (`…31:2<205::AID-JBM8>3.0.CO;2-R`: a `::` then a `>` within the same word) or
-            // `<start:code>` (`…(1985)042<0338:PFUANN>2.0.CO;2`: digits, `:`, letters and
-            // digits, `>`).
-            if b[e] == b'<' {
-                let word: Vec<u8> = b[e..]
-                    .iter()
-                    .take_while(|c| !c.is_ascii_whitespace())
-                    .copied()
-                    .collect();
-                let close = word.iter().position(|&c| c == b'>');
-                let sici = close.is_some_and(|k| {
-                    let inner = &word[1..k];
-                    let digits = inner.iter().take_while(|c| c.is_ascii_digit()).count();
-                    let code = &inner[digits..];
-                    inner.windows(2).any(|w| w == b"::")
-                        || (digits > 0
-                            && code.len() > 1
-                            && code[0] == b':'
-                            && code[1..].iter().all(u8::is_ascii_alphanumeric))
-                });
-                if !sici {
-                    break;
-                }
-            }
-            e += 1;
-        }
-        e = doi_continued(text, start, e);
-        // A DOI broken across lines is one word again.
-        let whole: String = text[start..e].split_whitespace().collect();
-        let doi = whole.trim_end_matches(['.', ',', ';', ')', ']']);
-        if doi.len() > j + 1 - start && !out.iter().any(|d| d.eq_ignore_ascii_case(doi)) {
-            out.push(doi.to_string());
-        }
-        i = e.max(i);
-    }
-    out
-}
-
-/// Where a DOI found at `start..end` (cut at white space) really ends: a DOI broken after a
-/// dot, hyphen, slash or underscore goes on with the next word (`10.1371/journal.` at a line's
-/// end, `pone.0323994` on the next) when that word reads as the rest of an identifier: it
-/// holds a digit, and a dot of its own, or it is five digits or more, or the break is a line
-/// break. A sentence's period after a whole DOI is followed by words, which do not continue it.
-fn doi_continued(text: &str, start: usize, mut end: usize) -> usize {
-    loop {
-        if !text[start..end].ends_with(['.', '-', '/', '_']) {
-            return end;
-        }
-        let rest = &text[end..];
-        let gap = rest.len() - rest.trim_start().len();
-        if gap == 0 || gap > 3 {
-            return end;
-        }
-        let word_len = rest[gap..]
-            .find(|c: char| c.is_whitespace())
-            .unwrap_or(rest.len() - gap);
-        let word = &rest[gap..gap + word_len];
-        let core = word.trim_end_matches(['.', ',', ';', ')', ']']);
-        let id_like = core.starts_with(|c: char| c.is_ascii_alphanumeric())
-            && core
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || "._-/();:".contains(c))
-            && core.chars().any(|c| c.is_ascii_digit());
-        let continues = core.contains('.')
-            || (core.len() >= 5 && core.chars().all(|c| c.is_ascii_digit()))
-            || rest[..gap].contains('\n');
-        if !(id_like && continues) {
-            return end;
-        }
-        end += gap + word_len;
-    }
-}
-
 /// An arXiv identifier (`arXiv:1234.56789v2` or `arXiv:hep-th/9901001`) in a text.
 pub fn find_arxiv(text: &str) -> Option<String> {
     let lower = text.to_ascii_lowercase(); // same byte offsets as `text`
@@ -980,10 +888,13 @@ pub fn assemble_traced(
         .filter(|a| !a.is_empty());
     h.keywords = f.all(Label::Keyword).flat_map(split_keywords).collect();
     let pubnums: String = f.all(Label::Pubnum).collect::<Vec<_>>().join(" ");
-    h.doi = find_dois(&pubnums).into_iter().next().or_else(|| {
-        let all = find_dois(doc_text);
-        (all.len() == 1).then(|| all[0].clone())
-    });
+    h.doi = crate::doi::find_all(&pubnums)
+        .into_iter()
+        .next()
+        .or_else(|| {
+            let all = crate::doi::find_all(doc_text);
+            (all.len() == 1).then(|| all[0].clone())
+        });
     h.arxiv = find_arxiv(&pubnums).or_else(|| find_arxiv(doc_text));
     h.date = sub.date;
     h.copyright = joined(f, Label::Copyright);
@@ -1865,45 +1776,6 @@ mod tests {
 
     #[test]
     fn identifiers_and_keywords() {
-        assert_eq!(
-            find_dois("doi:10.21105/jose.00013 and https://doi.org/10.21105/jose.00013."),
-            vec!["10.21105/jose.00013"]
-        );
-        assert!(find_dois("version 10.5 of x").is_empty());
-        // A DOI broken at the end of a line goes on with the next line; a sentence's period
-        // after a whole DOI does not take the next words in.
-        assert_eq!(
-            find_dois("https://doi.org/10.1371/journal.\npone.0323994\nEditor: A. B"),
-            vec!["10.1371/journal.pone.0323994"]
-        );
-        assert_eq!(
-            find_dois("doi: 10.1371/journal.pone.\n0323994."),
-            vec!["10.1371/journal.pone.0323994"]
-        );
-        assert_eq!(
-            find_dois("DOI 10.1371/journal. pone.0323994"),
-            vec!["10.1371/journal.pone.0323994"]
-        );
-        assert_eq!(
-            find_dois("see 10.1000/abc.def.12. The next 2 sentences."),
-            vec!["10.1000/abc.def.12"]
-        );
-        assert_eq!(
-            find_dois("doi:10.1000/xyz. 2019 was a year"),
-            vec!["10.1000/xyz"]
-        );
-        // A SICI DOI keeps its `<…>`; markup after a DOI does not join it.
-        assert_eq!(
-            find_dois("doi: 10.1002/(SICI)1097-4636(199606)31:2<205::AID-JBM8>3.0.CO;2-R. Next"),
-            vec!["10.1002/(SICI)1097-4636(199606)31:2<205::AID-JBM8>3.0.CO;2-R"]
-        );
-        assert_eq!(find_dois("10.1000/abc.12<br/>x"), vec!["10.1000/abc.12"]);
-        assert_eq!(find_dois("10.1000/abc.12<b2:x>"), vec!["10.1000/abc.12"]);
-        assert_eq!(find_dois("10.1000/abc.12<12:>x"), vec!["10.1000/abc.12"]);
-        assert_eq!(
-            find_dois("14, 338-345. (doi:10.1175/1520-0434(1999)014<0338:PFUANN>2.0.CO;2)"),
-            vec!["10.1175/1520-0434(1999)014<0338:PFUANN>2.0.CO;2"]
-        );
         assert_eq!(
             find_arxiv("arXiv:2101.01234v2 [cs.LG]").as_deref(),
             Some("2101.01234v2")

@@ -479,7 +479,7 @@ mod case_props {
         #[test]
         fn header_record_helpers_never_panic(s in text(), t in text()) {
             let _ = (hr::clean_title(&s), hr::clean_abstract(&s), hr::split_keywords(&s));
-            let _ = (hr::find_dois(&s), hr::find_arxiv(&s), hr::split_emails(&s));
+            let _ = (crate::doi::find_all(&s), hr::find_arxiv(&s), hr::split_emails(&s));
             let f = HeaderFields {
                 spans: vec![
                     (Label::Title, s.clone()),

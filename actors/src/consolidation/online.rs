@@ -26,7 +26,8 @@ use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use lru::LruCache;
-use quire::consolidation::{normalize_doi, parse_work, Extracted, Record, Source};
+use quire::consolidation::{parse_work, Extracted, Record, Source};
+use quire::doi::normalize as normalize_doi;
 use serde_json::Value;
 
 use crate::metrics::metrics;

@@ -26,9 +26,7 @@ The index folder is `--index-dir`, else the config's `consolidation.index_dir`.
 use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
-use quire::consolidation::{
-    matching, normalize_doi, BiblioIndex, Consolidator, Extracted, FunderRegistry,
-};
+use quire::consolidation::{matching, BiblioIndex, Consolidator, Extracted, FunderRegistry};
 
 use crate::cmd::serve::load_config_file;
 
@@ -225,7 +223,7 @@ fn lookup(index: &IndexArgs, doi: Option<&str>, e: Extracted) -> anyhow::Result<
     }
     let idx = BiblioIndex::open(&dir)?;
     if let Some(doi) = doi {
-        let key = normalize_doi(doi).with_context(|| format!("`{doi}` is not a DOI"))?;
+        let key = quire::doi::normalize(doi).with_context(|| format!("`{doi}` is not a DOI"))?;
         return match idx.get_doi(&key)? {
             Some(r) => {
                 println!("{}", serde_json::to_string_pretty(&r)?);
