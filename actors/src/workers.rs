@@ -90,9 +90,10 @@ impl WorkerPoolConfig {
 
 /// Variables of the server's environment that workers still get: the fault-injection hooks of
 /// the tests (`quire::layout::worker::Hooks`) and Rust's backtrace switch.
-pub const PASSED_ENV: [&str; 3] = [
+pub const PASSED_ENV: [&str; 4] = [
     "QUIRE_WORKER_DELAY_MS",
     "QUIRE_WORKER_ALLOC_MB",
+    "QUIRE_WORKER_FOREIGN_ALLOC_MB",
     "RUST_BACKTRACE",
 ];
 

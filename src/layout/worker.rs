@@ -267,11 +267,14 @@ pub fn answer(request: &Request, pdfium_lib: Option<&std::path::Path>) -> Respon
 
 /// Fault injection for the pool's tests, read from the environment by `quire worker`:
 /// `QUIRE_WORKER_DELAY_MS` sleeps before each job (timeouts, kills mid-job),
-/// `QUIRE_WORKER_ALLOC_MB` allocates and touches that much memory before each job (memory cap).
+/// `QUIRE_WORKER_ALLOC_MB` allocates and touches that much memory before each job (memory cap),
+/// `QUIRE_WORKER_FOREIGN_ALLOC_MB` does the same through C's `malloc` and aborts when an
+/// allocation fails, as pdfium (C++) does: the death the pool must still report as `MEMORY`.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Hooks {
     pub delay: Option<std::time::Duration>,
     pub alloc_mb: usize,
+    pub foreign_alloc_mb: usize,
     /// CPU seconds one job may use: before each job the soft `RLIMIT_CPU` is set to the CPU
     /// time used so far plus this (the worker does it itself: once it runs as another user,
     /// the server may lack the capability to change its limits).
@@ -284,6 +287,7 @@ impl Hooks {
         Hooks {
             delay: num("QUIRE_WORKER_DELAY_MS").map(std::time::Duration::from_millis),
             alloc_mb: num("QUIRE_WORKER_ALLOC_MB").unwrap_or(0) as usize,
+            foreign_alloc_mb: num("QUIRE_WORKER_FOREIGN_ALLOC_MB").unwrap_or(0) as usize,
             cpu_budget_s: None,
         }
     }
@@ -299,6 +303,32 @@ impl Hooks {
             let block = vec![1u8; self.alloc_mb << 20];
             std::hint::black_box(&block);
         }
+        if self.foreign_alloc_mb > 0 {
+            foreign_alloc(self.foreign_alloc_mb);
+        }
+    }
+}
+
+/// Allocates and touches `mb` MiB through `malloc` in 8 MiB blocks (then frees them); a failed
+/// allocation aborts the process, as a C++ library's unhandled `bad_alloc` does.
+fn foreign_alloc(mb: usize) {
+    const BLOCK: usize = 8 << 20;
+    let mut blocks = Vec::new();
+    for _ in 0..mb.div_ceil(8) {
+        // SAFETY: a plain malloc of BLOCK bytes; the pointer is checked before use and freed
+        // below.
+        let p = unsafe { libc::malloc(BLOCK) };
+        if p.is_null() {
+            // SAFETY: abort never returns; it is the foreign library's reaction being imitated.
+            unsafe { libc::abort() };
+        }
+        // SAFETY: p points to BLOCK writable bytes.
+        unsafe { std::ptr::write_bytes(p.cast::<u8>(), 1, BLOCK) };
+        blocks.push(p);
+    }
+    for p in blocks {
+        // SAFETY: each pointer came from malloc above and is freed once.
+        unsafe { libc::free(p) };
     }
 }
 

@@ -207,6 +207,39 @@ async fn a_worker_over_its_memory_cap_fails_with_a_memory_error_naming_the_cap()
     assert!(roomy.layout(sample(), PageRange::default()).await.is_ok());
 }
 
+#[tokio::test]
+async fn a_worker_killed_by_a_foreign_allocation_failure_near_its_cap_is_a_memory_error() {
+    // pdfium is C++: an allocation that fails under the cap ends in abort(), not in the Rust
+    // allocator's MEMORY reply. The pool sees the worker die with its address space near the
+    // cap and answers MEMORY naming the cap all the same (issue 40, fault 5).
+    let Some(pool) = make_pool(
+        1,
+        Duration::from_secs(30),
+        256,
+        Some(("QUIRE_WORKER_FOREIGN_ALLOC_MB", 512)),
+    ) else {
+        return;
+    };
+    let err = pool
+        .layout(sample(), PageRange::default())
+        .await
+        .unwrap_err();
+    assert_eq!(err.code(), ErrorCode::Memory, "{err}");
+    let message = err.to_string();
+    assert!(message.contains("256 MiB"), "{message}");
+    assert!(message.contains("limits.pdf_memory_mb"), "{message}");
+    // Under a roomy cap the same foreign demand is served.
+    let Some(roomy) = make_pool(
+        1,
+        Duration::from_secs(30),
+        2048,
+        Some(("QUIRE_WORKER_FOREIGN_ALLOC_MB", 512)),
+    ) else {
+        return;
+    };
+    assert!(roomy.layout(sample(), PageRange::default()).await.is_ok());
+}
+
 fn shared() -> Option<PathBuf> {
     crate::common::require_shared("pdfs")
 }
