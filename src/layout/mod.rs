@@ -12,6 +12,7 @@ they send back, which are serialisable both compactly (postcard) and as JSON (`q
 pub mod build;
 pub mod pdfium;
 pub mod render;
+pub mod symbol;
 pub mod worker;
 
 pub use build::Limits;

@@ -242,6 +242,7 @@ impl Pdfium {
         let mut last_obj: FPDF_PAGEOBJECT = std::ptr::null_mut();
         let mut last_style = 0u32;
         let mut named_font = true;
+        let mut symbol_font = false;
         let mut style_ids: HashMap<StyleKey, u32> = HashMap::new();
         let mut font_cache: HashMap<usize, FontFacts> = HashMap::new();
         let mut space_before = false;
@@ -267,6 +268,7 @@ impl Pdfium {
                 // Type 3 fonts (no name) rarely map to Unicode properly, but pdfalto reads
                 // their codes as text all the same.
                 named_font = !style.font.is_empty();
+                symbol_font = super::symbol::is_symbol_font(&style.font);
                 let key = StyleKey::of(&style);
                 last_style = *style_ids.entry(key).or_insert_with(|| {
                     raw.styles.push(style);
@@ -281,11 +283,26 @@ impl Pdfium {
                 && code != 0x20
                 && unsafe { b.FPDFText_HasUnicodeMapError(tp, i) } == 1
             {
-                // pdfium fell back to the character code (glyph names outside the Adobe list,
-                // e.g. TeX's `angbracketleft`): pdfalto has no text for these glyphs either.
-                UNMAPPED
+                if let Some(mapped) = symbol_font
+                    .then(|| char::from_u32(0xF000 | (code & 0xFF)))
+                    .flatten()
+                    .filter(|_| code <= 0xFF || (0xF020..=0xF0FF).contains(&code))
+                    .and_then(super::symbol::symbol_char)
+                {
+                    mapped
+                } else {
+                    // pdfium fell back to the character code (glyph names outside the Adobe list,
+                    // e.g. TeX's `angbracketleft`): pdfalto has no text for these glyphs either.
+                    UNMAPPED
+                }
             } else {
-                char::from_u32(code).unwrap_or(UNMAPPED)
+                let c = char::from_u32(code).unwrap_or(UNMAPPED);
+                // The Symbol font read through its symbolic cmap: U+F0xx codes are its
+                // encoding's characters (µ, ±, Greek letters).
+                match symbol_font.then(|| super::symbol::symbol_char(c)).flatten() {
+                    Some(mapped) => mapped,
+                    None => c,
+                }
             };
             let (x0, y0, x1, y1) = frame.rect(r.left, r.bottom, r.right, r.top);
             let (px, py) = frame.point(ox as f32, oy as f32);

@@ -697,7 +697,7 @@ pub fn split_keywords(s: &str) -> Vec<String> {
             break;
         }
     }
-    let strong = ['·', '•', ';', '|'];
+    let strong = ['·', '•', '⋅', '∙', ';', '|'];
     let parts: Vec<&str> = if t.contains(strong) {
         t.split(strong).collect()
     } else if t.contains(',') {
@@ -1783,6 +1783,11 @@ mod tests {
         assert_eq!(find_arxiv("arxiv"), None);
         assert_eq!(split_keywords("Index Terms—a, b, c"), vec!["a", "b", "c"]);
         assert_eq!(split_keywords("x · y"), vec!["x", "y"]);
+        // A dot operator (the Symbol font's bullet) separates keywords as a middle dot does.
+        assert_eq!(
+            split_keywords("⋅ Blending oil ⋅ Flaxseed oil"),
+            vec!["Blending oil", "Flaxseed oil"]
+        );
         assert_eq!(
             split_emails("E-mail: a@b.org, c@d.org."),
             vec!["a@b.org", "c@d.org"]
