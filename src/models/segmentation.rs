@@ -454,6 +454,14 @@ fn opens_body(text: &str) -> bool {
 
 /// A line that opens with an abstract heading followed by the abstract's text on the same
 /// line: `Abstract: We study …`, `ABSTRACT. The …`, `Summary — …`.
+/// A line ending in a word broken at a hyphen (`… have been identi-`): a letter, then `-` or
+/// `‐`, at the very end.
+fn ends_with_broken_word(text: &str) -> bool {
+    let t = text.trim_end();
+    let mut rev = t.chars().rev();
+    matches!(rev.next(), Some('-' | '\u{2010}')) && rev.next().is_some_and(char::is_alphabetic)
+}
+
 fn opens_with_abstract_heading(text: &str) -> bool {
     let t = text.trim();
     let first = t.split_whitespace().next().unwrap_or("");
@@ -511,8 +519,15 @@ impl Zones {
             let cut = (label == Label::Header)
                 .then(|| {
                     (1..lines.len()).find(|&i| {
-                        doc.line(&lines[i])
-                            .is_some_and(|l| introduction_heading(&l.text()))
+                        // Right under an `Abstract` heading, `Introduction` or `Background`
+                        // is the first part of a structured abstract, not the body's head.
+                        let under_abstract = doc.line(&lines[i - 1]).is_some_and(|l| {
+                            matches!(letters_lower(&l.text()).as_str(), "abstract" | "summary")
+                        });
+                        !under_abstract
+                            && doc
+                                .line(&lines[i])
+                                .is_some_and(|l| introduction_heading(&l.text()))
                     })
                 })
                 .flatten();
@@ -575,8 +590,10 @@ impl Zones {
     }
 
     /// A header that ends with an `Abstract` (or `Summary`) heading line whose text the model
-    /// gave to the body, or a header followed by a body whose first line opens with such a
-    /// heading (`Abstract: We …`): the body lines that follow, up to the first line opening the body
+    /// gave to the body, a header followed by a body whose first line opens with such a
+    /// heading (`Abstract: We …`), or a header whose last line breaks a word the body's first
+    /// line finishes in lower case (an abstract running on in the next column): the body lines
+    /// that follow, up to the first line opening the body
     /// (a numbered heading or `Introduction`), on the same page and at most `max_lines`, move
     /// to the header; with no such end within `max_lines`, nothing moves.
     pub fn extend_header_over_abstract(&mut self, doc: &Document, max_lines: usize) {
@@ -609,7 +626,15 @@ impl Zones {
                 .first()
                 .and_then(&text)
                 .is_some_and(|t| opens_with_abstract_heading(&t));
-            if !heading_last && !heading_first {
+            // The header's last line breaks a word (`identi-`) that the body's first line
+            // finishes in lower case (`fied to decide …`): the text runs on.
+            let runs_on = text(&last).is_some_and(|t| ends_with_broken_word(&t))
+                && next
+                    .first()
+                    .filter(|r| r.page == last.page)
+                    .and_then(&text)
+                    .is_some_and(|t| t.trim_start().starts_with(|c: char| c.is_lowercase()));
+            if !heading_last && !heading_first && !runs_on {
                 continue;
             }
             let take = next
@@ -1215,6 +1240,88 @@ Analysis of analysis A An Ana Anal BLOCKSTART PAGEIN NEWFONT SAMEFONTSIZE 0 1 IN
         assert_eq!(z.lines(Label::Header).len(), 3, "{z:?}");
         assert_eq!(z.lines(Label::Body).len(), 3, "{z:?}");
         assert_eq!(z.pieces.len(), 2, "{z:?}");
+        // Right under the `Abstract` heading, `Introduction` opens a structured abstract: the
+        // header stays whole.
+        let p2 = Page {
+            number: 1,
+            width: 612.0,
+            height: 792.0,
+            blocks: vec![
+                block(&[&["A", "Title"]], 80.0, 18.0, "Times-Bold"),
+                block(&[&["Abstract"]], 150.0, 10.0, "Times-Bold"),
+                block(&[&["Introduction"]], 170.0, 10.0, "Times-Bold"),
+                block(&[&["We", "study", "things."]], 190.0, 10.0, "Times"),
+                block(&[&["Methods"]], 210.0, 10.0, "Times-Bold"),
+                block(&[&["More", "text."]], 340.0, 10.0, "Times"),
+            ],
+            ..Default::default()
+        };
+        let doc = Document { pages: vec![p2] };
+        let (_, refs) = document_lines(&doc);
+        let mut z = decode(&refs, &labels).unwrap();
+        z.end_header_at_introduction(&doc);
+        assert_eq!(z.lines(Label::Header).len(), 5, "{z:?}");
+    }
+
+    #[test]
+    fn an_abstract_running_on_from_a_broken_word_joins_the_header() {
+        let page = |second: &str| Page {
+            number: 1,
+            width: 612.0,
+            height: 792.0,
+            blocks: vec![
+                block(&[&["A", "Title"]], 80.0, 18.0, "Times-Bold"),
+                block(
+                    &[&["No", "biomarkers", "were", "identi-"]],
+                    120.0,
+                    10.0,
+                    "Times",
+                ),
+                block(
+                    &[&[second, "to", "decide."], &["More", "text."]],
+                    140.0,
+                    10.0,
+                    "Times",
+                ),
+                block(
+                    &[&["1.", "Introduction"], &["Body", "text."]],
+                    200.0,
+                    10.0,
+                    "Times",
+                ),
+            ],
+            ..Default::default()
+        };
+        let labels: Vec<String> = [
+            "I-<header>",
+            "<header>",
+            "I-<body>",
+            "<body>",
+            "<body>",
+            "<body>",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        let doc = Document {
+            pages: vec![page("fied")],
+        };
+        let (_, refs) = document_lines(&doc);
+        let mut z = decode(&refs, &labels).unwrap();
+        z.extend_header_over_abstract(&doc, 40);
+        assert_eq!(z.lines(Label::Header).len(), 4, "{z:?}");
+        assert_eq!(z.lines(Label::Body).len(), 2);
+        // A body that opens with a capital does not run on from the broken word.
+        let doc = Document {
+            pages: vec![page("Fied")],
+        };
+        let (_, refs) = document_lines(&doc);
+        let mut z = decode(&refs, &labels).unwrap();
+        z.extend_header_over_abstract(&doc, 40);
+        assert_eq!(z.lines(Label::Header).len(), 2, "{z:?}");
+        assert!(ends_with_broken_word("have been identi-"));
+        assert!(!ends_with_broken_word("pages 12-"));
+        assert!(!ends_with_broken_word("a dash -"));
     }
 
     #[test]
