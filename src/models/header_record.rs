@@ -396,7 +396,9 @@ fn abstract_span_ids(f: &HeaderFields) -> Vec<usize> {
             Label::Keyword if !out.is_empty() => closed = true,
             // A keyword line or another abstract's heading the model left unlabelled closes
             // the abstract as well: the second abstract of a bilingual front page follows.
-            Label::Other | Label::Reference if !out.is_empty() && keyword_heading(s) => {
+            Label::Other | Label::Reference
+                if !out.is_empty() && (keyword_heading(s) || summary_heading(s)) =>
+            {
                 closed = true
             }
             Label::Abstract if !closed && (licence_statement(s) || citation_cue(s)) => {}
@@ -414,6 +416,23 @@ fn abstract_span_ids(f: &HeaderFields) -> Vec<usize> {
         }
     }
     out
+}
+
+/// The heading of a second, lay summary printed after the abstract (`Author summary`,
+/// `Plain language summary`, `Lay summary`): another abstract, which the first does not run
+/// into.
+fn summary_heading(s: &str) -> bool {
+    let lower = s.trim_start().to_lowercase();
+    [
+        "author summary",
+        "authors' summary",
+        "author's summary",
+        "plain language summary",
+        "plain-language summary",
+        "lay summary",
+    ]
+    .iter()
+    .any(|h| lower.starts_with(h))
 }
 
 /// Headings of a keyword list, in the languages of the front pages seen most (`Keywords:`,
@@ -1843,6 +1862,27 @@ mod tests {
         assert!(text.ends_with("publicação."), "{text}");
         assert!(!text.contains("Palavras"), "{text}");
         assert!(!text.contains("This study"), "{text}");
+    }
+
+    #[test]
+    fn a_lay_summary_after_the_abstract_is_not_part_of_it() {
+        let f = fields(&[
+            (
+                Label::Abstract,
+                "Background We ask a question. Conclusions We answer it.",
+            ),
+            (Label::Other, "Author summary"),
+            (
+                Label::Abstract,
+                "What if a virus spread here? We estimate the risk.",
+            ),
+        ]);
+        assert_eq!(
+            abstract_spans(&f),
+            vec!["Background We ask a question. Conclusions We answer it."]
+        );
+        assert!(summary_heading("Plain Language Summary"));
+        assert!(!summary_heading("Summary of findings"));
     }
 
     #[test]
