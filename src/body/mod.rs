@@ -349,6 +349,12 @@ impl<'a> Assembler<'a> {
             self.section_span(at..range.end);
             return;
         }
+        if let Some(at) = face_changed_line(self.doc, &tokens[range.clone()]) {
+            let at = range.start + at;
+            self.section_span(range.start..at);
+            self.section_span(at..range.end);
+            return;
+        }
         match runin::head_run(self.doc, &tokens[range.clone()]) {
             Some(k) => {
                 self.section(range.start..range.start + k);
@@ -969,6 +975,62 @@ fn numbered_line(doc: &Document, toks: &[ZoneToken]) -> Option<usize> {
         toks[i - 1].line != toks[i].line
             && section_number(&texts[i..])
                 .is_some_and(|(_, n)| numbered || n.trim_end_matches('.').contains('.'))
+    })
+}
+
+/// In a head span of several lines, the first line set in another face than the line before
+/// it (another size or weight, or capitals over mixed case) and opening with a capital: a
+/// subsection head stacked under its section head (`METHODS AND ANALYSIS` / `Patient
+/// selection`), which the model read as one head. A head wrapped over lines keeps its face.
+fn face_changed_line(doc: &Document, toks: &[ZoneToken]) -> Option<usize> {
+    // (modal size in half points, mostly bold, share of capitals among letters) of the
+    // tokens `range`.
+    let face = |range: Range<usize>| -> Option<(i32, bool, f32)> {
+        let words: Vec<&crate::layout::Token> = toks[range]
+            .iter()
+            .filter_map(|zt| doc.token(&zt.line, zt.index).map(|(_, t)| t))
+            .collect();
+        if words.is_empty() {
+            return None;
+        }
+        let mut sizes: Vec<i32> = words
+            .iter()
+            .map(|t| (t.font_size * 2.0).round() as i32)
+            .collect();
+        sizes.sort_unstable();
+        let size = sizes
+            .chunk_by(|a, b| a == b)
+            .max_by_key(|run| run.len())
+            .map_or(0, |run| run[0]);
+        let bold = words.iter().filter(|t| t.bold).count() * 2 > words.len();
+        let letters: Vec<char> = words
+            .iter()
+            .flat_map(|t| t.text.chars())
+            .filter(|c| c.is_alphabetic())
+            .collect();
+        let upper = letters.iter().filter(|c| c.is_uppercase()).count();
+        let caps = if letters.len() >= 3 {
+            upper as f32 / letters.len() as f32
+        } else {
+            0.5
+        };
+        Some((size, bold, caps))
+    };
+    let starts: Vec<usize> = (0..toks.len())
+        .filter(|&i| i == 0 || toks[i - 1].line != toks[i].line)
+        .collect();
+    (1..starts.len()).find_map(|k| {
+        let (prev, at) = (starts[k - 1], starts[k]);
+        let end = starts.get(k + 1).copied().unwrap_or(toks.len());
+        let opens_capital = doc
+            .token(&toks[at].line, toks[at].index)
+            .and_then(|(_, t)| t.text.chars().next())
+            .is_some_and(char::is_uppercase);
+        let (a, b) = (face(prev..at)?, face(at..end)?);
+        // Capitals over mixed case, never the other way (`… Mg ION SOLID` / `CONDUCTORS`).
+        let caps_over_mixed = a.2 >= 0.8 && b.2 < 0.5;
+        let other_face = (a.0 - b.0).abs() >= 2 || a.1 != b.1 || caps_over_mixed;
+        (opens_capital && other_face).then_some(at)
     })
 }
 

@@ -165,6 +165,47 @@ fn a_full_width_first_line_or_a_quotation_in_another_face_is_no_head() {
 }
 
 #[test]
+fn a_subsection_head_stacked_under_its_section_head_is_a_div_of_its_own() {
+    let b = one_page(vec![
+        // Capitals, then mixed case: two heads.
+        vec![
+            vec![S(H, "METHODS AND ANALYSIS")],
+            vec![C("Patient selection")],
+        ],
+        vec![vec![S(P, "We did this.")]],
+        // One head wrapped over two lines in one face stays one head.
+        vec![vec![S(H, "Results of the first")], vec![C("Trial phase")]],
+        vec![vec![S(P, "It worked.")]],
+        vec![vec![S(H, "STRENGTHS AND")], vec![C("LIMITATIONS")]],
+    ]);
+    assert_eq!(
+        outline(&assembled(&b)),
+        [
+            "div n=None METHODS AND ANALYSIS",
+            "div n=None Patient selection",
+            "p We did this.",
+            "div n=None Results of the first Trial phase",
+            "p It worked.",
+            "div n=None STRENGTHS AND LIMITATIONS",
+        ]
+    );
+    // A bold line over a regular one is two heads too.
+    let mut b = one_page(vec![
+        vec![vec![S(H, "Methods")], vec![C("Study design")]],
+        vec![vec![S(P, "We did this.")]],
+    ]);
+    edit(&mut b, (0, 0, 0), 0..1, |t| t.bold = true);
+    assert_eq!(
+        outline(&assembled(&b)),
+        [
+            "div n=None Methods",
+            "div n=None Study design",
+            "p We did this."
+        ]
+    );
+}
+
+#[test]
 fn two_numbered_heads_in_one_section_span_are_two_divs() {
     let b = one_page(vec![
         vec![vec![S(H, "2 Method")], vec![C("2.1 Study design")]],
