@@ -105,10 +105,28 @@ impl HeadCheck {
         let small = size < MIN_HEAD_SIZE_RATIO * self.body_size;
         let mut lines: Vec<&LineRef> = toks.iter().map(|z| &z.line).collect();
         lines.dedup();
-        let running = lines.iter().all(|r| {
+        let is_running = |r: &&LineRef| {
             doc.line(r)
                 .is_some_and(|l| self.running.contains(&running_key(&l.tokens)))
-        });
+        };
+        // A running line with the page's printed number beside it (`DovePress 1451`, the
+        // journal's own pagination on a line of its own in the same band) is furniture too.
+        let number_in_band = |r: &&LineRef| {
+            let (Some(page), Some(line)) = (doc.pages.get(r.page), doc.line(r)) else {
+                return false;
+            };
+            let digits = line
+                .tokens
+                .iter()
+                .all(|t| !t.text.is_empty() && t.text.chars().all(|c| c.is_ascii_digit()));
+            digits
+                && line.tokens.iter().all(|t| {
+                    t.bbox.y + t.bbox.h < MARGIN_BAND * page.height
+                        || t.bbox.y > (1.0 - MARGIN_BAND) * page.height
+                })
+        };
+        let running = lines.iter().any(is_running)
+            && lines.iter().all(|r| is_running(r) || number_in_band(r));
         // The page's own number or a year alone in its top or bottom band (`6`, `2021` of a
         // running head the layout set on a line of its own); a section number (`3`, `2.1`) at
         // a page's top stays a head.

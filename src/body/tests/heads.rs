@@ -301,6 +301,36 @@ fn small_rotated_running_or_marginal_numeric_text_labelled_section_is_text() {
 }
 
 #[test]
+fn a_running_line_with_the_printed_page_number_beside_it_is_no_head() {
+    let mut b = build(vec![
+        vec![
+            vec![vec![S(H, "Journal of Things")], vec![C("1451")]],
+            vec![vec![S(H, "Introduction")]],
+            vec![vec![S(P, "We begin.")]],
+        ],
+        vec![
+            vec![vec![S(P, "Journal of Things")]],
+            vec![vec![S(P, "More text goes on here.")]],
+        ],
+        vec![
+            vec![vec![S(P, "Journal of Things")]],
+            vec![vec![S(P, "Yet more text.")]],
+        ],
+    ]);
+    for page in 0..3 {
+        edit(&mut b, (page, 0, 0), 0..3, |t| t.bbox.y = 20.0);
+    }
+    edit(&mut b, (0, 0, 1), 0..1, |t| t.bbox.y = 32.0);
+    let heads: Vec<String> = assembled(&b)
+        .divs
+        .iter()
+        .filter_map(|d| d.head.as_ref())
+        .map(|h| h.text.text.clone())
+        .collect();
+    assert_eq!(heads, ["Introduction"]);
+}
+
+#[test]
 fn a_head_run_holding_two_numbered_heads_after_a_number_gives_two_divs() {
     let mut b = one_page(vec![vec![
         vec![S(H, "2.3")],
