@@ -550,9 +550,14 @@ fn second_title_out(tokens: &[HeaderToken], labels: &[String]) -> Vec<String> {
             if t.facts.line != Pos::Start || t.font == run[k - 1].font {
                 return false;
             }
-            let before = run[..k].iter().filter(|u| u.font == t.font).count();
-            let after = run[k..].iter().filter(|u| u.font == t.font).count();
-            before * 5 <= k && after * 5 >= (run.len() - k) * 4
+            // The same font, or the same size in any face (a note in small type whose last
+            // line turns italic: `This article was published in …` / `Journal Name`).
+            let shares = |same: &dyn Fn(&HeaderToken) -> bool| {
+                let before = run[..k].iter().filter(|u| same(u)).count();
+                let after = run[k..].iter().filter(|u| same(u)).count();
+                before * 5 <= k && after * 5 >= (run.len() - k) * 4
+            };
+            shares(&|u| u.font == t.font) || shares(&|u| u.font.1 == t.font.1)
         });
         if let Some(k) = cut {
             out[a + k] = "I-<other>".to_string();
@@ -1140,7 +1145,25 @@ Study study S St Stu Stud y dy udy tudy BLOCKEND LINEEND LINEINDENT SAMEFONT SAM
             ("roman", "and other things too"),
         ]);
         let f = decode(&toks, &title_labels(toks.len())).unwrap();
-        assert!(f.first(Label::Title).unwrap().ends_with("other things too"));
+        assert!(f.first(Label::Title).unwrap().ends_with("other things too")); // A note in small type after the title, its last line in italics: the note's size
+                                                                               // holds from its first line on, so it is cut off.
+        let mut toks = font_lines(&[
+            ("sans", "Effects of a treatment on recovery"),
+            ("sans", "in patients: a randomized trial"),
+            (
+                "sans",
+                "This article was published in the following journal:",
+            ),
+            ("sansit", "Journal of Things"),
+        ]);
+        for t in toks.iter_mut().skip(11) {
+            t.font.1 = 70;
+        }
+        let f = decode(&toks, &title_labels(toks.len())).unwrap();
+        assert_eq!(
+            f.first(Label::Title),
+            Some("Effects of a treatment on recovery\nin patients: a randomized trial")
+        );
     }
 
     #[test]
