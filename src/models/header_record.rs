@@ -418,21 +418,11 @@ fn abstract_span_ids(f: &HeaderFields) -> Vec<usize> {
     out
 }
 
-/// The heading of a second, lay summary printed after the abstract (`Author summary`,
-/// `Plain language summary`, `Lay summary`): another abstract, which the first does not run
-/// into.
+/// A heading span of a second summary printed after the abstract
+/// ([`SECOND_SUMMARY_HEADINGS`]): another abstract, which the first does not run into.
 fn summary_heading(s: &str) -> bool {
-    let lower = s.trim_start().to_lowercase();
-    [
-        "author summary",
-        "authors' summary",
-        "author's summary",
-        "plain language summary",
-        "plain-language summary",
-        "lay summary",
-    ]
-    .iter()
-    .any(|h| lower.starts_with(h))
+    let s = s.trim_start();
+    SECOND_SUMMARY_HEADINGS.iter().any(|h| s.starts_with(h))
 }
 
 /// Headings of a keyword list, in the languages of the front pages seen most (`Keywords:`,
@@ -551,6 +541,9 @@ fn mid_abstract(f: &HeaderFields, i: usize) -> bool {
 /// Headings of a second, plain-language summary printed after the abstract (its own
 /// abstract type in JATS); the abstract ends before them.
 const SECOND_SUMMARY_HEADINGS: &[&str] = &[
+    "Author summary",
+    "Author Summary",
+    "AUTHOR SUMMARY",
     "Plain Language Summary",
     "Plain language summary",
     "PLAIN LANGUAGE SUMMARY",
@@ -1882,6 +1875,7 @@ mod tests {
             vec!["Background We ask a question. Conclusions We answer it."]
         );
         assert!(summary_heading("Plain Language Summary"));
+        assert!(summary_heading("AUTHOR SUMMARY"));
         assert!(!summary_heading("Summary of findings"));
     }
 
