@@ -109,7 +109,7 @@ impl HeadCheck {
             doc.line(r)
                 .is_some_and(|l| self.running.contains(&running_key(&l.tokens)))
         };
-        // A running line with the page's printed number beside it (`DovePress 1451`, the
+        // A running line with the page's printed number beside it (`Journal Press 1451`, the
         // journal's own pagination on a line of its own in the same band) is furniture too.
         let number_in_band = |r: &&LineRef| {
             let (Some(page), Some(line)) = (doc.pages.get(r.page), doc.line(r)) else {

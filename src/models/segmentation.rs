@@ -454,7 +454,7 @@ fn opens_body(text: &str) -> bool {
 
 /// A line that opens with an abstract heading followed by the abstract's text on the same
 /// line: `Abstract: We study …`, `ABSTRACT. The …`, `Summary — …`.
-/// A line ending in a word broken at a hyphen (`… have been identi-`): a letter, then `-` or
+/// A line ending in a word broken at a hyphen (`… were analy-`): a letter, then `-` or
 /// `‐`, at the very end.
 fn ends_with_broken_word(text: &str) -> bool {
     let t = text.trim_end();
@@ -626,8 +626,8 @@ impl Zones {
                 .first()
                 .and_then(&text)
                 .is_some_and(|t| opens_with_abstract_heading(&t));
-            // The header's last line breaks a word (`identi-`) that the body's first line
-            // finishes in lower case (`fied to decide …`): the text runs on.
+            // The header's last line breaks a word (`analy-`) that the body's first line
+            // finishes in lower case (`sed in two labs …`): the text runs on.
             let runs_on = text(&last).is_some_and(|t| ends_with_broken_word(&t))
                 && next
                     .first()
@@ -1272,13 +1272,13 @@ Analysis of analysis A An Ana Anal BLOCKSTART PAGEIN NEWFONT SAMEFONTSIZE 0 1 IN
             blocks: vec![
                 block(&[&["A", "Title"]], 80.0, 18.0, "Times-Bold"),
                 block(
-                    &[&["No", "biomarkers", "were", "identi-"]],
+                    &[&["The", "samples", "were", "analy-"]],
                     120.0,
                     10.0,
                     "Times",
                 ),
                 block(
-                    &[&[second, "to", "decide."], &["More", "text."]],
+                    &[&[second, "in", "two", "labs."], &["More", "text."]],
                     140.0,
                     10.0,
                     "Times",
@@ -1304,7 +1304,7 @@ Analysis of analysis A An Ana Anal BLOCKSTART PAGEIN NEWFONT SAMEFONTSIZE 0 1 IN
         .map(|s| s.to_string())
         .collect();
         let doc = Document {
-            pages: vec![page("fied")],
+            pages: vec![page("sed")],
         };
         let (_, refs) = document_lines(&doc);
         let mut z = decode(&refs, &labels).unwrap();
@@ -1313,13 +1313,13 @@ Analysis of analysis A An Ana Anal BLOCKSTART PAGEIN NEWFONT SAMEFONTSIZE 0 1 IN
         assert_eq!(z.lines(Label::Body).len(), 2);
         // A body that opens with a capital does not run on from the broken word.
         let doc = Document {
-            pages: vec![page("Fied")],
+            pages: vec![page("Sed")],
         };
         let (_, refs) = document_lines(&doc);
         let mut z = decode(&refs, &labels).unwrap();
         z.extend_header_over_abstract(&doc, 40);
         assert_eq!(z.lines(Label::Header).len(), 2, "{z:?}");
-        assert!(ends_with_broken_word("have been identi-"));
+        assert!(ends_with_broken_word("were analy-"));
         assert!(!ends_with_broken_word("pages 12-"));
         assert!(!ends_with_broken_word("a dash -"));
     }
