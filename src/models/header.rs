@@ -397,6 +397,9 @@ pub struct HeaderFields {
     /// The header tokens that start a line inside a span (their predecessor ends with a line
     /// break), ascending: where a span's text has a `\n`.
     pub line_starts: Vec<usize>,
+    /// `<abstract>` spans that are the body's opening text set after the abstract in another
+    /// face ([`abstract_in_other_face`]): not abstract, they open the body.
+    pub body_text: Vec<usize>,
 }
 
 impl HeaderFields {
@@ -487,7 +490,12 @@ pub fn decode(tokens: &[HeaderToken], labels: &[String]) -> Result<HeaderFields>
             reason: format!("{} tokens but {} labels", tokens.len(), labels.len()),
         });
     }
-    let labels = &second_title_out(tokens, labels);
+    let mut labels = second_title_out(tokens, labels);
+    let cuts = abstract_in_other_face(tokens, &labels);
+    for &c in &cuts {
+        labels[c] = "I-<abstract>".to_string();
+    }
+    let labels = &labels;
     let mut fields = HeaderFields::default();
     let mut prev_sep = Sep::None;
     for (k, (t, l)) in tokens.iter().zip(labels).enumerate() {
@@ -513,6 +521,9 @@ pub fn decode(tokens: &[HeaderToken], labels: &[String]) -> Result<HeaderFields>
                 r.end = k + 1;
             }
         } else {
+            if cuts.contains(&k) {
+                fields.body_text.push(fields.spans.len());
+            }
             fields.spans.push((label, t.facts.text.clone()));
             fields.largest.push(usize::from(t.facts.largest));
             fields.tokens.push(k..k + 1);
@@ -568,6 +579,46 @@ fn second_title_out(tokens: &[HeaderToken], labels: &[String]) -> Vec<String> {
         a = b;
     }
     out
+}
+
+/// Where an `<abstract>` run turns into the body's opening text: a line start after a sentence
+/// end from which at least four fifths of the tokens share a font that at most a fifth of the
+/// tokens before use (an abstract set in bold, then the unheaded introduction in the body
+/// face), both parts 40 tokens at least. A structured abstract's bold part labels do not cut:
+/// its text, in the body face, comes before.
+fn abstract_in_other_face(tokens: &[HeaderToken], labels: &[String]) -> Vec<usize> {
+    const MIN_PART: usize = 40;
+    let is_abstract = |l: &str| l.trim_start_matches("I-") == "<abstract>";
+    let mut cuts = Vec::new();
+    let mut a = 0;
+    while a < tokens.len() {
+        if !is_abstract(&labels[a]) {
+            a += 1;
+            continue;
+        }
+        let mut b = a + 1;
+        while b < tokens.len() && labels[b] == "<abstract>" {
+            b += 1;
+        }
+        let run = &tokens[a..b];
+        let cut = (MIN_PART..run.len().saturating_sub(MIN_PART - 1)).find(|&k| {
+            let t = &run[k];
+            if t.facts.line != Pos::Start
+                || t.font == run[k - 1].font
+                || !run[k - 1].facts.text.ends_with(['.', '!', '?'])
+            {
+                return false;
+            }
+            let before = run[..k].iter().filter(|u| u.font == t.font).count();
+            let after = run[k..].iter().filter(|u| u.font == t.font).count();
+            before * 5 <= k && after * 5 >= (run.len() - k) * 4
+        });
+        if let Some(k) = cut {
+            cuts.push(a + k);
+        }
+        a = b;
+    }
+    cuts
 }
 
 /// Whether `s` ends with (or, `at_start`, starts with) a cue that introduces the names of
@@ -1113,6 +1164,35 @@ Study study S St Stu Stud y dy udy tudy BLOCKEND LINEEND LINEINDENT SAMEFONT SAM
         (0..n)
             .map(|k| if k == 0 { "I-<title>" } else { "<title>" }.to_string())
             .collect()
+    }
+
+    #[test]
+    fn an_abstract_in_bold_ends_where_the_body_face_takes_over() {
+        let abstract_labels = |n: usize| -> Vec<String> {
+            (0..n)
+                .map(|k| if k == 0 { "I-<abstract>" } else { "<abstract>" }.to_string())
+                .collect()
+        };
+        let bold = "we measured the oil of the plant in the lab today.";
+        let roman = "plants have long been used as remedies in many lands.";
+        let mut lines: Vec<(&str, &str)> = vec![("bold", bold); 5];
+        lines.extend(vec![("roman", roman); 5]);
+        let toks = font_lines(&lines);
+        let f = decode(&toks, &abstract_labels(toks.len())).unwrap();
+        assert_eq!(f.spans.len(), 2, "{:?}", f.spans);
+        assert_eq!(f.body_text, vec![1]);
+        assert!(f.spans[1].1.starts_with("plants have long"));
+        // A structured abstract: bold part labels, its text in the body face. No cut.
+        let mut lines: Vec<(&str, &str)> = Vec::new();
+        for _ in 0..4 {
+            lines.push(("bold", "Background."));
+            lines.push(("roman", roman));
+            lines.push(("roman", roman));
+        }
+        let toks = font_lines(&lines);
+        let f = decode(&toks, &abstract_labels(toks.len())).unwrap();
+        assert_eq!(f.spans.len(), 1, "{:?}", f.spans);
+        assert!(f.body_text.is_empty());
     }
 
     #[test]

@@ -392,6 +392,11 @@ fn abstract_span_ids(f: &HeaderFields) -> Vec<usize> {
     let mut out = Vec::new();
     let mut closed = false;
     for (i, (l, s)) in f.spans.iter().enumerate() {
+        if f.body_text.contains(&i) {
+            // The body's opening text: the abstract is over.
+            closed = true;
+            continue;
+        }
         match l {
             Label::Keyword if !out.is_empty() => closed = true,
             // A keyword line or another abstract's heading the model left unlabelled closes
@@ -1855,6 +1860,22 @@ mod tests {
         assert!(text.ends_with("publicação."), "{text}");
         assert!(!text.contains("Palavras"), "{text}");
         assert!(!text.contains("This study"), "{text}");
+    }
+
+    #[test]
+    fn the_bodys_opening_text_after_the_abstract_opens_the_body() {
+        let mut f = fields(&[
+            (Label::Abstract, "We measured the oil of the plant."),
+            (Label::Abstract, "Plants have long been used as remedies."),
+        ]);
+        f.body_text = vec![1];
+        assert_eq!(
+            abstract_spans(&f),
+            vec!["We measured the oil of the plant."]
+        );
+        let front = left_out_abstract(&f);
+        assert_eq!(front.len(), 1);
+        assert_eq!(front[0].text, "Plants have long been used as remedies.");
     }
 
     #[test]
