@@ -544,17 +544,7 @@ pub fn decode(tokens: &[HeaderToken], labels: &[String]) -> Result<HeaderFields>
 /// the tokens after it return to the title's font.
 fn second_title_out(tokens: &[HeaderToken], labels: &[String]) -> Vec<String> {
     let mut out = labels.to_vec();
-    let is_title = |l: &str| l.trim_start_matches("I-") == "<title>";
-    let mut a = 0;
-    while a < tokens.len() {
-        if !is_title(&labels[a]) {
-            a += 1;
-            continue;
-        }
-        let mut b = a + 1;
-        while b < tokens.len() && labels[b] == "<title>" {
-            b += 1;
-        }
+    for Range { start: a, end: b } in label_runs(labels, "<title>") {
         let run = &tokens[a..b];
         let cut = (3..run.len().saturating_sub(2)).find(|&k| {
             let t = &run[k];
@@ -576,9 +566,27 @@ fn second_title_out(tokens: &[HeaderToken], labels: &[String]) -> Vec<String> {
                 *l = "<other>".to_string();
             }
         }
-        a = b;
     }
     out
+}
+
+/// The runs of `label` in `labels` (a run opens at its `I-` label or where the label starts).
+fn label_runs(labels: &[String], label: &str) -> Vec<Range<usize>> {
+    let mut runs = Vec::new();
+    let mut a = 0;
+    while a < labels.len() {
+        if labels[a].trim_start_matches("I-") != label {
+            a += 1;
+            continue;
+        }
+        let mut b = a + 1;
+        while b < labels.len() && labels[b] == label {
+            b += 1;
+        }
+        runs.push(a..b);
+        a = b;
+    }
+    runs
 }
 
 /// Where an `<abstract>` run turns into the body's opening text: a line start after a sentence
@@ -588,18 +596,8 @@ fn second_title_out(tokens: &[HeaderToken], labels: &[String]) -> Vec<String> {
 /// its text, in the body face, comes before.
 fn abstract_in_other_face(tokens: &[HeaderToken], labels: &[String]) -> Vec<usize> {
     const MIN_PART: usize = 40;
-    let is_abstract = |l: &str| l.trim_start_matches("I-") == "<abstract>";
     let mut cuts = Vec::new();
-    let mut a = 0;
-    while a < tokens.len() {
-        if !is_abstract(&labels[a]) {
-            a += 1;
-            continue;
-        }
-        let mut b = a + 1;
-        while b < tokens.len() && labels[b] == "<abstract>" {
-            b += 1;
-        }
+    for Range { start: a, end: b } in label_runs(labels, "<abstract>") {
         let run = &tokens[a..b];
         let cut = (MIN_PART..run.len().saturating_sub(MIN_PART - 1)).find(|&k| {
             let t = &run[k];
@@ -616,7 +614,6 @@ fn abstract_in_other_face(tokens: &[HeaderToken], labels: &[String]) -> Vec<usiz
         if let Some(k) = cut {
             cuts.push(a + k);
         }
-        a = b;
     }
     cuts
 }
