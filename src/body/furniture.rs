@@ -112,18 +112,11 @@ impl HeadCheck {
         // A running line with the page's printed number beside it (`Journal Press 1451`, the
         // journal's own pagination on a line of its own in the same band) is furniture too.
         let number_in_band = |r: &&LineRef| {
-            let (Some(page), Some(line)) = (doc.pages.get(r.page), doc.line(r)) else {
-                return false;
-            };
-            let digits = line
-                .tokens
-                .iter()
-                .all(|t| !t.text.is_empty() && t.text.chars().all(|c| c.is_ascii_digit()));
-            digits
-                && line.tokens.iter().all(|t| {
-                    t.bbox.y + t.bbox.h < MARGIN_BAND * page.height
-                        || t.bbox.y > (1.0 - MARGIN_BAND) * page.height
-                })
+            doc.line(r).is_some_and(|line| {
+                line.tokens
+                    .iter()
+                    .all(|t| !t.text.is_empty() && t.text.chars().all(|c| c.is_ascii_digit()))
+            }) && in_margin_band(doc, r)
         };
         let running = lines.iter().any(is_running)
             && lines.iter().all(|r| is_running(r) || number_in_band(r));
@@ -133,18 +126,23 @@ impl HeadCheck {
         let text: String = words.iter().map(|t| t.text.as_str()).collect();
         let numeric_margin = text.chars().all(|c| c.is_ascii_digit())
             && lines.iter().all(|r| {
-                let (Some(page), Some(line)) = (doc.pages.get(r.page), doc.line(r)) else {
-                    return false;
-                };
-                let in_band = line.tokens.iter().all(|t| {
-                    t.bbox.y + t.bbox.h < MARGIN_BAND * page.height
-                        || t.bbox.y > (1.0 - MARGIN_BAND) * page.height
-                });
                 let year = text.len() == 4 && (text.starts_with("19") || text.starts_with("20"));
-                in_band && (year || text == (r.page + 1).to_string())
+                in_margin_band(doc, r) && (year || text == (r.page + 1).to_string())
             });
         rotated || small || running || numeric_margin
     }
+}
+
+/// Whether every token of line `r` lies in its page's top or bottom band (false for a line
+/// that does not exist).
+fn in_margin_band(doc: &Document, r: &LineRef) -> bool {
+    let (Some(page), Some(line)) = (doc.pages.get(r.page), doc.line(r)) else {
+        return false;
+    };
+    line.tokens.iter().all(|t| {
+        t.bbox.y + t.bbox.h < MARGIN_BAND * page.height
+            || t.bbox.y > (1.0 - MARGIN_BAND) * page.height
+    })
 }
 
 /// Texts of lines that sit in the top or bottom band of at least a third of the pages (and of

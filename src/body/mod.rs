@@ -1019,14 +1019,16 @@ fn face_changed_line(doc: &Document, toks: &[ZoneToken]) -> Option<usize> {
     let starts: Vec<usize> = (0..toks.len())
         .filter(|&i| i == 0 || toks[i - 1].line != toks[i].line)
         .collect();
+    let faces: Vec<Option<(i32, bool, f32)>> = (0..starts.len())
+        .map(|k| face(starts[k]..starts.get(k + 1).copied().unwrap_or(toks.len())))
+        .collect();
     (1..starts.len()).find_map(|k| {
-        let (prev, at) = (starts[k - 1], starts[k]);
-        let end = starts.get(k + 1).copied().unwrap_or(toks.len());
+        let at = starts[k];
         let opens_capital = doc
             .token(&toks[at].line, toks[at].index)
             .and_then(|(_, t)| t.text.chars().next())
             .is_some_and(char::is_uppercase);
-        let (a, b) = (face(prev..at)?, face(at..end)?);
+        let (a, b) = (faces[k - 1]?, faces[k]?);
         // Capitals over mixed case, never the other way (`… Mg ION SOLID` / `CONDUCTORS`).
         let caps_over_mixed = a.2 >= 0.8 && b.2 < 0.5;
         let other_face = (a.0 - b.0).abs() >= 2 || a.1 != b.1 || caps_over_mixed;

@@ -284,10 +284,8 @@ impl Pdfium {
                 && unsafe { b.FPDFText_HasUnicodeMapError(tp, i) } == 1
             {
                 if let Some(mapped) = symbol_font
-                    .then(|| char::from_u32(0xF000 | (code & 0xFF)))
+                    .then(|| super::symbol::symbol_code(code))
                     .flatten()
-                    .filter(|_| code <= 0xFF || (0xF020..=0xF0FF).contains(&code))
-                    .and_then(super::symbol::symbol_char)
                 {
                     mapped
                 } else {

@@ -124,6 +124,17 @@ pub fn symbol_char(c: char) -> Option<char> {
     Some(mapped)
 }
 
+/// [`symbol_char`] of a character code pdfium could not map (the raw code, `0x20`–`0xFF`) or
+/// of its private-use form (`U+F020`–`U+F0FF`).
+pub fn symbol_code(code: u32) -> Option<char> {
+    let low = match code {
+        0..=0xFF => code,
+        0xF020..=0xF0FF => code - 0xF000,
+        _ => return None,
+    };
+    symbol_char(char::from_u32(0xF000 | low)?)
+}
+
 const UPPER: [char; 26] = [
     'Α', 'Β', 'Χ', 'Δ', 'Ε', 'Φ', 'Γ', 'Η', 'Ι', 'ϑ', 'Κ', 'Λ', 'Μ', 'Ν', 'Ο', 'Π', 'Θ', 'Ρ', 'Σ',
     'Τ', 'Υ', 'ς', 'Ω', 'Ξ', 'Ψ', 'Ζ',
@@ -152,6 +163,10 @@ mod tests {
         assert_eq!(symbol_char('\u{F080}'), None);
         assert_eq!(symbol_char('\u{E09D}'), None);
         assert_eq!(symbol_char('m'), None);
+        // Raw codes pdfium left unmapped read the same.
+        assert_eq!(symbol_code(0x6D), Some('μ'));
+        assert_eq!(symbol_code(0xF0B1), Some('±'));
+        assert_eq!(symbol_code(0x1234), None);
     }
 
     #[test]

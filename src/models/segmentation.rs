@@ -454,6 +454,11 @@ fn opens_body(text: &str) -> bool {
 
 /// A line that opens with an abstract heading followed by the abstract's text on the same
 /// line: `Abstract: We study …`, `ABSTRACT. The …`, `Summary — …`.
+/// A line holding only an `Abstract` (or `Summary`) heading.
+fn abstract_heading_line(text: &str) -> bool {
+    matches!(letters_lower(text).as_str(), "abstract" | "summary")
+}
+
 /// A line ending in a word broken at a hyphen (`… were analy-`): a letter, then `-` or
 /// `‐`, at the very end.
 fn ends_with_broken_word(text: &str) -> bool {
@@ -521,9 +526,9 @@ impl Zones {
                     (1..lines.len()).find(|&i| {
                         // Right under an `Abstract` heading, `Introduction` or `Background`
                         // is the first part of a structured abstract, not the body's head.
-                        let under_abstract = doc.line(&lines[i - 1]).is_some_and(|l| {
-                            matches!(letters_lower(&l.text()).as_str(), "abstract" | "summary")
-                        });
+                        let under_abstract = doc
+                            .line(&lines[i - 1])
+                            .is_some_and(|l| abstract_heading_line(&l.text()));
                         !under_abstract
                             && doc
                                 .line(&lines[i])
@@ -615,13 +620,12 @@ impl Zones {
             let Some(last) = lines.last().copied() else {
                 continue;
             };
-            let head = text(&last).map(|t| letters_lower(&t)).unwrap_or_default();
             let (next_label, next) = &self.pieces[i + 1];
             if *next_label != Label::Body {
                 continue;
             }
             // The heading ends the header, or opens the body's first line (`Abstract: We …`).
-            let heading_last = matches!(head.as_str(), "abstract" | "summary");
+            let heading_last = text(&last).is_some_and(|t| abstract_heading_line(&t));
             let heading_first = next
                 .first()
                 .and_then(&text)
