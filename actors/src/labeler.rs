@@ -8,6 +8,7 @@ in the trace.
 
 use quire::features::Tok;
 use quire::flavor::Flavor;
+use quire::lexicon::LexView;
 use quire::models::ModelName;
 
 use crate::{DebugTrace, Error, Models};
@@ -96,6 +97,28 @@ impl Labeler {
             }
         }
         Ok(labels)
+    }
+
+    /// Tokens → feature rows → labels → records, the path of every string-model stage: each
+    /// sequence of `toks` gets its rows from `rows`, `model` labels the batch in one call
+    /// ([`Labeler::label_toks`]), and `decode(index, tokens, labels)` turns each sequence's
+    /// labels into its record.
+    pub async fn tag<R>(
+        &mut self,
+        model: ModelName,
+        view: &LexView<'_>,
+        toks: &[Vec<Tok>],
+        rows: fn(&[Tok], &LexView<'_>) -> Vec<Vec<String>>,
+        mut decode: impl FnMut(usize, &[Tok], &[String]) -> R,
+    ) -> Result<Vec<R>, Error> {
+        let batch = toks.iter().map(|t| rows(t, view)).collect();
+        let labels = self.label_toks(model, toks, batch).await?;
+        Ok(toks
+            .iter()
+            .zip(&labels)
+            .enumerate()
+            .map(|(i, (t, l))| decode(i, t, l))
+            .collect())
     }
 
     async fn label_batch(

@@ -193,20 +193,22 @@ impl DocStage {
         {
             // Roman-numeral affiliation marks go to the name model as digits.
             let roman = name::roman_marks_as_digits(&seg);
-            let toks = name::toks(roman.as_deref().unwrap_or(&seg), false);
-            let rows = name::rows(&toks, &view);
-            let labels = self
+            let toks = vec![name::toks(roman.as_deref().unwrap_or(&seg), false)];
+            let decoded = self
                 .labeler
-                .label_toks(
+                .tag(
                     ModelName::NameHeader,
-                    std::slice::from_ref(&toks),
-                    vec![rows],
+                    &view,
+                    &toks,
+                    name::rows,
+                    |_, t, l| name::decode_ranged(t, l),
                 )
                 .await?;
-            let (mut persons, ranges) = name::decode_ranged(&toks, &labels[0]);
+            let (mut persons, ranges) = decoded.into_iter().next().unwrap_or_default();
+            let toks = &toks[0];
             let starts = lines.get(k).and_then(|l| name::line_starts(l, toks.len()));
             if let Some(starts) = starts {
-                name::join_touching_persons(&mut persons, &ranges, &toks, &starts);
+                name::join_touching_persons(&mut persons, &ranges, toks, &starts);
             }
             name::middle_words_out_of_surnames(&mut persons, &view);
             if roman.is_some() {
@@ -219,13 +221,17 @@ impl DocStage {
         let segs = header_record::affiliation_segments(fields);
         if !segs.is_empty() {
             let toks: Vec<_> = segs.iter().map(|s| affiliation::toks(s)).collect();
-            let rows: Vec<_> = toks.iter().map(|t| affiliation::rows(t, &view)).collect();
-            let labels = self
+            let decoded = self
                 .labeler
-                .label_toks(ModelName::AffiliationAddress, &toks, rows)
+                .tag(
+                    ModelName::AffiliationAddress,
+                    &view,
+                    &toks,
+                    affiliation::rows,
+                    |_, t, l| affiliation::decode(t, l, &lex),
+                )
                 .await?;
-            for (k, ((t, l), seg)) in toks.iter().zip(&labels).zip(&segs).enumerate() {
-                let mut affs = affiliation::decode(t, l, &lex);
+            for (k, (mut affs, seg)) in decoded.into_iter().zip(&segs).enumerate() {
                 // One affiliation in the segment: its raw text is the segment as printed.
                 if let [one] = affs.as_mut_slice() {
                     one.raw = seg.split_whitespace().collect::<Vec<_>>().join(" ");
@@ -238,14 +244,14 @@ impl DocStage {
 
         // Dates: the first string that normalises.
         for s in header_record::date_strings(fields) {
-            let toks = date::toks(&s);
-            let rows = date::rows(&toks, &view);
-            let labels = self
+            let toks = vec![date::toks(&s)];
+            let dates = self
                 .labeler
-                .label_toks(ModelName::Date, std::slice::from_ref(&toks), vec![rows])
+                .tag(ModelName::Date, &view, &toks, date::rows, |_, t, l| {
+                    date::decode(t, l)
+                })
                 .await?;
-            let dates = date::decode(&toks, &labels[0]);
-            if let Some(best) = date::best(&dates) {
+            if let Some(best) = dates.first().and_then(|d| date::best(d)) {
                 if best.year.is_some() {
                     sub.date = Some(best.clone());
                     break;

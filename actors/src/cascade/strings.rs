@@ -19,22 +19,11 @@ use quire::models::ModelName;
 
 use crate::{CascadeCtx, Error, Labeler};
 
-fn lexicons(ctx: &CascadeCtx) -> Result<Arc<Lexicons>, Error> {
-    Ok(quire::lexicon::shared(&ctx.engine.models_dir)?)
-}
-
-/// Label token sequences with `model` through the request's [`Labeler`] (empty sequences get
-/// no labels and cost no call).
-async fn label(
-    labeler: &mut Labeler,
-    model: ModelName,
-    lex: &Lexicons,
-    seqs: &[Vec<Tok>],
-    rows: fn(&[Tok], &LexView<'_>) -> Vec<Vec<String>>,
-) -> Result<Vec<Vec<String>>, Error> {
-    let view = LexView::new(lex);
-    let batch: Vec<Vec<Vec<String>>> = seqs.iter().map(|s| rows(s, &view)).collect();
-    labeler.label_toks(model, seqs, batch).await
+/// What a raw-string cascade labels with: a labeler without flavour or trace, and the
+/// lexicons.
+fn plain(ctx: &CascadeCtx) -> Result<(Labeler, Arc<Lexicons>), Error> {
+    let lex = quire::lexicon::shared(&ctx.engine.models_dir)?;
+    Ok((Labeler::new(ctx.models.clone(), None, false), lex))
 }
 
 /// Parse date strings with the date model: the dates found in each string.
@@ -44,12 +33,12 @@ pub async fn parse_dates(
     texts: &[String],
 ) -> Result<Vec<Vec<Date>>, Error> {
     let toks: Vec<Vec<Tok>> = texts.iter().map(|t| date::toks(t)).collect();
-    let labels = label(labeler, ModelName::Date, lex, &toks, date::rows).await?;
-    Ok(toks
-        .iter()
-        .zip(&labels)
-        .map(|(t, l)| date::decode(t, l))
-        .collect())
+    let view = LexView::new(lex);
+    labeler
+        .tag(ModelName::Date, &view, &toks, date::rows, |_, t, l| {
+            date::decode(t, l)
+        })
+        .await
 }
 
 /// Parse name strings with `name-header` (or `name-citation` when `citation`).
@@ -69,17 +58,15 @@ pub async fn parse_names(
     // compound surnames included; the others by the name model. Every list is still labelled
     // by the model, so the debug dump and createTraining keep one name-citation sequence per
     // list (pre-annotated training data, as for any other model).
-    let labels = label(labeler, model, lex, &toks, name::rows).await?;
-    Ok(texts
-        .iter()
-        .zip(toks.iter().zip(&labels))
-        .map(|(text, (t, l))| {
+    let view = LexView::new(lex);
+    labeler
+        .tag(model, &view, &toks, name::rows, |i, t, l| {
             citation
-                .then(|| name::vancouver_persons(text))
+                .then(|| name::vancouver_persons(&texts[i]))
                 .flatten()
                 .unwrap_or_else(|| name::decode(t, l))
         })
-        .collect())
+        .await
 }
 
 /// Parse affiliation blocks with `affiliation-address`.
@@ -89,19 +76,16 @@ pub async fn parse_affiliations(
     texts: &[String],
 ) -> Result<Vec<Vec<Affiliation>>, Error> {
     let toks: Vec<Vec<Tok>> = texts.iter().map(|t| affiliation::toks(t)).collect();
-    let labels = label(
-        labeler,
-        ModelName::AffiliationAddress,
-        lex,
-        &toks,
-        affiliation::rows,
-    )
-    .await?;
-    Ok(toks
-        .iter()
-        .zip(&labels)
-        .map(|(t, l)| affiliation::decode(t, l, lex))
-        .collect())
+    let view = LexView::new(lex);
+    labeler
+        .tag(
+            ModelName::AffiliationAddress,
+            &view,
+            &toks,
+            affiliation::rows,
+            |_, t, l| affiliation::decode(t, l, lex),
+        )
+        .await
 }
 
 /// Parse reference strings: citation, then name-citation for authors and editors, then date.
@@ -113,12 +97,16 @@ pub async fn parse_citations(
 ) -> Result<Vec<Citation>, Error> {
     let prepared: Vec<String> = texts.iter().map(|t| citation::prepare(t)).collect();
     let toks: Vec<Vec<Tok>> = prepared.iter().map(|p| citation::toks(p)).collect();
-    let labels = label(labeler, ModelName::Citation, lex, &toks, citation::rows).await?;
-    let mut cits: Vec<Citation> = prepared
-        .iter()
-        .zip(toks.iter().zip(&labels))
-        .map(|(p, (t, l))| citation::decode(p, t, l))
-        .collect();
+    let view = LexView::new(lex);
+    let mut cits: Vec<Citation> = labeler
+        .tag(
+            ModelName::Citation,
+            &view,
+            &toks,
+            citation::rows,
+            |i, t, l| citation::decode(&prepared[i], t, l),
+        )
+        .await?;
 
     // Authors and editors in one name-citation batch.
     let mut name_texts = Vec::new();
@@ -171,13 +159,8 @@ impl crate::Cascade for DateCascade {
     type Output = Vec<Date>;
     fn run(self, ctx: CascadeCtx) -> BoxFuture<'static, Result<Vec<Date>, Error>> {
         Box::pin(async move {
-            let lex = lexicons(&ctx)?;
-            let mut all = parse_dates(
-                &mut Labeler::new(ctx.models.clone(), None, false),
-                &lex,
-                &[self.text],
-            )
-            .await?;
+            let (mut labeler, lex) = plain(&ctx)?;
+            let mut all = parse_dates(&mut labeler, &lex, &[self.text]).await?;
             Ok(all.pop().unwrap_or_default())
         })
     }
@@ -193,14 +176,8 @@ impl crate::Cascade for NamesCascade {
     type Output = Vec<Person>;
     fn run(self, ctx: CascadeCtx) -> BoxFuture<'static, Result<Vec<Person>, Error>> {
         Box::pin(async move {
-            let lex = lexicons(&ctx)?;
-            let mut all = parse_names(
-                &mut Labeler::new(ctx.models.clone(), None, false),
-                &lex,
-                &[self.text],
-                self.citation,
-            )
-            .await?;
+            let (mut labeler, lex) = plain(&ctx)?;
+            let mut all = parse_names(&mut labeler, &lex, &[self.text], self.citation).await?;
             Ok(all.pop().unwrap_or_default())
         })
     }
@@ -215,13 +192,8 @@ impl crate::Cascade for AffiliationsCascade {
     type Output = Vec<Affiliation>;
     fn run(self, ctx: CascadeCtx) -> BoxFuture<'static, Result<Vec<Affiliation>, Error>> {
         Box::pin(async move {
-            let lex = lexicons(&ctx)?;
-            let mut all = parse_affiliations(
-                &mut Labeler::new(ctx.models.clone(), None, false),
-                &lex,
-                &[self.text],
-            )
-            .await?;
+            let (mut labeler, lex) = plain(&ctx)?;
+            let mut all = parse_affiliations(&mut labeler, &lex, &[self.text]).await?;
             Ok(all.pop().unwrap_or_default())
         })
     }
@@ -238,13 +210,8 @@ impl crate::Cascade for CitationsCascade {
     type Output = Vec<Citation>;
     fn run(self, ctx: CascadeCtx) -> BoxFuture<'static, Result<Vec<Citation>, Error>> {
         Box::pin(async move {
-            let lex = lexicons(&ctx)?;
-            let mut cits = parse_citations(
-                &mut Labeler::new(ctx.models.clone(), None, false),
-                &lex,
-                &self.texts,
-            )
-            .await?;
+            let (mut labeler, lex) = plain(&ctx)?;
+            let mut cits = parse_citations(&mut labeler, &lex, &self.texts).await?;
             ctx.consolidation
                 .citations(cits.iter_mut(), self.consolidate)
                 .await;
