@@ -111,6 +111,11 @@ pub struct ServerConfig {
     /// Seconds a client has to send the request head (line and headers); then 408.
     #[serde(default = "default_header_timeout_s")]
     pub header_timeout_s: u64,
+    /// Allocator arenas of the server process (glibc `M_ARENA_MAX`); 0 = one per CPU. glibc's
+    /// own default, eight per CPU, leaves memory freed by large requests scattered over many
+    /// arenas where `malloc_trim` cannot give it back (docs/security.md).
+    #[serde(default)]
+    pub malloc_arenas: usize,
 }
 
 #[derive(Debug, Clone, PartialEq, Deserialize, serde::Serialize)]
