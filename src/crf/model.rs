@@ -206,6 +206,7 @@ impl Model {
             let state = std::mem::take(&mut sc.state);
             let out = then(self, &state, sc);
             sc.state = state;
+            sc.release_if_large();
             Ok(out)
         })
     }
@@ -227,6 +228,7 @@ impl Model {
             }
             let out = self.viterbi(&state, tokens.len(), sc);
             sc.state = state;
+            sc.release_if_large();
             out
         })
     }
@@ -377,6 +379,33 @@ struct Scratch {
     back: Vec<u32>,
 }
 
+/// Scratch kept for the next call on its thread up to this size; the buffers of a larger
+/// call (a long document's full-text sequence, 100 MB and more) are freed after it, so each
+/// model thread does not keep the largest input it ever tagged.
+const SCRATCH_KEEP_BYTES: usize = 8 << 20;
+
+impl Scratch {
+    /// Bytes the buffers hold (their capacity).
+    fn bytes(&self) -> usize {
+        use std::mem::size_of;
+        self.buf.capacity()
+            + self.cells.capacity() * size_of::<Poly2>()
+            + (self.ids.capacity() + self.back.capacity()) * size_of::<u32>()
+            + self.bounds.capacity() * size_of::<usize>()
+            + (self.state.capacity()
+                + self.score.capacity()
+                + self.next.capacity()
+                + self.arg.capacity())
+                * size_of::<f64>()
+    }
+
+    fn release_if_large(&mut self) {
+        if self.bytes() > SCRATCH_KEEP_BYTES {
+            *self = Scratch::default();
+        }
+    }
+}
+
 thread_local! {
     static SCRATCH: std::cell::RefCell<Scratch> = std::cell::RefCell::new(Scratch::default());
 }
@@ -422,6 +451,27 @@ mod tests {
             evaluation: serde_json::Value::Null,
         };
         Model::from_parts(&bytes, t, meta).unwrap()
+    }
+
+    /// A long sequence's scratch is freed after it (the thread keeps no more than
+    /// SCRATCH_KEEP_BYTES); a short one's is kept for the next call; labels do not change.
+    #[test]
+    fn a_long_sequence_leaves_no_large_scratch_behind() {
+        let m = model();
+        let short: Vec<Vec<String>> = ["the", "cat", "sat"]
+            .iter()
+            .map(|w| vec![w.to_string()])
+            .collect();
+        let long: Vec<Vec<String>> = short.iter().cycle().take(300_000).cloned().collect();
+        let scratch = || SCRATCH.with(|c| c.borrow().bytes());
+        let first = m.label(&short).unwrap();
+        let kept = scratch();
+        assert!(kept > 0 && kept <= SCRATCH_KEEP_BYTES, "{kept}");
+        let labels = m.label(&long).unwrap();
+        assert_eq!(labels.len(), 300_000);
+        assert_eq!(&labels[..3], &first[..]);
+        assert!(scratch() <= SCRATCH_KEEP_BYTES, "{}", scratch());
+        assert_eq!(m.label(&short).unwrap(), first);
     }
 
     /// Dense weight rows give the same labels as the sparse runs they copy.
