@@ -1042,7 +1042,7 @@ fn same_person(a: &Person, b: &Person) -> bool {
 
 /// A person whose one-word forename and surname are both other authors' surnames
 /// (`Moradi Araabi` from a repeated `… Moradi. Hajimirsadeghi, … Araabi` list) is a surname
-/// list misread as a name: dropped.
+/// list misread as a name: dropped, unless an affiliation mark follows it.
 fn drop_surname_pairs(authors: &mut Vec<Author>, author_segment: &mut Vec<usize>) -> Vec<bool> {
     let surnames: Vec<String> = authors
         .iter()
@@ -1057,7 +1057,10 @@ fn drop_surname_pairs(authors: &mut Vec<Author>, author_segment: &mut Vec<usize>
         .enumerate()
         .map(|(j, a)| {
             let p = &a.person;
-            let pair = p.middlename.is_none()
+            // A name followed by an affiliation mark is a byline entry (`Li Zhang 1` beside
+            // `Renqing Li` and `Daitao Zhang`): given names are surnames too in many languages.
+            let pair = p.markers.is_empty()
+                && p.middlename.is_none()
                 && p.forename
                     .as_deref()
                     .is_some_and(|f| !f.contains(char::is_whitespace) && other_surname(j, f))
@@ -1541,6 +1544,20 @@ mod tests {
             .collect();
         assert_eq!(kept, vec!["Araabi", "Moradi", "Paul"]);
         assert_eq!(seg, vec![0, 0, 1]);
+        // With an affiliation mark, the same shape is a byline entry and stays.
+        let marked = |first: &str, last: &str, m: &str| Author {
+            person: person(first, last, &[m]),
+            ..Default::default()
+        };
+        let mut authors = vec![
+            marked("Renqing", "Li", "1"),
+            marked("Daitao", "Zhang", "2"),
+            marked("Li", "Zhang", "1"),
+        ];
+        let mut seg = vec![0, 0, 0];
+        drop_surname_pairs(&mut authors, &mut seg);
+        assert_eq!(authors.len(), 3);
+        assert_eq!(seg.len(), 3);
     }
 
     #[test]
