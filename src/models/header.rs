@@ -444,6 +444,48 @@ impl HeaderFields {
         a..b.max(a)
     }
 
+    /// Author spans whose tokens all lie on `lines` become `Other` unless the front matter
+    /// prints each of their words too: names read in header runs far from the byline (see
+    /// `Zones::late_header_lines`; a social-media line near the end of a paper) are not the
+    /// paper's authors, but an author list printed again with the affiliations at the end of
+    /// a paper names the byline's people and links them to their affiliations.
+    pub fn drop_authors_on(
+        &mut self,
+        tokens: &[HeaderToken],
+        lines: &std::collections::HashSet<LineRef>,
+    ) {
+        if lines.is_empty() || !self.traced() {
+            return;
+        }
+        let late: Vec<bool> = (0..self.spans.len())
+            .map(|i| {
+                let range = self.span_tokens(i);
+                !range.is_empty()
+                    && tokens
+                        .get(range)
+                        .is_some_and(|ts| ts.iter().all(|t| lines.contains(&t.line)))
+            })
+            .collect();
+        let words = |s: &str| -> Vec<String> {
+            s.split(|c: char| !c.is_alphabetic())
+                .filter(|w| w.chars().count() >= 2)
+                .map(str::to_lowercase)
+                .collect()
+        };
+        // Every word the front matter prints, whatever the header model made of it.
+        let front: std::collections::HashSet<String> = tokens
+            .iter()
+            .filter(|t| !lines.contains(&t.line))
+            .flat_map(|t| words(&t.facts.text))
+            .collect();
+        for (i, late) in late.into_iter().enumerate() {
+            let (label, text) = &self.spans[i];
+            if *label == Label::Author && late && !words(text).iter().all(|w| front.contains(w)) {
+                self.spans[i].0 = Label::Other;
+            }
+        }
+    }
+
     /// Every span of a label.
     pub fn all(&self, label: Label) -> impl Iterator<Item = &str> {
         self.spans
@@ -1190,6 +1232,35 @@ Study study S St Stu Stud y dy udy tudy BLOCKEND LINEEND LINEINDENT SAMEFONT SAM
         let f = decode(&toks, &abstract_labels(toks.len())).unwrap();
         assert_eq!(f.spans.len(), 1, "{:?}", f.spans);
         assert!(f.body_text.is_empty());
+    }
+
+    #[test]
+    fn authors_on_late_header_lines_are_dropped() {
+        let mut toks = font_lines(&[("roman", "Jane Doe"), ("roman", "Bo Ng")]);
+        // The second name sits on a line of page 9, far from the byline.
+        let late = LineRef {
+            page: 9,
+            block: 0,
+            line: 0,
+        };
+        toks[2].line = late;
+        toks[3].line = late;
+        let labels: Vec<String> = ["I-<author>", "<author>", "I-<author>", "<author>"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        let mut f = decode(&toks, &labels).unwrap();
+        assert_eq!(f.all(Label::Author).count(), 2, "{:?}", f.spans);
+        f.drop_authors_on(&toks, &[late].into_iter().collect());
+        assert_eq!(f.all(Label::Author).collect::<Vec<_>>(), vec!["Jane Doe"]);
+        // A byline name printed again late (an author list with the affiliations at the end
+        // of the paper) stays: it links the author to an affiliation.
+        let mut toks = font_lines(&[("roman", "Jane Doe"), ("roman", "Jane Doe")]);
+        toks[2].line = late;
+        toks[3].line = late;
+        let mut f = decode(&toks, &labels).unwrap();
+        f.drop_authors_on(&toks, &[late].into_iter().collect());
+        assert_eq!(f.all(Label::Author).count(), 2, "{:?}", f.spans);
     }
 
     #[test]

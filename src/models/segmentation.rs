@@ -694,6 +694,37 @@ impl Zones {
     }
 }
 
+impl Zones {
+    /// Lines of header runs far from the front matter: runs that start on a later page than
+    /// the first header run ends on, with at least `min_body_lines` body lines between the
+    /// two (the authors' affiliations, dates or social-media handles printed at the end of a
+    /// paper). Their affiliations and dates are the paper's, but a name found there is not a
+    /// byline: a handle word read as a forename adds a false author.
+    pub fn late_header_lines(&self, min_body_lines: usize) -> HashSet<LineRef> {
+        let mut late = HashSet::new();
+        let Some(first) = self.pieces.iter().position(|(l, _)| *l == Label::Header) else {
+            return late;
+        };
+        let Some(first_page) = self.pieces[first].1.last().map(|r| r.page) else {
+            return late;
+        };
+        let mut body_between = 0;
+        for (label, lines) in self.pieces.iter().skip(first + 1) {
+            match label {
+                Label::Body => body_between += lines.len(),
+                Label::Header
+                    if body_between >= min_body_lines
+                        && lines.first().is_some_and(|r| r.page > first_page) =>
+                {
+                    late.extend(lines.iter().copied());
+                }
+                _ => {}
+            }
+        }
+        late
+    }
+}
+
 /// Labels (one per line, as the tagger returns them) → zones.
 pub fn decode(refs: &[LineRef], labels: &[String]) -> Result<Zones> {
     if refs.len() != labels.len() {
@@ -1460,6 +1491,31 @@ Analysis of analysis A An Ana Anal BLOCKSTART PAGEIN NEWFONT SAMEFONTSIZE 0 1 IN
         assert!(opens_body("INTRODUCTION"));
         assert!(!opens_body("In classification, semi-"));
         assert!(!opens_body("2019 was a year"));
+    }
+
+    #[test]
+    fn header_runs_far_from_the_front_matter_are_late() {
+        let at = |page: usize, block: usize| LineRef {
+            page,
+            block,
+            line: 0,
+        };
+        let run = |label: Label, page: usize, n: usize| -> (Label, Vec<LineRef>) {
+            (label, (0..n).map(|b| at(page, b)).collect())
+        };
+        // Front matter on page 0, 120 body lines, a header run on page 9, then body.
+        let z = Zones {
+            pieces: vec![
+                run(Label::Header, 0, 10),
+                run(Label::Body, 1, 120),
+                run(Label::Header, 9, 2),
+                run(Label::Body, 9, 5),
+            ],
+        };
+        let late = z.late_header_lines(100);
+        assert_eq!(late, [at(9, 0), at(9, 1)].into_iter().collect());
+        // With fewer body lines between, the second run is the front matter continued.
+        assert!(z.late_header_lines(200).is_empty());
     }
 
     #[test]

@@ -39,6 +39,10 @@ use crate::cascade::strings;
 use crate::metrics::metrics;
 use crate::{CascadeCtx, DebugTrace, Error, Labeler};
 
+/// Body lines between the front matter and a later header run that make it a run far from
+/// the byline, whose names are not authors (`Zones::late_header_lines`).
+const LATE_HEADER_BODY_LINES: usize = 100;
+
 /// Observes a stage's wall time in `quire_stage_duration_seconds` when dropped (so a stage
 /// that fails is timed too).
 pub(crate) struct StageTimer {
@@ -138,6 +142,10 @@ impl DocStage {
         self.segment().await?;
         let _timer = StageTimer::start("header");
         let header_lines = self.segment().await?.lines(segmentation::Label::Header);
+        let late_lines = self
+            .segment()
+            .await?
+            .late_header_lines(LATE_HEADER_BODY_LINES);
         let other_zones: Vec<Vec<segmentation::LineRef>> = self
             .segment()
             .await?
@@ -160,6 +168,7 @@ impl DocStage {
             let labels = self.labeler.label(ModelName::Header, vec![rows]).await?;
             header::decode(&tokens, &labels[0])?
         };
+        fields.drop_authors_on(&tokens, &late_lines);
         header_record::rescue_authors_by_email(&mut fields);
         let sub = self.header_sub_models(&fields).await?;
         let d = self.doc.clone();
