@@ -15,7 +15,7 @@ use crate::corpus::layout::{self as corpus, PairRead, TeiEvent, Unmatched};
 use crate::crf::{Sequence, TrainParams};
 use crate::flavor::Flavor;
 use crate::layout::Document;
-use crate::lexicon::LexView;
+use crate::lexicon::{Kind, LexView};
 use crate::models::lexical::{self as lx, bit};
 use crate::models::segmentation::{LineRef, SizeChange};
 use crate::models::{ModelName, ModelSpec, Part, ReadStats};
@@ -520,6 +520,173 @@ impl HeaderFields {
             }
         }
         best.map(|(_, i)| i)
+    }
+}
+
+/// Words that name places, organisations or roles, never a person: a byline continuation
+/// holding one is not a list of names.
+const NOT_NAME_WORDS: &[&str] = &[
+    "academy",
+    "agency",
+    "author",
+    "authors",
+    "avenue",
+    "box",
+    "center",
+    "centre",
+    "clinic",
+    "college",
+    "council",
+    "department",
+    "division",
+    "faculty",
+    "for",
+    "foundation",
+    "group",
+    "hospital",
+    "hospitals",
+    "institute",
+    "institut",
+    "instituto",
+    "laboratory",
+    "ministry",
+    "program",
+    "programme",
+    "research",
+    "road",
+    "school",
+    "service",
+    "society",
+    "street",
+    "study",
+    "team",
+    "the",
+    "trust",
+    "unit",
+    "universidad",
+    "universidade",
+    "university",
+];
+
+/// Lower-case words inside a name (`Anna de Souza`, `Ludwig van Beethoven`).
+const NAME_PARTICLES: &[&str] = &[
+    "al", "bin", "da", "das", "de", "del", "della", "den", "der", "di", "do", "dos", "du", "e",
+    "el", "la", "le", "ten", "ter", "van", "von", "y", "zu",
+];
+
+/// Whether `b` is the line right after `a`: the next line of a block, or the first of the
+/// next block, on the same page.
+fn next_line(a: LineRef, b: LineRef) -> bool {
+    a.page == b.page
+        && ((a.block == b.block && b.line == a.line + 1) || (b.block == a.block + 1 && b.line == 0))
+}
+
+/// An affiliation mark after a name: digits, or symbols such as `*` and `†`.
+fn mark_token(t: &str) -> bool {
+    (!t.is_empty() && t.len() <= 3 && t.chars().all(|c| c.is_ascii_digit()))
+        || (!t.is_empty() && t.chars().all(|c| "*†‡§¶#".contains(c)))
+}
+
+/// Whether the words of `item` (one comma-separated entry) have the shape of one person's
+/// name: two to six capitalised words, initials or particles, then marks; no place,
+/// organisation or role word. `Some(known)`: a name, `known` when a word of it is a given
+/// name or surname of the lexicons; an entry of marks alone is `Some(true)`.
+fn name_item(item: &[&HeaderToken], lex: &LexView) -> Option<bool> {
+    let texts: Vec<&str> = item.iter().map(|t| t.facts.text.as_str()).collect();
+    let words = texts.iter().take_while(|t| !mark_token(t)).count();
+    if texts[words..].iter().any(|t| !mark_token(t)) {
+        return None;
+    }
+    // An entry of marks alone (`2` of `Name 1, 2`) belongs to the name before it.
+    if words == 0 {
+        return Some(true);
+    }
+    let words = &texts[..words];
+    let shaped = |w: &&str| {
+        let w = w.trim_end_matches('.');
+        let lower = w.to_lowercase();
+        if NAME_PARTICLES.contains(&lower.as_str()) {
+            return true;
+        }
+        w.chars().next().is_some_and(char::is_uppercase)
+            && w.chars()
+                .all(|c| c.is_alphabetic() || matches!(c, '-' | '\'' | '\u{2019}'))
+            && !NOT_NAME_WORDS.contains(&lower.as_str())
+    };
+    let known = |w: &&str| {
+        w.chars().filter(|c| c.is_alphabetic()).count() >= 2
+            && (lex.has_word(Kind::FirstName, w) || lex.has_word(Kind::LastName, w))
+    };
+    ((2..=6).contains(&words.len()) && words.iter().all(shaped)).then(|| words.iter().any(known))
+}
+
+/// A byline running on over the next lines in its font, which the model gave to another field
+/// (after a margin column of affiliations, `Chiara Cattaneo, Jahanzaib Khwaja, …` read as an
+/// address): the comma-separated entries that follow an author span on the lines right after
+/// it, in the same font, become author tokens, up to the first entry that is not shaped as
+/// a name, when at least half of those entries hold a given name or surname the lexicons
+/// know.
+pub fn extend_byline(tokens: &[HeaderToken], labels: &mut [String], lex: &LexView) {
+    let n = tokens.len().min(labels.len());
+    let is = |l: &str, label: Label| Label::parse(l) == Some(label);
+    let sep = |t: &str| matches!(t, "," | ";" | "and" | "&");
+    let mut k = 0;
+    while k < n {
+        if !is(&labels[k], Label::Author) {
+            k += 1;
+            continue;
+        }
+        let mut e = k;
+        while e + 1 < n && is(&labels[e + 1], Label::Author) {
+            e += 1;
+        }
+        let font = tokens[e].font.clone();
+        let mut line = tokens[e].line;
+        let mut accepted = e;
+        let (mut entries, mut known) = (0usize, 0usize);
+        let mut j = e + 1;
+        while j < n && sep(&tokens[j].facts.text) {
+            j += 1;
+        }
+        while j < n {
+            let mut m = j;
+            while m < n && !sep(&tokens[m].facts.text) {
+                m += 1;
+            }
+            let item: Vec<&HeaderToken> = tokens[j..m].iter().collect();
+            let mut fits = !item.is_empty();
+            for (t, l) in tokens[j..m].iter().zip(&labels[j..m]) {
+                let continues = t.line == line || next_line(line, t.line);
+                if is(l, Label::Author)
+                    || is(l, Label::Title)
+                    || t.font != font
+                    || !continues
+                    || t.facts.email
+                    || t.facts.http
+                {
+                    fits = false;
+                    break;
+                }
+                line = t.line;
+            }
+            let Some(is_known) = fits.then(|| name_item(&item, lex)).flatten() else {
+                break;
+            };
+            entries += 1;
+            known += usize::from(is_known);
+            accepted = m - 1;
+            j = m;
+            while j < n && sep(&tokens[j].facts.text) {
+                j += 1;
+            }
+        }
+        if 2 * known < entries {
+            accepted = e;
+        }
+        for l in labels.iter_mut().take(accepted + 1).skip(e + 1) {
+            *l = "<author>".to_string();
+        }
+        k = accepted.max(e) + 1;
     }
 }
 
@@ -1232,6 +1399,113 @@ Study study S St Stu Stud y dy udy tudy BLOCKEND LINEEND LINEINDENT SAMEFONT SAM
         let f = decode(&toks, &abstract_labels(toks.len())).unwrap();
         assert_eq!(f.spans.len(), 1, "{:?}", f.spans);
         assert!(f.body_text.is_empty());
+    }
+
+    /// Lexicons knowing only the given names and surnames listed.
+    fn name_lex(first: &[&str], last: &[&str]) -> crate::lexicon::Lexicons {
+        use crate::features::Gazetteer;
+        let sets = Kind::ALL
+            .iter()
+            .map(|k| match k {
+                Kind::FirstName => Gazetteer::from_keys(first.iter().copied()),
+                Kind::LastName => Gazetteer::from_keys(last.iter().copied()),
+                _ => Gazetteer::from_keys(std::iter::empty()),
+            })
+            .collect();
+        crate::lexicon::Lexicons {
+            sets,
+            country_codes: Default::default(),
+        }
+    }
+
+    #[test]
+    fn a_byline_running_on_in_its_font_stays_authors() {
+        let lex = name_lex(&["anna", "chiara", "kate"], &["rossi", "cattaneo"]);
+        let lv = LexView::new(&lex);
+        // Line 0: the byline as the model read it; line 1 in the same font, given to address.
+        let mut toks = font_lines(&[
+            ("roman", "Anna Rossi , Bo Lind ,"),
+            (
+                "roman",
+                "Chiara Cattaneo , Kate Cwynarski , for the Study Group",
+            ),
+            ("small", "Department of Physics , University of Milan"),
+        ]);
+        for (k, t) in toks.iter_mut().enumerate() {
+            let line = if k < 6 {
+                0
+            } else if k < 16 {
+                1
+            } else {
+                2
+            };
+            t.line = LineRef {
+                page: 0,
+                block: 0,
+                line,
+            };
+        }
+        let mut labels: Vec<String> = (0..toks.len())
+            .map(|k| match k {
+                0 => "I-<author>",
+                1..=5 => "<author>",
+                6 => "I-<address>",
+                7..=15 => "<address>",
+                16 => "I-<affiliation>",
+                _ => "<affiliation>",
+            })
+            .map(String::from)
+            .collect();
+        extend_byline(&toks, &mut labels, &lv);
+        let f = decode(&toks, &labels).unwrap();
+        assert_eq!(
+            f.first(Label::Author),
+            Some("Anna Rossi , Bo Lind ,\nChiara Cattaneo , Kate Cwynarski"),
+            "{:?}",
+            f.spans
+        );
+        // `for the Study Group` and the affiliation in the smaller font keep their labels.
+        assert_eq!(f.first(Label::Address), Some(", for the Study Group"));
+        assert!(f
+            .first(Label::Affiliation)
+            .unwrap()
+            .starts_with("Department"));
+        // Entries that are not names stop the run at once: nothing moves.
+        let mut toks = font_lines(&[("roman", "Anna Rossi ,"), ("roman", "Milan , Italy")]);
+        for (k, t) in toks.iter_mut().enumerate() {
+            t.line.line = usize::from(k >= 3);
+        }
+        let mut labels: Vec<String> = [
+            "I-<author>",
+            "<author>",
+            "<author>",
+            "I-<address>",
+            "<address>",
+            "<address>",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        let before = labels.clone();
+        extend_byline(&toks, &mut labels, &lv);
+        assert_eq!(labels, before);
+        // Name-shaped entries of which the lexicons know none: not enough to move.
+        let mut toks = font_lines(&[("roman", "Anna Rossi ,"), ("roman", "Xy Zw , Qv Wx")]);
+        for (k, t) in toks.iter_mut().enumerate() {
+            t.line.line = usize::from(k >= 3);
+        }
+        let mut labels: Vec<String> = (0..toks.len())
+            .map(|k| match k {
+                0 => "I-<author>",
+                1 | 2 => "<author>",
+                3 => "I-<address>",
+                _ => "<address>",
+            })
+            .map(String::from)
+            .collect();
+        let before = labels.clone();
+        extend_byline(&toks, &mut labels, &lv);
+        assert_eq!(labels, before);
     }
 
     #[test]

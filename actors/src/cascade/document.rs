@@ -165,7 +165,8 @@ impl DocStage {
         let mut fields = if rows.is_empty() {
             HeaderFields::default()
         } else {
-            let labels = self.labeler.label(ModelName::Header, vec![rows]).await?;
+            let mut labels = self.labeler.label(ModelName::Header, vec![rows]).await?;
+            header::extend_byline(&tokens, &mut labels[0], &LexView::new(&self.lex));
             header::decode(&tokens, &labels[0])?
         };
         fields.drop_authors_on(&tokens, &late_lines);
