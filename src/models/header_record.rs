@@ -1078,29 +1078,38 @@ fn drop_surname_pairs(authors: &mut Vec<Author>, author_segment: &mut Vec<usize>
 /// Words that name organisations, never persons (`Mozilla Corporation` closing an author
 /// line).
 const ORGANISATION_WORDS: &[&str] = &[
+    "center",
+    "centre",
+    "clinic",
+    "clinics",
     "college",
     "consortium",
     "corp",
     "corporation",
     "department",
     "equipe",
+    "faculty",
     "foundation",
     "gmbh",
+    "hospital",
+    "hospitals",
     "inc",
     "institut",
     "institute",
     "instituto",
+    "laboratoire",
     "laboratories",
     "laboratory",
-    "laboratoire",
     "labs",
     "llc",
     "ltd",
+    "ospedale",
+    "school",
     "universidad",
     "universidade",
+    "universita",
     "universitat",
     "universite",
-    "universita",
     "university",
 ];
 
@@ -1566,6 +1575,8 @@ mod tests {
         assert!(!plausible_name(&person("Mozilla", "Corporation", &[])));
         assert!(!plausible_name(&person("Stanford", "University", &[])));
         assert!(!plausible_name(&person("Bell", "Labs", &[])));
+        assert!(!plausible_name(&person("San Bortolo", "Hospital", &[])));
+        assert!(!plausible_name(&person("Oncology", "Clinic", &[])));
         assert!(!plausible_name(&person("P. O.", "Box", &[])));
         assert!(!plausible_name(&person("IBM", "Watson", &[])));
         assert!(!plausible_name(&person("Anne", "Equipe", &[])));
