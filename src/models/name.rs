@@ -73,8 +73,8 @@ fn set(slot: &mut Option<String>, value: String) {
 }
 
 /// Persons from labelled tokens. A new person starts when a name part begins that the person
-/// being built already has (a second forename, a second surname, …), or a title begins
-/// after a name part. Persons without any name part are left out.
+/// being built already has (a second forename, a second surname, …), when a name part
+/// follows the affiliation marks of a named person, or when a title begins after a name part. Persons without any name part are left out.
 pub fn decode<L: AsRef<str>>(toks: &[Tok], labels: &[L]) -> Vec<Person> {
     decode_ranged(toks, labels).0
 }
@@ -88,16 +88,22 @@ pub fn decode_ranged<L: AsRef<str>>(
     let mut ranges: Vec<std::ops::Range<usize>> = Vec::new();
     let mut cur = Person::default();
     let mut cur_range: Option<std::ops::Range<usize>> = None;
+    // Marks followed the current person's name: its entry is closed.
+    let mut closed = false;
     for (label, a, b) in given_name_rescue(toks, spans(labels)) {
         let value = text::join_tokens(toks.get(a..b).unwrap_or_default());
+        // Affiliation marks after a name close its byline entry: a name part after them is the
+        // next person's (`… Alves 1,2 , Aline …` gives `Aline` to a new person, not to Alves).
+        let marked = closed;
         let starts_new = match label.as_str() {
-            "<forename>" => cur.forename.is_some(),
+            "<forename>" => cur.forename.is_some() || marked,
             "<title>" => !cur.is_empty(),
-            "<middlename>" => cur.middlename.is_some() && cur.surname.is_some(),
-            "<surname>" => cur.surname.is_some(),
+            "<middlename>" => (cur.middlename.is_some() && cur.surname.is_some()) || marked,
+            "<surname>" => cur.surname.is_some() || marked,
             _ => false,
         };
         if starts_new {
+            closed = false;
             let done = std::mem::take(&mut cur);
             let r = cur_range.take().unwrap_or(0..0);
             if !done.is_empty() {
@@ -135,6 +141,7 @@ pub fn decode_ranged<L: AsRef<str>>(
                         _ => cur.markers.extend(m),
                     }
                 } else {
+                    closed |= cur.surname.is_some() || cur.forename.is_some();
                     cur.markers.extend(m);
                 }
             }
@@ -808,6 +815,50 @@ mod tests {
         assert_eq!(p[0].markers, vec!["1", "2"]);
         assert_eq!(p[1].suffix.as_deref(), Some("Jr"));
         assert_eq!(p[1].markers, vec!["*"]);
+    }
+
+    #[test]
+    fn a_name_after_a_persons_marks_starts_the_next_person() {
+        // The model gave `Ana` to no part and `Aline` a forename right after Alves's marks:
+        // `Aline` is the next author's given name, not Alves's.
+        let p = people(
+            "Ana Alves 1,2 , Aline Rocha 3",
+            false,
+            &[
+                Other, Surname, Marker, Marker, Marker, Other, Forename, Surname, Marker,
+            ],
+        );
+        let names: Vec<(Option<&str>, Option<&str>)> = p
+            .iter()
+            .map(|x| (x.forename.as_deref(), x.surname.as_deref()))
+            .collect();
+        assert_eq!(
+            names,
+            vec![(None, Some("Alves")), (Some("Aline"), Some("Rocha"))]
+        );
+        assert_eq!(p[0].markers, vec!["1", "2"]);
+        assert_eq!(p[1].markers, vec!["3"]);
+        // A degree and marks after a name open the next person (as before): the marks held
+        // before that person's name do not close it.
+        let p = people(
+            "Lukas Lambert , PhD a , Lenka Janouskova , MD b",
+            false,
+            &[
+                Forename, Surname, Other, Title, Marker, Other, Forename, Surname, Other, Title,
+                Marker,
+            ],
+        );
+        let names: Vec<(Option<&str>, Option<&str>)> = p
+            .iter()
+            .map(|x| (x.forename.as_deref(), x.surname.as_deref()))
+            .collect();
+        assert_eq!(
+            names,
+            vec![
+                (Some("Lukas"), Some("Lambert")),
+                (Some("Lenka"), Some("Janouskova"))
+            ]
+        );
     }
 
     /// Lexicons whose only entries are the given last names.
