@@ -695,6 +695,41 @@ impl Zones {
 }
 
 impl Zones {
+    /// Annex pieces that hold a head of the article's own body (`Discussion`, `Conclusions`,
+    /// `Results`, numbered or not): the segmentation model ran the annex zone back over the
+    /// last sections of the body (seen after a page of tables). Such a piece is body: its
+    /// sections belong in `<body>`, not in the back matter.
+    pub fn annex_with_body_heads_to_body(&mut self, doc: &Document) {
+        const BODY_HEADS: &[&str] = &[
+            "discussion",
+            "conclusion",
+            "conclusions",
+            "results",
+            "resultsanddiscussion",
+            "discussionandconclusions",
+            "discussionandconclusion",
+        ];
+        let body_head = |r: &LineRef| {
+            doc.line(r).is_some_and(|l| {
+                let t = l.text();
+                let t = t.trim_start_matches(|c: char| {
+                    c.is_ascii_digit() || c.is_whitespace() || matches!(c, '.' | ')')
+                });
+                BODY_HEADS.contains(&letters_lower(t).as_str())
+            })
+        };
+        let mut pieces = Vec::with_capacity(self.pieces.len());
+        for (label, lines) in std::mem::take(&mut self.pieces) {
+            let label = if label == Label::Annex && lines.iter().any(body_head) {
+                Label::Body
+            } else {
+                label
+            };
+            push_piece(&mut pieces, label, lines);
+        }
+        self.pieces = pieces;
+    }
+
     /// Lines of header runs far from the front matter: runs that start on a later page than
     /// the first header run ends on, with at least `min_body_lines` body lines between the
     /// two (the authors' affiliations, dates or social-media handles printed at the end of a
@@ -1491,6 +1526,61 @@ Analysis of analysis A An Ana Anal BLOCKSTART PAGEIN NEWFONT SAMEFONTSIZE 0 1 IN
         assert!(opens_body("INTRODUCTION"));
         assert!(!opens_body("In classification, semi-"));
         assert!(!opens_body("2019 was a year"));
+    }
+
+    #[test]
+    fn an_annex_holding_the_discussion_is_body() {
+        let page = Page {
+            number: 1,
+            width: 612.0,
+            height: 792.0,
+            blocks: vec![
+                block(&[&["Results"]], 80.0, 10.0, "Times-Bold"),
+                block(&[&["We", "found", "things."]], 100.0, 10.0, "Times"),
+                block(&[&["5.", "Discussion"]], 120.0, 10.0, "Times-Bold"),
+                block(&[&["The", "things", "matter."]], 140.0, 10.0, "Times"),
+                block(&[&["Appendix", "A"]], 160.0, 10.0, "Times-Bold"),
+                block(&[&["Extra", "tables."]], 180.0, 10.0, "Times"),
+            ],
+            ..Default::default()
+        };
+        let doc = Document { pages: vec![page] };
+        let (_, refs) = document_lines(&doc);
+        let labels = |l: [&str; 6]| -> Vec<String> { l.iter().map(|s| s.to_string()).collect() };
+        // The annex run that holds `5. Discussion` joins the body; a later annex run without
+        // a body head stays annex.
+        let mut z = decode(
+            &refs,
+            &labels([
+                "I-<body>",
+                "<body>",
+                "I-<annex>",
+                "<annex>",
+                "I-<acknowledgement>",
+                "I-<annex>",
+            ]),
+        )
+        .unwrap();
+        z.annex_with_body_heads_to_body(&doc);
+        assert_eq!(z.lines(Label::Body).len(), 4, "{z:?}");
+        assert_eq!(z.lines(Label::Annex).len(), 1, "{z:?}");
+        assert_eq!(z.pieces[0].0, Label::Body);
+        assert_eq!(z.pieces[0].1.len(), 4);
+        // An appendix alone stays annex.
+        let mut z = decode(
+            &refs,
+            &labels([
+                "I-<body>",
+                "<body>",
+                "<body>",
+                "<body>",
+                "I-<annex>",
+                "<annex>",
+            ]),
+        )
+        .unwrap();
+        z.annex_with_body_heads_to_body(&doc);
+        assert_eq!(z.lines(Label::Annex).len(), 2, "{z:?}");
     }
 
     #[test]
