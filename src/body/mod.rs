@@ -337,8 +337,9 @@ impl<'a> Assembler<'a> {
     /// `<other>` text.
     fn section_span(&mut self, range: Range<usize>) {
         let tokens = self.tokens;
+        let h = head(self.doc, &tokens[range.clone()]);
         if self.check.not_a_head(self.doc, &tokens[range.clone()])
-            || sentence_fragment(&head(self.doc, &tokens[range.clone()]).text.text)
+            || sentence_fragment(&h.text.text, h.n.is_some())
         {
             self.inline(&tokens[range]);
             return;
@@ -908,11 +909,12 @@ fn trailing_label(doc: &Document, toks: &[ZoneToken]) -> usize {
 /// Whether a head's text reads as a piece of running text rather than a head: it opens with a
 /// word in lower case (`hindering the smooth migration of`; a word with a capital or a digit
 /// inside, `mRNA`, `p53`, or an enumeration mark, `a)`, `iv.`, still opens a head), it ends
-/// with a comma, or it holds two sentences
-/// (`… review question one. Thirty-seven studies …`). Heads are capitalised, stand alone and
+/// with a comma, it holds two sentences
+/// (`… review question one. Thirty-seven studies …`), it leads in to a list (`… are as
+/// follows:`) or, without a section number, it runs to twenty words and more. Heads are capitalised, stand alone and
 /// state one thing; the fulltext model labels such lines `<section>` when they stand apart on
 /// their page (a paragraph's last line, a paragraph after a figure).
-fn sentence_fragment(text: &str) -> bool {
+pub(crate) fn sentence_fragment(text: &str, numbered: bool) -> bool {
     let text = text.trim();
     let first = text
         .split_whitespace()
@@ -933,7 +935,16 @@ fn sentence_fragment(text: &str) -> bool {
                 && end.chars().all(char::is_lowercase)
                 && w[1].chars().next().is_some_and(char::is_uppercase)
         });
-    lower_start || text.ends_with(',') || two_sentences
+    // A lead-in to a list (`The exclusion criteria are as follows:`, `… for the following
+    // reasons:`), or an unnumbered run of twenty words and more: prose, never a head.
+    let lead_in = text.strip_suffix(':').is_some_and(|t| {
+        let w: Vec<String> = t.split_whitespace().map(str::to_lowercase).collect();
+        let n = w.len();
+        (n >= 1 && matches!(w[n - 1].as_str(), "follows" | "following"))
+            || (n >= 2 && w[n - 2] == "following")
+    });
+    let long = !numbered && words.len() >= 20;
+    lower_start || text.ends_with(',') || two_sentences || lead_in || long
 }
 
 /// Words that leave a title unfinished when they end its line: conjunctions, articles and

@@ -428,7 +428,7 @@ fn sentence_fragments_are_told_from_heads() {
         "a) Study design",
         "iv. Limitations",
     ] {
-        assert!(!sentence_fragment(head), "{head}");
+        assert!(!sentence_fragment(head, false), "{head}");
     }
     for text in [
         "hindering the smooth migration of",
@@ -436,9 +436,20 @@ fn sentence_fragments_are_told_from_heads() {
         "This functional group-specific response (Fig 3b-d and S1d-l Fig),",
         "Fifty-nine studies were included in addressing review question one. Thirty-seven \
          studies reported correlations.",
+        "The exclusion criteria are as follows:",
+        "Patients may withdraw from the study for the following reasons:",
+        "Acute and late toxicity of the treatment and overall survival and progression free \
+         survival measured with the consensus voice scale today",
     ] {
-        assert!(sentence_fragment(text), "{text}");
+        assert!(sentence_fragment(text, false), "{text}");
     }
+    // A numbered head may run long; a label with a colon is still a head.
+    assert!(!sentence_fragment(
+        "The Higher Activity of Both Essential Oils against Gram-Positive and Gram-Negative \
+         Bacteria Than against the Yeasts of the Tested Strains",
+        true
+    ));
+    assert!(!sentence_fragment("Primary endpoint:", false));
 }
 
 #[test]
