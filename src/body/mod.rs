@@ -356,6 +356,12 @@ impl<'a> Assembler<'a> {
             self.section_span(at..range.end);
             return;
         }
+        if let Some(at) = early_break_line(self.doc, &tokens[range.clone()]) {
+            let at = range.start + at;
+            self.section_span(range.start..at);
+            self.section_span(at..range.end);
+            return;
+        }
         match runin::head_run(self.doc, &tokens[range.clone()]) {
             Some(k) => {
                 self.section(range.start..range.start + k);
@@ -1044,6 +1050,53 @@ fn face_changed_line(doc: &Document, toks: &[ZoneToken]) -> Option<usize> {
         let caps_over_mixed = a.2 >= 0.8 && b.2 < 0.5;
         let other_face = (a.0 - b.0).abs() >= 2 || a.1 != b.1 || caps_over_mixed;
         (opens_capital && other_face).then_some(at)
+    })
+}
+
+/// The second line of a two-line head span that is a second head printed right under the
+/// first in the same face (`Data analysis` / `Quantitative data`): both lines are shorter than
+/// half their column and the first ended with room for the second's first word, so it was not
+/// a head wrapping over two lines. The column runs from the head's left edge to the furthest
+/// right edge of the page's lines that start where the head does. Both lines start at the same
+/// left edge and the second opens with a capital and does not end a sentence; a first line
+/// ending on a dangling word (`… and`), a hyphen or a colon wraps.
+fn early_break_line(doc: &Document, toks: &[ZoneToken]) -> Option<usize> {
+    let starts: Vec<usize> = (0..toks.len())
+        .filter(|&i| i == 0 || toks[i - 1].line != toks[i].line)
+        .collect();
+    if starts.len() != 2 {
+        return None;
+    }
+    (1..starts.len()).find_map(|k| {
+        let (prev, cur) = (&toks[starts[k - 1]].line, &toks[starts[k]].line);
+        let (a, b) = (doc.line(prev)?, doc.line(cur)?);
+        let page = doc.pages.get(cur.page)?;
+        if prev.page != cur.page || (a.bbox.x - b.bbox.x).abs() > 2.0 {
+            return None;
+        }
+        let first = b.tokens.first()?;
+        // A second line closing a sentence (`Not applicable.`) is a statement's text.
+        if !first.text.chars().next().is_some_and(char::is_uppercase)
+            || b.text().trim_end().ends_with('.')
+        {
+            return None;
+        }
+        let text = a.text();
+        if dangling_word(&text) || text.trim_end().ends_with(['-', '\u{2010}', ':']) {
+            return None;
+        }
+        let right = page
+            .blocks
+            .iter()
+            .flat_map(|bl| &bl.lines)
+            .filter(|l| (l.bbox.x - a.bbox.x).abs() <= 2.0)
+            .map(|l| l.bbox.right())
+            .fold(a.bbox.right(), f32::max);
+        let room = right - a.bbox.right();
+        let gap = first.font_size * 0.5;
+        let half = (right - a.bbox.x) / 2.0;
+        (room > first.bbox.w + gap + 2.0 * first.font_size && a.bbox.w < half && b.bbox.w < half)
+            .then_some(starts[k])
     })
 }
 

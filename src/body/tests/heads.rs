@@ -633,3 +633,52 @@ fn a_bar_between_section_number_and_title_is_left_out() {
         ]
     );
 }
+
+#[test]
+fn two_short_heads_stacked_in_one_face_are_two_divs() {
+    let mut b = one_page(vec![
+        vec![vec![S(H, "Data analysis")], vec![C("Quantitative data")]],
+        vec![vec![S(
+            P,
+            "We measured every outcome of the trial with the same instruments at each visit.",
+        )]],
+        // A second line that closes a sentence is a statement's text, not a head.
+        vec![
+            vec![S(H, "Consent for publication")],
+            vec![C("Not applicable.")],
+        ],
+        vec![vec![S(P, "More text.")]],
+        // A head that fills its line and wraps stays one head.
+        vec![
+            vec![S(
+                H,
+                "Results of the first trial of the new treatment in adults",
+            )],
+            vec![C("Overall")],
+        ],
+    ]);
+    // The builder leaves line boxes empty: give each line the box of its tokens.
+    for line in b.doc.pages[0]
+        .blocks
+        .iter_mut()
+        .flat_map(|bl| bl.lines.iter_mut())
+    {
+        let first = line.tokens[0].bbox;
+        line.bbox = line
+            .tokens
+            .iter()
+            .skip(1)
+            .fold(first, |a, t| a.union(&t.bbox));
+    }
+    assert_eq!(
+        outline(&assembled(&b)),
+        [
+            "div n=None Data analysis",
+            "div n=None Quantitative data",
+            "p We measured every outcome of the trial with the same instruments at each visit.",
+            "div n=None Consent for publication Not applicable.",
+            "p More text.",
+            "div n=None Results of the first trial of the new treatment in adults Overall",
+        ]
+    );
+}
