@@ -917,7 +917,8 @@ fn trailing_label(doc: &Document, toks: &[ZoneToken]) -> usize {
 /// inside, `mRNA`, `p53`, or an enumeration mark, `a)`, `iv.`, still opens a head), it ends
 /// with a comma, it holds two sentences
 /// (`… review question one. Thirty-seven studies …`), it leads in to a list (`… are as
-/// follows:`) or, without a section number, it runs to twenty words and more. Heads are capitalised, stand alone and
+/// follows:`), without a section number it runs to twenty words and more, it names a
+/// citation's authors (`… et al.`), or after a section number it holds no word. Heads are capitalised, stand alone and
 /// state one thing; the fulltext model labels such lines `<section>` when they stand apart on
 /// their page (a paragraph's last line, a paragraph after a figure).
 pub(crate) fn sentence_fragment(text: &str, numbered: bool) -> bool {
@@ -950,7 +951,11 @@ pub(crate) fn sentence_fragment(text: &str, numbered: bool) -> bool {
             || (n >= 2 && w[n - 2] == "following")
     });
     let long = !numbered && words.len() >= 20;
-    lower_start || text.ends_with(',') || two_sentences || lead_in || long
+    // A citation's authors (`Kucharski et al. (2016) and Rahman et al.`), or a number after
+    // a section number with no word at all (`1 3`: a page or table figure).
+    let cites = text.contains(" et al");
+    let wordless = numbered && !text.is_empty() && !text.chars().any(char::is_alphabetic);
+    lower_start || text.ends_with(',') || two_sentences || lead_in || long || cites || wordless
 }
 
 /// Words that leave a title unfinished when they end its line: conjunctions, articles and

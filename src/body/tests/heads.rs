@@ -450,6 +450,12 @@ fn sentence_fragments_are_told_from_heads() {
         true
     ));
     assert!(!sentence_fragment("Primary endpoint:", false));
+    assert!(sentence_fragment(
+        "Kucharski et al. (2016) and Rahman et al.",
+        false
+    ));
+    assert!(sentence_fragment("3", true));
+    assert!(!sentence_fragment("", true));
 }
 
 #[test]
