@@ -213,6 +213,50 @@ const SURNAME_PARTICLES: &[&str] = &[
     "ten", "van", "vande", "vanden", "vander", "von", "vom", "y", "zu", "zum", "zur",
 ];
 
+/// Words that follow a surname to tell a family's generations apart (`Júnior`, `Neto`, `III`).
+const GENERATIONAL: &[&str] = &[
+    "jr", "junior", "júnior", "filho", "neto", "sobrinho", "ii", "iii", "iv",
+];
+
+/// A generational word the name model put in the surname (`Pinto Júnior`, `DIAS NETO`, or
+/// `Júnior` alone after given names `Elzo Pereira Pinto`) is the name's suffix: the surname is
+/// the word(s) before it. A surname made of that word alone with nothing before it to take
+/// its place is left as it is.
+pub fn generational_suffix_out(persons: &mut [Person]) {
+    for p in persons {
+        if p.suffix.is_some() {
+            continue;
+        }
+        let Some(surname) = p.surname.clone() else {
+            continue;
+        };
+        let mut words: Vec<&str> = surname.split(' ').filter(|w| !w.is_empty()).collect();
+        let Some(last) = words.last().copied() else {
+            continue;
+        };
+        if !GENERATIONAL.contains(&last.trim_end_matches('.').to_lowercase().as_str()) {
+            continue;
+        }
+        words.pop();
+        if words.is_empty() {
+            // `Júnior` alone: the last middle name (or the forename when there is no middle
+            // name and the name has more) becomes the surname.
+            let Some(middle) = p.middlename.clone() else {
+                continue;
+            };
+            let mut mids: Vec<&str> = middle.split(' ').filter(|w| !w.is_empty()).collect();
+            let Some(sur) = mids.pop() else {
+                continue;
+            };
+            p.surname = Some(sur.to_string());
+            p.middlename = Some(mids.join(" ")).filter(|m| !m.is_empty());
+        } else {
+            p.surname = Some(words.join(" "));
+        }
+        p.suffix = Some(last.trim_end_matches('.').to_string());
+    }
+}
+
 /// Header names printed forename first keep only their last word(s) as the surname, as the
 /// BibTeX `First von Last` rule reads them: when the name model labels `Helene Baek Juel` or
 /// `J. Jasmin Güven` with a two-word surname, the leading word is a middle name unless it is
@@ -463,8 +507,9 @@ fn separates_persons(t: &str) -> bool {
 
 /// One person with a long given name (`Malik Sajjad Ahmed Nadeem`, `Med Raâfet Ben Khedher`)
 /// that the name model read as two (`Malik Sajjad` + `Ahmed Nadeem`): two persons whose name
-/// tokens touch (no comma, conjunction, mark, number or other token between them), on the
-/// same printed line (`breaks`: token indices where a new line starts), five words at most
+/// tokens touch (no comma, conjunction, mark, number or other token between them), the second
+/// not opening a printed line (`breaks`: token indices where a new line starts; a name broken
+/// over a line end, `Elzo` / `Pereira Pinto Júnior`, is one name), five words at most
 /// together and neither with a title, are one: its first word the forename, its last the
 /// surname, the words between its middle name. Authors are separated by something, or
 /// printed on lines of their own.
@@ -498,7 +543,7 @@ pub fn join_touching_persons(
                 && p.title.is_none()
                 && q.surname.is_some()
                 && p.surname.is_some()
-                && !breaks.iter().any(|&k| a.start < k && k < b.end)
+                && !breaks.iter().any(|&k| a.end <= k && k <= b.start)
                 && !toks
                     .get(a.start..b.end)
                     .unwrap_or_default()
@@ -1054,6 +1099,71 @@ mod tests {
         let (mut p, r) = decode_ranged(&t, &[Forename, Surname, Forename, Surname]);
         join_touching_persons(&mut p, &r, &t, &[2]);
         assert_eq!(p.len(), 2);
+        // One name broken over a line end (`Elzo` / `Pereira Pinto`): the break lies inside
+        // the first reading, not between the two: one person.
+        let line = "Elzo Pereira Pinto Silva";
+        let t = toks(line, false);
+        let (mut p, r) = decode_ranged(&t, &[Forename, Surname, Forename, Surname]);
+        join_touching_persons(&mut p, &r, &t, &[1]);
+        assert_eq!(
+            p.iter().map(parts).collect::<Vec<_>>(),
+            vec![(Some("Elzo"), Some("Pereira Pinto"), Some("Silva"))]
+        );
+    }
+
+    #[test]
+    fn generational_words_leave_the_surname_for_the_suffix() {
+        let mut p = vec![
+            Person {
+                forename: Some("Elzo".into()),
+                middlename: Some("Pereira Pinto".into()),
+                surname: Some("Júnior".into()),
+                ..Default::default()
+            },
+            Person {
+                forename: Some("Ana".into()),
+                surname: Some("DIAS NETO".into()),
+                ..Default::default()
+            },
+            Person {
+                forename: Some("Ana".into()),
+                surname: Some("Junior".into()),
+                ..Default::default()
+            },
+            Person {
+                forename: Some("Ana".into()),
+                surname: Some("Neves".into()),
+                ..Default::default()
+            },
+        ];
+        generational_suffix_out(&mut p);
+        type Parts<'a> = (
+            Option<&'a str>,
+            Option<&'a str>,
+            Option<&'a str>,
+            Option<&'a str>,
+        );
+        let got: Vec<Parts> = p
+            .iter()
+            .map(|x| {
+                (
+                    x.forename.as_deref(),
+                    x.middlename.as_deref(),
+                    x.surname.as_deref(),
+                    x.suffix.as_deref(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                (Some("Elzo"), Some("Pereira"), Some("Pinto"), Some("Júnior")),
+                (Some("Ana"), None, Some("DIAS"), Some("NETO")),
+                // Nothing before `Junior` to take the surname's place: left as read.
+                (Some("Ana"), None, Some("Junior"), None),
+                (Some("Ana"), None, Some("Neves"), None),
+            ]
+        );
     }
 
     #[test]

@@ -221,6 +221,7 @@ impl DocStage {
             if let Some(starts) = starts {
                 name::join_touching_persons(&mut persons, &ranges, toks, &starts);
             }
+            name::generational_suffix_out(&mut persons);
             name::middle_words_out_of_surnames(&mut persons, &view);
             if roman.is_some() {
                 name::digit_marks_as_roman(&mut persons);
