@@ -72,6 +72,34 @@ fn set(slot: &mut Option<String>, value: String) {
     }
 }
 
+/// Whether a title span is a name the model took for a title: two to four capitalised words
+/// in mixed case (`Md Nur Hossain`: the `Md` of Bangladeshi names read as a degree).
+fn named_title(t: &str) -> bool {
+    let words: Vec<&str> = t.split(' ').filter(|w| !w.is_empty()).collect();
+    (2..=4).contains(&words.len())
+        && words.iter().all(|w| {
+            w.chars().next().is_some_and(char::is_uppercase)
+                && w.chars().any(char::is_lowercase)
+                && w.chars().all(|c| c.is_alphabetic() || c == '-')
+        })
+}
+
+/// A byline entry read as a title alone and closed by affiliation marks, whose title is
+/// [`named_title`], becomes that name: first word the forename, last the surname.
+fn title_as_name(p: &mut Person) {
+    if !p.is_empty() || p.markers.is_empty() {
+        return;
+    }
+    let Some(title) = p.title.clone().filter(|t| named_title(t)) else {
+        return;
+    };
+    let words: Vec<&str> = title.split(' ').filter(|w| !w.is_empty()).collect();
+    p.title = None;
+    p.forename = Some(words[0].to_string());
+    p.surname = words.last().map(|w| w.to_string());
+    p.middlename = Some(words[1..words.len() - 1].join(" ")).filter(|m| !m.is_empty());
+}
+
 /// Persons from labelled tokens. A new person starts when a name part begins that the person
 /// being built already has (a second forename, a second surname, …), when a name part
 /// follows the affiliation marks of a named person, or when a title begins after a name part. Persons without any name part are left out.
@@ -97,14 +125,16 @@ pub fn decode_ranged<L: AsRef<str>>(
         let marked = closed;
         let starts_new = match label.as_str() {
             "<forename>" => cur.forename.is_some() || marked,
-            "<title>" => !cur.is_empty(),
+            // A title after a title-only entry closed by its marks opens the next entry too.
+            "<title>" => !cur.is_empty() || !cur.markers.is_empty(),
             "<middlename>" => (cur.middlename.is_some() && cur.surname.is_some()) || marked,
             "<surname>" => cur.surname.is_some() || marked,
             _ => false,
         };
         if starts_new {
             closed = false;
-            let done = std::mem::take(&mut cur);
+            let mut done = std::mem::take(&mut cur);
+            title_as_name(&mut done);
             let r = cur_range.take().unwrap_or(0..0);
             if !done.is_empty() {
                 out.push(done);
@@ -135,6 +165,8 @@ pub fn decode_ranged<L: AsRef<str>>(
                     .map(str::to_string)
                     .collect();
                 if cur.is_empty() {
+                    // Marks after a title that is a name close its entry.
+                    closed |= cur.title.as_deref().is_some_and(named_title);
                     // A marker before the name belongs to the previous person if any.
                     match out.last_mut() {
                         Some(p) if cur.title.is_none() => p.markers.extend(m),
@@ -148,6 +180,7 @@ pub fn decode_ranged<L: AsRef<str>>(
             _ => {}
         }
     }
+    title_as_name(&mut cur);
     if !cur.is_empty() {
         out.push(cur);
         ranges.push(cur_range.unwrap_or(0..0));
@@ -527,7 +560,7 @@ pub fn join_touching_persons(
         toks.get(r)
             .unwrap_or_default()
             .iter()
-            .filter(|t| !t.text.trim().is_empty() && t.text != ".")
+            .filter(|t| t.text.chars().any(char::is_alphanumeric))
             .count()
     };
     // touch[i]: persons i and i + 1 are printed as one run of name words.
@@ -542,7 +575,9 @@ pub fn join_touching_persons(
                 && q.title.is_none()
                 && p.title.is_none()
                 && q.surname.is_some()
-                && p.surname.is_some()
+                // The second reading has a surname, or is a given name closed by its marks
+                // (`Md Moshfekus` + `Saleh-e-In 1`: the entry's last word read as a forename).
+                && (p.surname.is_some() || (p.forename.is_some() && !p.markers.is_empty()))
                 && !breaks.iter().any(|&k| a.end <= k && k <= b.start)
                 && !toks
                     .get(a.start..b.end)
@@ -1108,6 +1143,51 @@ mod tests {
         assert_eq!(
             p.iter().map(parts).collect::<Vec<_>>(),
             vec![(Some("Elzo"), Some("Pereira Pinto"), Some("Silva"))]
+        );
+    }
+
+    #[test]
+    fn byline_entries_read_as_titles_or_split_at_their_last_word_are_names() {
+        use Label::*;
+        // `Md …` entries read as titles, each closed by its marks.
+        let p = people(
+            "Ana Rossi 1 , Md Nur Hossain 4 , Md Mahbubar Rahman 5 , Sudhangshu Kumar Roy 6",
+            false,
+            &[
+                Forename, Surname, Marker, Other, Title, Title, Title, Marker, Other, Title, Title,
+                Title, Marker, Other, Forename, Middlename, Surname, Marker,
+            ],
+        );
+        assert_eq!(
+            p.iter().map(parts).collect::<Vec<_>>(),
+            vec![
+                (Some("Ana"), None, Some("Rossi")),
+                (Some("Md"), Some("Nur"), Some("Hossain")),
+                (Some("Md"), Some("Mahbubar"), Some("Rahman")),
+                (Some("Sudhangshu"), Some("Kumar"), Some("Roy")),
+            ]
+        );
+        assert!(p.iter().all(|x| x.title.is_none()));
+        // A degree before a name keeps its place: one word is no name.
+        let p = people(
+            "Dr. Ana Lopes 1",
+            false,
+            &[Title, Title, Forename, Surname, Marker],
+        );
+        assert_eq!(p[0].title.as_deref(), Some("Dr"));
+        // An entry's last word read as a given name after the surname joins the name.
+        let p = joined(
+            "Md Moshfekus Saleh 1 , Nasim Sultana 2",
+            &[
+                Forename, Surname, Forename, Marker, Other, Forename, Surname, Marker,
+            ],
+        );
+        assert_eq!(
+            p.iter().map(parts).collect::<Vec<_>>(),
+            vec![
+                (Some("Md"), Some("Moshfekus"), Some("Saleh")),
+                (Some("Nasim"), None, Some("Sultana")),
+            ]
         );
     }
 
