@@ -89,8 +89,46 @@ pub async fn head_as_get(
 
 /// Requests in the API server's handlers right now.
 static IN_FLIGHT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-/// A `malloc_trim` is running.
-static TRIMMING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+/// One `malloc_trim` at a time, and none missed.
+static TRIMS: Coalesced = Coalesced::new();
+
+/// Work asked for from many threads that runs on one at a time and is never lost: a request
+/// made while a run is in progress makes that run go once more (the last request to end while
+/// a trim was running still gets its memory given back).
+struct Coalesced {
+    running: std::sync::atomic::AtomicBool,
+    again: std::sync::atomic::AtomicBool,
+}
+
+impl Coalesced {
+    const fn new() -> Coalesced {
+        Coalesced {
+            running: std::sync::atomic::AtomicBool::new(false),
+            again: std::sync::atomic::AtomicBool::new(false),
+        }
+    }
+
+    /// Asks for a run: true when the caller must start the runner ([`Coalesced::run`]),
+    /// false when a runner is at work and will run once more for this request.
+    fn ask(&self) -> bool {
+        self.again.store(true, Ordering::SeqCst);
+        !self.running.swap(true, Ordering::SeqCst)
+    }
+
+    /// Runs `f` until no request is pending, then gives the runner's place back; a request
+    /// made between the last check and that moment is served by taking the place again.
+    fn run(&self, f: impl Fn()) {
+        loop {
+            while self.again.swap(false, Ordering::SeqCst) {
+                f();
+            }
+            self.running.store(false, Ordering::SeqCst);
+            if !self.again.load(Ordering::SeqCst) || self.running.swap(true, Ordering::SeqCst) {
+                break;
+            }
+        }
+    }
+}
 
 /// Counts a request in flight; when the last one in flight ends, the allocator's free memory
 /// is given back to the system: glibc keeps what large requests
@@ -112,17 +150,19 @@ impl Drop for InFlight {
     }
 }
 
-/// `malloc_trim(0)` on a blocking thread (one at a time).
+/// `malloc_trim(0)` on a blocking thread (one at a time; a request that ends during a trim
+/// gets one more).
 fn give_memory_back() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     {
-        if TRIMMING.swap(true, Ordering::SeqCst) {
+        if !TRIMS.ask() {
             return;
         }
         let trim = || {
-            // SAFETY: malloc_trim has no preconditions.
-            unsafe { libc::malloc_trim(0) };
-            TRIMMING.store(false, Ordering::SeqCst);
+            TRIMS.run(|| {
+                // SAFETY: malloc_trim has no preconditions.
+                unsafe { libc::malloc_trim(0) };
+            })
         };
         if tokio::runtime::Handle::try_current().is_ok() {
             tokio::task::spawn_blocking(trim);
@@ -400,6 +440,34 @@ pub fn give_back_memory() {
     // SAFETY: malloc_trim only releases free memory; it has no preconditions.
     unsafe {
         libc::malloc_trim(0);
+    }
+}
+
+/// The trim coalescing, apart from the HTTP tests (whose `test` import is actix's).
+#[cfg(test)]
+mod trim_tests {
+    use super::*;
+
+    #[test]
+    fn a_request_made_during_a_run_gets_one_more_run() {
+        use std::sync::atomic::AtomicUsize;
+        let c = Coalesced::new();
+        let runs = AtomicUsize::new(0);
+        assert!(c.ask(), "the first request starts the runner");
+        c.run(|| {
+            // A second request ends while the first run is in progress: it must not start a
+            // runner of its own, and it must not be lost.
+            if runs.fetch_add(1, Ordering::SeqCst) == 0 {
+                assert!(!c.ask());
+            }
+        });
+        assert_eq!(runs.load(Ordering::SeqCst), 2);
+        // With the runner gone, the next request starts one again.
+        assert!(c.ask());
+        c.run(|| {
+            runs.fetch_add(1, Ordering::SeqCst);
+        });
+        assert_eq!(runs.load(Ordering::SeqCst), 3);
     }
 }
 
