@@ -908,13 +908,12 @@ mod tests {
                 Other, Surname, Marker, Marker, Marker, Other, Forename, Surname, Marker,
             ],
         );
-        let names: Vec<(Option<&str>, Option<&str>)> = p
-            .iter()
-            .map(|x| (x.forename.as_deref(), x.surname.as_deref()))
-            .collect();
         assert_eq!(
-            names,
-            vec![(None, Some("Alves")), (Some("Aline"), Some("Rocha"))]
+            p.iter().map(parts).collect::<Vec<_>>(),
+            vec![
+                (None, None, Some("Alves")),
+                (Some("Aline"), None, Some("Rocha"))
+            ]
         );
         assert_eq!(p[0].markers, vec!["1", "2"]);
         assert_eq!(p[1].markers, vec!["3"]);
@@ -928,15 +927,11 @@ mod tests {
                 Marker,
             ],
         );
-        let names: Vec<(Option<&str>, Option<&str>)> = p
-            .iter()
-            .map(|x| (x.forename.as_deref(), x.surname.as_deref()))
-            .collect();
         assert_eq!(
-            names,
+            p.iter().map(parts).collect::<Vec<_>>(),
             vec![
-                (Some("Lukas"), Some("Lambert")),
-                (Some("Lenka"), Some("Janouskova"))
+                (Some("Lukas"), None, Some("Lambert")),
+                (Some("Lenka"), None, Some("Janouskova"))
             ]
         );
     }
