@@ -915,12 +915,12 @@ fn trailing_label(doc: &Document, toks: &[ZoneToken]) -> usize {
 /// Whether a head's text reads as a piece of running text rather than a head: it opens with a
 /// word in lower case (`hindering the smooth migration of`; a word with a capital or a digit
 /// inside, `mRNA`, `p53`, or an enumeration mark, `a)`, `iv.`, still opens a head), it ends
-/// with a comma, it holds two sentences
-/// (`… review question one. Thirty-seven studies …`), it leads in to a list (`… are as
-/// follows:`), without a section number it runs to twenty words and more, it names a
-/// citation's authors (`… et al.`), or after a section number it holds no word. Heads are capitalised, stand alone and
-/// state one thing; the fulltext model labels such lines `<section>` when they stand apart on
-/// their page (a paragraph's last line, a paragraph after a figure).
+/// with a comma, it holds two sentences (`… review question one. Thirty-seven studies …`), it
+/// leads in to a list (`… are as follows:`), without a section number it runs to twenty words
+/// and more, it names a citation's authors (`… et al.`), or after a section number it holds
+/// no word. Heads are capitalised, stand alone and state one thing; the fulltext model labels
+/// such lines `<section>` when they stand apart on their page (a paragraph's last line, a
+/// paragraph after a figure).
 pub(crate) fn sentence_fragment(text: &str, numbered: bool) -> bool {
     let text = text.trim();
     let first = text
@@ -1038,9 +1038,7 @@ fn face_changed_line(doc: &Document, toks: &[ZoneToken]) -> Option<usize> {
         };
         Some((size, bold, caps))
     };
-    let starts: Vec<usize> = (0..toks.len())
-        .filter(|&i| i == 0 || toks[i - 1].line != toks[i].line)
-        .collect();
+    let starts = line_starts(toks);
     let faces: Vec<Option<(i32, bool, f32)>> = (0..starts.len())
         .map(|k| face(starts[k]..starts.get(k + 1).copied().unwrap_or(toks.len())))
         .collect();
@@ -1066,43 +1064,45 @@ fn face_changed_line(doc: &Document, toks: &[ZoneToken]) -> Option<usize> {
 /// left edge and the second opens with a capital and does not end a sentence; a first line
 /// ending on a dangling word (`… and`), a hyphen or a colon wraps.
 fn early_break_line(doc: &Document, toks: &[ZoneToken]) -> Option<usize> {
-    let starts: Vec<usize> = (0..toks.len())
-        .filter(|&i| i == 0 || toks[i - 1].line != toks[i].line)
-        .collect();
-    if starts.len() != 2 {
+    let [first_line, at] = line_starts(toks)[..] else {
+        return None;
+    };
+    let (prev, cur) = (&toks[first_line].line, &toks[at].line);
+    let (a, b) = (doc.line(prev)?, doc.line(cur)?);
+    let page = doc.pages.get(cur.page)?;
+    if prev.page != cur.page || (a.bbox.x - b.bbox.x).abs() > 2.0 {
         return None;
     }
-    (1..starts.len()).find_map(|k| {
-        let (prev, cur) = (&toks[starts[k - 1]].line, &toks[starts[k]].line);
-        let (a, b) = (doc.line(prev)?, doc.line(cur)?);
-        let page = doc.pages.get(cur.page)?;
-        if prev.page != cur.page || (a.bbox.x - b.bbox.x).abs() > 2.0 {
-            return None;
-        }
-        let first = b.tokens.first()?;
-        // A second line closing a sentence (`Not applicable.`) is a statement's text.
-        if !first.text.chars().next().is_some_and(char::is_uppercase)
-            || b.text().trim_end().ends_with('.')
-        {
-            return None;
-        }
-        let text = a.text();
-        if dangling_word(&text) || text.trim_end().ends_with(['-', '\u{2010}', ':']) {
-            return None;
-        }
-        let right = page
-            .blocks
-            .iter()
-            .flat_map(|bl| &bl.lines)
-            .filter(|l| (l.bbox.x - a.bbox.x).abs() <= 2.0)
-            .map(|l| l.bbox.right())
-            .fold(a.bbox.right(), f32::max);
-        let room = right - a.bbox.right();
-        let gap = first.font_size * 0.5;
-        let half = (right - a.bbox.x) / 2.0;
-        (room > first.bbox.w + gap + 2.0 * first.font_size && a.bbox.w < half && b.bbox.w < half)
-            .then_some(starts[k])
-    })
+    let first = b.tokens.first()?;
+    // A second line closing a sentence (`Not applicable.`) is a statement's text.
+    if !first.text.chars().next().is_some_and(char::is_uppercase)
+        || b.text().trim_end().ends_with('.')
+    {
+        return None;
+    }
+    let text = a.text();
+    if dangling_word(&text) || text.trim_end().ends_with(['-', '\u{2010}', ':']) {
+        return None;
+    }
+    let right = page
+        .blocks
+        .iter()
+        .flat_map(|bl| &bl.lines)
+        .filter(|l| (l.bbox.x - a.bbox.x).abs() <= 2.0)
+        .map(|l| l.bbox.right())
+        .fold(a.bbox.right(), f32::max);
+    let room = right - a.bbox.right();
+    let gap = first.font_size * 0.5;
+    let half = (right - a.bbox.x) / 2.0;
+    (room > first.bbox.w + gap + 2.0 * first.font_size && a.bbox.w < half && b.bbox.w < half)
+        .then_some(at)
+}
+
+/// The indices of the tokens that open a printed line of `toks` (the first token included).
+fn line_starts(toks: &[ZoneToken]) -> Vec<usize> {
+    (0..toks.len())
+        .filter(|&i| i == 0 || toks[i - 1].line != toks[i].line)
+        .collect()
 }
 
 /// Two lines in different layout blocks (or pages): a page or column break, or a new block.

@@ -523,8 +523,46 @@ impl HeaderFields {
     }
 }
 
-/// Words that name places, organisations or roles, never a person: a byline continuation
-/// holding one is not a list of names.
+/// Words that name organisations, never persons (`Mozilla Corporation` closing an author
+/// line, an affiliation line read as a name, a byline continuation).
+pub(crate) const ORGANISATION_WORDS: &[&str] = &[
+    "center",
+    "centre",
+    "clinic",
+    "clinics",
+    "college",
+    "consortium",
+    "corp",
+    "corporation",
+    "department",
+    "equipe",
+    "faculty",
+    "foundation",
+    "gmbh",
+    "hospital",
+    "hospitals",
+    "inc",
+    "institut",
+    "institute",
+    "instituto",
+    "laboratoire",
+    "laboratories",
+    "laboratory",
+    "labs",
+    "llc",
+    "ltd",
+    "ospedale",
+    "school",
+    "universidad",
+    "universidade",
+    "universita",
+    "universitat",
+    "universite",
+    "university",
+];
+
+/// Words that name places, roles or groups, never a person (with [`ORGANISATION_WORDS`]): a
+/// byline continuation holding one is not a list of names.
 const NOT_NAME_WORDS: &[&str] = &[
     "academy",
     "agency",
@@ -532,29 +570,15 @@ const NOT_NAME_WORDS: &[&str] = &[
     "authors",
     "avenue",
     "box",
-    "center",
-    "centre",
-    "clinic",
-    "college",
     "council",
-    "department",
     "division",
-    "faculty",
     "for",
-    "foundation",
     "group",
-    "hospital",
-    "hospitals",
-    "institute",
-    "institut",
-    "instituto",
-    "laboratory",
     "ministry",
     "program",
     "programme",
     "research",
     "road",
-    "school",
     "service",
     "society",
     "street",
@@ -563,9 +587,6 @@ const NOT_NAME_WORDS: &[&str] = &[
     "the",
     "trust",
     "unit",
-    "universidad",
-    "universidade",
-    "university",
 ];
 
 /// Lower-case words inside a name (`Anna de Souza`, `Ludwig van Beethoven`).
@@ -591,7 +612,7 @@ fn mark_token(t: &str) -> bool {
 /// name: two to six capitalised words, initials or particles, then marks; no place,
 /// organisation or role word. `Some(known)`: a name, `known` when a word of it is a given
 /// name or surname of the lexicons; an entry of marks alone is `Some(true)`.
-fn name_item(item: &[&HeaderToken], lex: &LexView) -> Option<bool> {
+fn name_item(item: &[HeaderToken], lex: &LexView) -> Option<bool> {
     let texts: Vec<&str> = item.iter().map(|t| t.facts.text.as_str()).collect();
     let words = texts.iter().take_while(|t| !mark_token(t)).count();
     if texts[words..].iter().any(|t| !mark_token(t)) {
@@ -612,6 +633,7 @@ fn name_item(item: &[&HeaderToken], lex: &LexView) -> Option<bool> {
             && w.chars()
                 .all(|c| c.is_alphabetic() || matches!(c, '-' | '\'' | '\u{2019}'))
             && !NOT_NAME_WORDS.contains(&lower.as_str())
+            && !ORGANISATION_WORDS.contains(&lower.as_str())
     };
     let known = |w: &&str| {
         w.chars().filter(|c| c.is_alphabetic()).count() >= 2
@@ -653,9 +675,9 @@ pub fn extend_byline(tokens: &[HeaderToken], labels: &mut [String], lex: &LexVie
             while m < n && !sep(&tokens[m].facts.text) {
                 m += 1;
             }
-            let item: Vec<&HeaderToken> = tokens[j..m].iter().collect();
+            let item = &tokens[j..m];
             let mut fits = !item.is_empty();
-            for (t, l) in tokens[j..m].iter().zip(&labels[j..m]) {
+            for (t, l) in item.iter().zip(&labels[j..m]) {
                 let continues = t.line == line || next_line(line, t.line);
                 if is(l, Label::Author)
                     || is(l, Label::Title)
@@ -669,7 +691,7 @@ pub fn extend_byline(tokens: &[HeaderToken], labels: &mut [String], lex: &LexVie
                 }
                 line = t.line;
             }
-            let Some(is_known) = fits.then(|| name_item(&item, lex)).flatten() else {
+            let Some(is_known) = fits.then(|| name_item(item, lex)).flatten() else {
                 break;
             };
             entries += 1;

@@ -9,7 +9,7 @@ use std::ops::Range;
 use crate::document::{Author, FrontText, HeaderRecord};
 use crate::models::affiliation::Affiliation;
 use crate::models::date::Date;
-use crate::models::header::{join_lines, HeaderFields, Label};
+use crate::models::header::{join_lines, HeaderFields, Label, ORGANISATION_WORDS};
 use crate::models::name::Person;
 
 /// The text given to the name model, one entry per `<author>` span.
@@ -1074,44 +1074,6 @@ fn drop_surname_pairs(authors: &mut Vec<Author>, author_segment: &mut Vec<usize>
     author_segment.retain(|_| *it.next().unwrap_or(&true));
     keep
 }
-
-/// Words that name organisations, never persons (`Mozilla Corporation` closing an author
-/// line).
-const ORGANISATION_WORDS: &[&str] = &[
-    "center",
-    "centre",
-    "clinic",
-    "clinics",
-    "college",
-    "consortium",
-    "corp",
-    "corporation",
-    "department",
-    "equipe",
-    "faculty",
-    "foundation",
-    "gmbh",
-    "hospital",
-    "hospitals",
-    "inc",
-    "institut",
-    "institute",
-    "instituto",
-    "laboratoire",
-    "laboratories",
-    "laboratory",
-    "labs",
-    "llc",
-    "ltd",
-    "ospedale",
-    "school",
-    "universidad",
-    "universidade",
-    "universita",
-    "universitat",
-    "universite",
-    "university",
-];
 
 /// Every name part is made of letters (with spaces, hyphens, apostrophes, dots): a part made
 /// of bullets or digits means the name model was given something that is not a name; a part

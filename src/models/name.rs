@@ -102,7 +102,8 @@ fn title_as_name(p: &mut Person) {
 
 /// Persons from labelled tokens. A new person starts when a name part begins that the person
 /// being built already has (a second forename, a second surname, …), when a name part
-/// follows the affiliation marks of a named person, or when a title begins after a name part. Persons without any name part are left out.
+/// follows the affiliation marks of a named person, or when a title begins after a name part.
+/// Persons without any name part are left out.
 pub fn decode<L: AsRef<str>>(toks: &[Tok], labels: &[L]) -> Vec<Person> {
     decode_ranged(toks, labels).0
 }
@@ -116,19 +117,18 @@ pub fn decode_ranged<L: AsRef<str>>(
     let mut ranges: Vec<std::ops::Range<usize>> = Vec::new();
     let mut cur = Person::default();
     let mut cur_range: Option<std::ops::Range<usize>> = None;
-    // Marks followed the current person's name: its entry is closed.
+    // Marks followed the current person's name: its entry is closed, and a name part after
+    // them is the next person's (`… Alves 1,2 , Aline …` gives `Aline` to a new person, not
+    // to Alves).
     let mut closed = false;
     for (label, a, b) in given_name_rescue(toks, spans(labels)) {
         let value = text::join_tokens(toks.get(a..b).unwrap_or_default());
-        // Affiliation marks after a name close its byline entry: a name part after them is the
-        // next person's (`… Alves 1,2 , Aline …` gives `Aline` to a new person, not to Alves).
-        let marked = closed;
         let starts_new = match label.as_str() {
-            "<forename>" => cur.forename.is_some() || marked,
+            "<forename>" => cur.forename.is_some() || closed,
             // A title after a title-only entry closed by its marks opens the next entry too.
             "<title>" => !cur.is_empty() || !cur.markers.is_empty(),
-            "<middlename>" => (cur.middlename.is_some() && cur.surname.is_some()) || marked,
-            "<surname>" => cur.surname.is_some() || marked,
+            "<middlename>" => (cur.middlename.is_some() && cur.surname.is_some()) || closed,
+            "<surname>" => cur.surname.is_some() || closed,
             _ => false,
         };
         if starts_new {
@@ -272,8 +272,8 @@ pub fn generational_suffix_out(persons: &mut [Person]) {
         }
         words.pop();
         if words.is_empty() {
-            // `Júnior` alone: the last middle name (or the forename when there is no middle
-            // name and the name has more) becomes the surname.
+            // `Júnior` alone: the last middle name becomes the surname (without a middle
+            // name the surname is left as read).
             let Some(middle) = p.middlename.clone() else {
                 continue;
             };
