@@ -951,7 +951,7 @@ pub(crate) fn sentence_fragment(text: &str, numbered: bool) -> bool {
             || (n >= 2 && w[n - 2] == "following")
     });
     let long = !numbered && words.len() >= 20;
-    // A citation's authors (`Kucharski et al. (2016) and Rahman et al.`), or a number after
+    // A citation's authors (`Okafor et al. (2016) and Karim et al.`), or a number after
     // a section number with no word at all (`1 3`: a page or table figure).
     let cites = text.contains(" et al");
     let wordless = numbered && !text.is_empty() && !text.chars().any(char::is_alphabetic);

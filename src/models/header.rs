@@ -643,7 +643,7 @@ fn name_item(item: &[HeaderToken], lex: &LexView) -> Option<bool> {
 }
 
 /// A byline running on over the next lines in its font, which the model gave to another field
-/// (after a margin column of affiliations, `Chiara Cattaneo, Jahanzaib Khwaja, …` read as an
+/// (after a margin column of affiliations, `Giulia Ferri, Omar Qureshi, …` read as an
 /// address): the comma-separated entries that follow an author span on the lines right after
 /// it, in the same font, become author tokens, up to the first entry that is not shaped as
 /// a name, when at least half of those entries hold a given name or surname the lexicons
@@ -1442,15 +1442,12 @@ Study study S St Stu Stud y dy udy tudy BLOCKEND LINEEND LINEINDENT SAMEFONT SAM
 
     #[test]
     fn a_byline_running_on_in_its_font_stays_authors() {
-        let lex = name_lex(&["anna", "chiara", "kate"], &["rossi", "cattaneo"]);
+        let lex = name_lex(&["anna", "giulia", "kate"], &["rossi", "ferri"]);
         let lv = LexView::new(&lex);
         // Line 0: the byline as the model read it; line 1 in the same font, given to address.
         let mut toks = font_lines(&[
             ("roman", "Anna Rossi , Bo Lind ,"),
-            (
-                "roman",
-                "Chiara Cattaneo , Kate Cwynarski , for the Study Group",
-            ),
+            ("roman", "Giulia Ferri , Kate Nowicki , for the Study Group"),
             ("small", "Department of Physics , University of Milan"),
         ]);
         for (k, t) in toks.iter_mut().enumerate() {
@@ -1482,7 +1479,7 @@ Study study S St Stu Stud y dy udy tudy BLOCKEND LINEEND LINEINDENT SAMEFONT SAM
         let f = decode(&toks, &labels).unwrap();
         assert_eq!(
             f.first(Label::Author),
-            Some("Anna Rossi , Bo Lind ,\nChiara Cattaneo , Kate Cwynarski"),
+            Some("Anna Rossi , Bo Lind ,\nGiulia Ferri , Kate Nowicki"),
             "{:?}",
             f.spans
         );

@@ -451,7 +451,7 @@ fn sentence_fragments_are_told_from_heads() {
     ));
     assert!(!sentence_fragment("Primary endpoint:", false));
     assert!(sentence_fragment(
-        "Kucharski et al. (2016) and Rahman et al.",
+        "Okafor et al. (2016) and Karim et al.",
         false
     ));
     assert!(sentence_fragment("3", true));
