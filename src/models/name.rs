@@ -342,6 +342,41 @@ pub fn middle_words_out_of_surnames(persons: &mut [Person], lex: &LexView<'_>) {
     }
 }
 
+/// Arabic surname particles, which open a family name in any case (`Rami Abou Nader`,
+/// `Hoda El Sayed`) and are never given names of their own after a forename.
+const ARABIC_PARTICLES: &[&str] = &["abou", "abu", "al", "el"];
+
+/// A forename-first name whose middle name ends with a capitalised Arabic particle, right
+/// before a one-word surname, has that particle in its surname (`Rami Abou Nader` → `Abou
+/// Nader`). Other particles stay where the name model put them, as the lists Quire is read
+/// against disagree on them: `Sofie Van Dam` is `Van Dam` in some and `Dam` in BibTeX-derived
+/// ones, and Brazilian lists index `Ana Maria dos Santos` under `Santos`.
+pub fn particle_into_surname(persons: &mut [Person]) {
+    for p in persons {
+        if p.surname_first || p.forename.is_none() {
+            continue;
+        }
+        let (Some(middle), Some(surname)) = (p.middlename.clone(), p.surname.clone()) else {
+            continue;
+        };
+        if surname.contains(' ') || !surname.chars().next().is_some_and(char::is_uppercase) {
+            continue;
+        }
+        let mut words: Vec<&str> = middle.split(' ').filter(|w| !w.is_empty()).collect();
+        let Some(last) = words.last().copied() else {
+            continue;
+        };
+        let arabic = last.chars().next().is_some_and(char::is_uppercase)
+            && ARABIC_PARTICLES.contains(&last.to_lowercase().as_str());
+        if !arabic {
+            continue;
+        }
+        words.pop();
+        p.surname = Some(format!("{last} {surname}"));
+        p.middlename = Some(words.join(" ")).filter(|m| !m.is_empty());
+    }
+}
+
 /// Generational suffixes printed after the initials of a Vancouver name (`Lim A Jr`).
 const VANCOUVER_SUFFIXES: &[&str] = &["Jr", "Sr", "II", "III", "IV"];
 
@@ -1064,6 +1099,41 @@ mod tests {
             p.middlename.as_deref(),
             p.surname.as_deref(),
         )
+    }
+
+    #[test]
+    fn a_particle_ending_the_middle_name_opens_the_surname() {
+        let person = |f: &str, m: &str, s: &str, surname_first: bool| Person {
+            forename: Some(f.into()),
+            middlename: Some(m.into()),
+            surname: Some(s.into()),
+            surname_first,
+            ..Default::default()
+        };
+        let mut p = vec![
+            person("Rami", "Abou", "Nader", false),
+            person("Hoda", "Karim El", "Sayed", false),
+            // European particles and other middle names stay.
+            person("Ana", "Maria da", "Silva", false),
+            person("Sofie", "Van", "Dam", false),
+            person("Ana", "Maria", "Silva", false),
+            person("Omar", "Al", "Rami Nader", false),
+            // Surname printed first: the order is the writer's, left alone.
+            person("Rami", "Abou", "Nader", true),
+        ];
+        particle_into_surname(&mut p);
+        assert_eq!(
+            p.iter().map(parts).collect::<Vec<_>>(),
+            vec![
+                (Some("Rami"), None, Some("Abou Nader")),
+                (Some("Hoda"), Some("Karim"), Some("El Sayed")),
+                (Some("Ana"), Some("Maria da"), Some("Silva")),
+                (Some("Sofie"), Some("Van"), Some("Dam")),
+                (Some("Ana"), Some("Maria"), Some("Silva")),
+                (Some("Omar"), Some("Al"), Some("Rami Nader")),
+                (Some("Rami"), Some("Abou"), Some("Nader")),
+            ]
+        );
     }
 
     #[test]

@@ -223,6 +223,7 @@ impl DocStage {
             }
             name::generational_suffix_out(&mut persons);
             name::middle_words_out_of_surnames(&mut persons, &view);
+            name::particle_into_surname(&mut persons);
             if roman.is_some() {
                 name::digit_marks_as_roman(&mut persons);
             }
