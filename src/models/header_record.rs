@@ -10,7 +10,7 @@ use crate::document::{Author, FrontText, HeaderRecord};
 use crate::models::affiliation::Affiliation;
 use crate::models::date::Date;
 use crate::models::header::{join_lines, HeaderFields, Label, ORGANISATION_WORDS};
-use crate::models::name::Person;
+use crate::models::name::{self, Person};
 
 /// The text given to the name model, one entry per `<author>` span.
 pub fn author_segments(f: &HeaderFields) -> Vec<String> {
@@ -334,6 +334,10 @@ pub fn date_strings(f: &HeaderFields) -> Vec<String> {
 pub struct SubResults {
     /// Per author segment, the persons the name model found in it.
     pub persons: Vec<Vec<Person>>,
+    /// Per author segment, per person of `persons`: the name model's tokens its name parts
+    /// cover, as indices into `name::toks` of the segment's text ([`author_segments`]);
+    /// empty where not known.
+    pub person_ranges: Vec<Vec<Range<usize>>>,
     /// The affiliations the affiliation model found (all segments, in order).
     pub affiliations: Vec<Affiliation>,
     /// Per affiliation, the index of its segment in [`affiliation_segments`] (empty when not
@@ -812,9 +816,9 @@ pub fn assemble(f: &HeaderFields, sub: SubResults, doc_text: &str) -> HeaderReco
 }
 
 /// Assemble the record and trace its title, authors and affiliations to the header tokens
-/// whose texts are `texts` (the tokens `f` was decoded from). An author is traced to the
-/// first run of its segment's tokens made of its name's words, after the previous author of
-/// that segment; an affiliation alone in its segment to the segment's spans.
+/// whose texts are `texts` (the tokens `f` was decoded from). An author is traced through
+/// the name model's tokens its name parts cover (`sub.person_ranges`) to the header tokens
+/// those come from; an affiliation alone in its segment to the segment's spans.
 pub fn assemble_traced(
     f: &HeaderFields,
     sub: SubResults,
@@ -834,24 +838,25 @@ pub fn assemble_traced(
         let r = title_at.map(|i| f.span_tokens(i)).unwrap_or(0..0);
         trace.title.extend(Some(r).filter(|r| !r.is_empty()));
     }
-    let seg_spans: Vec<usize> = author_spans(f).map(|(i, _)| i).collect();
-    let mut cursors: Vec<usize> = seg_spans.iter().map(|&i| f.span_tokens(i).start).collect();
+    // Per author segment, the header tokens each of the name model's tokens comes from.
+    let sources: Vec<Option<Vec<Range<usize>>>> = author_spans(f)
+        .map(|(i, text)| name_token_sources(texts, f.span_tokens(i), &name::toks(&text, false)))
+        .collect();
     // Authors: persons with a surname of at least two characters, duplicates merged.
     let n_segments = sub.persons.len();
     let mut author_segment: Vec<usize> = Vec::new();
     let mut author_tokens: Vec<Vec<Range<usize>>> = Vec::new();
     for (seg, persons) in sub.persons.into_iter().enumerate() {
-        for p in persons {
-            let within = seg_spans
-                .get(seg)
-                .map(|&i| f.span_tokens(i))
-                .unwrap_or(0..0);
-            let found = cursors
-                .get(seg)
-                .and_then(|&from| name_tokens(texts, within, from, &p));
-            if let (Some(r), Some(c)) = (&found, cursors.get_mut(seg)) {
-                *c = r.end;
-            }
+        let ranges = sub.person_ranges.get(seg);
+        for (k, p) in persons.into_iter().enumerate() {
+            // The header tokens from the first to the last token of the person's name parts.
+            let found = match (sources.get(seg), ranges.and_then(|r| r.get(k))) {
+                (Some(Some(src)), Some(r)) if !r.is_empty() => src
+                    .get(r.start)
+                    .zip(src.get(r.end - 1))
+                    .map(|(a, b)| a.start..b.end),
+                _ => None,
+            };
             let Some(surname) = p.surname.as_deref() else {
                 continue;
             };
@@ -931,45 +936,41 @@ pub fn assemble_traced(
     (h, trace)
 }
 
-/// Lower-case letters and digits of `s`.
-fn name_key(s: &str) -> String {
-    s.chars()
-        .filter(|c| c.is_alphanumeric())
-        .flat_map(char::to_lowercase)
-        .collect()
-}
-
-/// The tokens of `p`'s name among `texts[within]`, from token `from` on: the first token
-/// that is one of the name's words through the last of the run of such words that follows
-/// it (punctuation between them allowed: `Shawe - Taylor`, `Lopes ,`).
-fn name_tokens(
+/// For each of `toks` (the name model's tokens of an author span's text, as
+/// [`author_segments`] gives it), the header tokens its characters come from, among
+/// `texts[within]` (the span's header tokens). Both are the same characters in the same order,
+/// whitespace aside, so they are walked together; `None` when they are not (a span whose text
+/// a rule made up, or no token texts).
+fn name_token_sources(
     texts: &[&str],
     within: Range<usize>,
-    from: usize,
-    p: &Person,
-) -> Option<Range<usize>> {
-    let words: Vec<String> = [&p.title, &p.forename, &p.middlename, &p.surname, &p.suffix]
-        .into_iter()
-        .flatten()
-        .flat_map(|part| part.split(|c: char| !c.is_alphanumeric()))
-        .map(name_key)
-        .filter(|w| !w.is_empty())
-        .collect();
-    let end = within.end.min(texts.len());
-    let key = |k: usize| name_key(texts.get(k).copied().unwrap_or(""));
-    let start = (from.max(within.start)..end).find(|&k| words.contains(&key(k)))?;
-    let mut last = start;
-    for k in start + 1..end {
-        let w = key(k);
-        if w.is_empty() {
-            continue;
+    toks: &[crate::features::Tok],
+) -> Option<Vec<Range<usize>>> {
+    let mut chars = texts
+        .get(within.clone())?
+        .iter()
+        .zip(within)
+        .flat_map(|(t, k)| {
+            crate::tokenizer::normalise(&for_name_model(t))
+                .chars()
+                .filter(|c| !c.is_whitespace())
+                .map(move |c| (c, k))
+                .collect::<Vec<_>>()
+        });
+    let mut out = Vec::with_capacity(toks.len());
+    for t in toks {
+        let mut from: Option<Range<usize>> = None;
+        for c in t.text.chars().filter(|c| !c.is_whitespace()) {
+            let (d, k) = chars.next()?;
+            if d != c {
+                return None;
+            }
+            let r = from.get_or_insert(k..k + 1);
+            r.end = k + 1;
         }
-        if !words.contains(&w) {
-            break;
-        }
-        last = k;
+        out.push(from?);
     }
-    Some(start..last + 1)
+    Some(out)
 }
 
 /// Every span of `label` as one text, as GROBID concatenates a header field's clusters: a
@@ -1637,6 +1638,8 @@ mod tests {
                 person("Jane", "Doe", &["1"]),
                 person("Bo", "Ng", &["2"]),
             ]],
+            // The name model's tokens: Jane Doe 1 , Bo Ng 2.
+            person_ranges: vec![vec![0..2, 4..6]],
             affiliations: vec![aff("1"), aff("2a"), aff("2b")],
             affiliation_segment: vec![0, 1, 1],
             ..Default::default()
@@ -1655,10 +1658,36 @@ mod tests {
         // Without token texts nothing but the title and affiliations is traced.
         let sub = SubResults {
             persons: vec![vec![person("Jane", "Doe", &[])]],
+            person_ranges: vec![vec![0..2]],
             ..Default::default()
         };
         let (_, trace) = assemble_traced(&f, sub, "", &[]);
         assert_eq!(trace.authors, vec![Vec::<Range<usize>>::new()]);
+    }
+
+    #[test]
+    fn authors_sharing_a_word_are_traced_to_their_own_tokens() {
+        // Header tokens: `A`, `title`, `Ana Lima Ana Costa , Dr Bo`, and `Ng1`, a name and
+        // its mark printed without a space.
+        let (f, texts) = traced(&[
+            (Label::Title, "A title"),
+            (Label::Author, "Ana Lima Ana Costa , Dr Bo Ng1"),
+        ]);
+        let texts: Vec<&str> = texts.iter().map(String::as_str).collect();
+        // The name model's tokens: Ana Lima Ana Costa , Dr Bo Ng1.
+        let sub = SubResults {
+            persons: vec![vec![
+                person("Ana", "Lima", &[]),
+                person("Ana", "Costa", &[]),
+                person("Bo", "Ng", &["1"]),
+            ]],
+            person_ranges: vec![vec![0..2, 2..4, 5..8]],
+            ..Default::default()
+        };
+        let (_, trace) = assemble_traced(&f, sub, "", &texts);
+        // Each `Ana` to its own name; the title `Dr` in its person's box; a token that
+        // also holds the mark is the name's last.
+        assert_eq!(trace.authors, vec![vec![2..4], vec![4..6], vec![7..10]]);
     }
 
     #[test]

@@ -583,7 +583,7 @@ fn separates_persons(t: &str) -> bool {
 /// printed on lines of their own.
 pub fn join_touching_persons(
     persons: &mut Vec<Person>,
-    ranges: &[std::ops::Range<usize>],
+    ranges: &mut Vec<std::ops::Range<usize>>,
     toks: &[Tok],
     breaks: &[usize],
 ) {
@@ -622,6 +622,7 @@ pub fn join_touching_persons(
         })
         .collect();
     let mut out: Vec<Person> = Vec::with_capacity(n);
+    let mut out_ranges = Vec::with_capacity(n);
     let mut i = 0;
     while i < n {
         let pair = i + 1 < n
@@ -631,9 +632,11 @@ pub fn join_touching_persons(
             && words(ranges[i].start..ranges[i + 1].end) <= 5;
         if !pair {
             out.push(persons[i].clone());
+            out_ranges.push(ranges[i].clone());
             i += 1;
             continue;
         }
+        out_ranges.push(ranges[i].start..ranges[i + 1].end);
         let mut all: Vec<String> = Vec::new();
         for x in &persons[i..i + 2] {
             let parts = if x.surname_first {
@@ -655,6 +658,7 @@ pub fn join_touching_persons(
         i += 2;
     }
     *persons = out;
+    *ranges = out_ranges;
 }
 
 /// The token indices where each printed line after the first starts, for the tokens
@@ -1088,8 +1092,9 @@ mod tests {
     fn joined(line: &str, labels: &[Label]) -> Vec<Person> {
         let t = toks(line, false);
         assert_eq!(t.len(), labels.len(), "{t:?}");
-        let (mut p, r) = decode_ranged(&t, labels);
-        join_touching_persons(&mut p, &r, &t, &[]);
+        let (mut p, mut r) = decode_ranged(&t, labels);
+        join_touching_persons(&mut p, &mut r, &t, &[]);
+        assert_eq!(p.len(), r.len());
         p
     }
 
@@ -1196,19 +1201,22 @@ mod tests {
         // Two names on two printed lines: left as read.
         let line = "Kofi Mensah Yaw Boateng";
         let t = toks(line, false);
-        let (mut p, r) = decode_ranged(&t, &[Forename, Surname, Forename, Surname]);
-        join_touching_persons(&mut p, &r, &t, &[2]);
+        let (mut p, mut r) = decode_ranged(&t, &[Forename, Surname, Forename, Surname]);
+        join_touching_persons(&mut p, &mut r, &t, &[2]);
         assert_eq!(p.len(), 2);
+        assert_eq!(r, vec![0..2, 2..4]);
         // One name broken over a line end (`Caio` / `Moreira Lima`): the break lies inside
         // the first reading, not between the two: one person.
         let line = "Caio Moreira Lima Silva";
         let t = toks(line, false);
-        let (mut p, r) = decode_ranged(&t, &[Forename, Surname, Forename, Surname]);
-        join_touching_persons(&mut p, &r, &t, &[1]);
+        let (mut p, mut r) = decode_ranged(&t, &[Forename, Surname, Forename, Surname]);
+        join_touching_persons(&mut p, &mut r, &t, &[1]);
         assert_eq!(
             p.iter().map(parts).collect::<Vec<_>>(),
             vec![(Some("Caio"), Some("Moreira Lima"), Some("Silva"))]
         );
+        // The joined person covers both readings' tokens.
+        assert_eq!(r, vec![0..4]);
     }
 
     #[test]

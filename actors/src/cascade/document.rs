@@ -215,11 +215,16 @@ impl DocStage {
                     |_, t, l| name::decode_ranged(t, l),
                 )
                 .await?;
-            let (mut persons, ranges) = decoded.into_iter().next().unwrap_or_default();
+            let (mut persons, mut ranges) = decoded.into_iter().next().unwrap_or_default();
             let toks = &toks[0];
             let starts = lines.get(k).and_then(|l| name::line_starts(l, toks.len()));
             if let Some(starts) = starts {
-                name::join_touching_persons(&mut persons, &ranges, toks, &starts);
+                name::join_touching_persons(&mut persons, &mut ranges, toks, &starts);
+            }
+            // The ranges index the tokens of the segment as printed, which the numerals'
+            // digits match one for one; where they did not, no person is traced.
+            if roman.is_some() && name::toks(&seg, false).len() != toks.len() {
+                ranges = vec![0..0; persons.len()];
             }
             name::generational_suffix_out(&mut persons);
             name::middle_words_out_of_surnames(&mut persons, &view);
@@ -228,6 +233,7 @@ impl DocStage {
                 name::digit_marks_as_roman(&mut persons);
             }
             sub.persons.push(persons);
+            sub.person_ranges.push(ranges);
         }
 
         // All affiliation segments in one batch.
