@@ -221,6 +221,28 @@ fn caption_leads_are_split_by_rule() {
     );
     assert_eq!(lead(&[("Table", Sp), ("-", Sp), ("1", Sp)]), None);
     assert_eq!(lead(&[("Tablets", Sp), ("2", Sp)]), None);
+    // Portuguese, Spanish and German leads, figures and tables.
+    assert_eq!(
+        lead(&[("Figura", Sp), ("1", Sp), ("-", N), ("Comparação", Sp)]),
+        Some((3, "Figura 1 -".into(), "1".into(), false))
+    );
+    assert_eq!(
+        lead(&[("Tabela", Sp), ("3", N), (".", Sp), ("Prevalência", Sp)]),
+        Some((3, "Tabela 3.".into(), "3".into(), true))
+    );
+    assert_eq!(
+        lead(&[("Cuadro", Sp), ("2", Sp), ("Índices", Sp)]),
+        Some((2, "Cuadro 2".into(), "2".into(), true))
+    );
+    assert_eq!(
+        lead(&[("Gráfico", Sp), ("4", Sp), ("Labor", Sp)]),
+        Some((2, "Gráfico 4".into(), "4".into(), false))
+    );
+    assert_eq!(
+        lead(&[("Abb", N), (".", Sp), ("5", N), (":", Sp)]),
+        Some((4, "Abb. 5:".into(), "5".into(), false))
+    );
+    assert_eq!(lead(&[("Figurativo", Sp), ("1", Sp)]), None);
 }
 
 #[test]
