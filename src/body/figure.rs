@@ -156,6 +156,68 @@ fn close_lead(
     }
 }
 
+/// Captions that say a table goes on from an earlier one (`Table 2 (Continued)`,
+/// `Table 1. Cont.`), lower-cased, their punctuation left out.
+const CONTINUED: &[&str] = &[
+    "continued",
+    "cont",
+    "contd",
+    "continuation",
+    "continuação",
+    "continuacao",
+    "continuación",
+    "continuacion",
+    "suite",
+    "fortsetzung",
+];
+
+/// Whether a table's caption says that it goes on from an earlier table: its description
+/// (or, without one, its lead) is only a continuation word.
+fn continues(fig: &Figure) -> bool {
+    let words = |s: &str| -> String {
+        s.chars()
+            .filter(|c| c.is_alphanumeric() || c.is_whitespace())
+            .collect::<String>()
+            .to_lowercase()
+    };
+    match &fig.desc {
+        Some(d) => CONTINUED.contains(&words(&d.text).trim()),
+        None => true,
+    }
+}
+
+/// A table printed over several pages, whose later parts repeat its lead with a continuation
+/// caption (`Table 2 (Continued)`, `Table 2. Cont.`, or the lead alone), is one table: each
+/// such part, when an earlier table has its label, gives its rows, boxes, graphics and note
+/// to that table and is no table of its own. Later tables keep their ids.
+pub fn join_continued_tables(figures: &mut Vec<Figure>) {
+    let mut k = 0;
+    while k < figures.len() {
+        let f = &figures[k];
+        let label = f.label.as_deref().map(str::to_lowercase);
+        let first = match label.filter(|_| f.is_table && continues(f)) {
+            Some(l) => figures[..k].iter().position(|e| {
+                e.is_table && e.label.as_deref().map(str::to_lowercase).as_ref() == Some(&l)
+            }),
+            None => None,
+        };
+        let Some(first) = first else {
+            k += 1;
+            continue;
+        };
+        let part = figures.remove(k);
+        let into = &mut figures[first];
+        into.rows.extend(part.rows);
+        into.boxes.extend(part.boxes);
+        into.graphics.extend(part.graphics);
+        match (&mut into.note, part.note) {
+            (Some(n), Some(m)) => n.append(m),
+            (n @ None, m) => *n = m,
+            _ => {}
+        }
+    }
+}
+
 /// Token texts of a span with what follows each.
 pub(crate) fn texts<'d>(doc: &'d Document, toks: &[ZoneToken]) -> Vec<(&'d str, Sep)> {
     toks.iter()

@@ -155,6 +155,29 @@ impl RichText {
         b.extend(doc, tokens);
         b.finish()
     }
+
+    /// `other` appended after a space, its callouts and token boxes moved along.
+    pub fn append(&mut self, other: RichText) {
+        if other.text.is_empty() {
+            return;
+        }
+        let shift = if self.text.is_empty() {
+            0
+        } else {
+            self.text.push(' ');
+            self.text.len()
+        };
+        self.text.push_str(&other.text);
+        let moved = |r: std::ops::Range<usize>| r.start + shift..r.end + shift;
+        self.refs.extend(other.refs.into_iter().map(|mut c| {
+            c.range = moved(c.range);
+            c
+        }));
+        self.tokens.extend(other.tokens.into_iter().map(|mut t| {
+            t.range = moved(t.range);
+            t
+        }));
+    }
 }
 
 /// The zone tokens of whole layout lines (a segmentation zone): each line's tokens, separated

@@ -386,6 +386,7 @@ impl DocStage {
                 &figure_labels,
                 &table_labels,
             )?;
+            body::figure::join_continued_tables(&mut body.figures);
             body.notes = body::zone_notes(&d, &seg);
             body::resolve_callouts(&mut body, &mut back, &refs);
             Ok((body, back))

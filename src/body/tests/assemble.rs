@@ -1004,3 +1004,97 @@ fn a_lead_named_by_running_text_inside_a_line_is_no_caption() {
     let texts: Vec<&str> = paragraphs(&body).iter().map(|p| p.text.as_str()).collect();
     assert_eq!(texts, [text.join(" ").as_str()]);
 }
+
+#[test]
+fn a_table_continued_over_pages_is_one_table() {
+    use crate::body::figure::join_continued_tables;
+    use crate::document::{Cell, Figure, RichText};
+    let text = |s: &str| RichText {
+        text: s.into(),
+        ..RichText::default()
+    };
+    let table = |id: &str, label: &str, desc: Option<&str>, row: &str| Figure {
+        id: id.into(),
+        is_table: true,
+        head: Some(format!("Table {label}")),
+        label: Some(label.into()),
+        desc: desc.map(text),
+        rows: vec![vec![Cell {
+            text: row.into(),
+            cols: 1,
+        }]],
+        note: Some(text(row)),
+        ..Figure::default()
+    };
+    let mut figures = vec![
+        table("tab_0", "1", Some("Sites and values."), "Lisbon"),
+        Figure {
+            id: "fig_0".into(),
+            label: Some("1".into()),
+            desc: Some(text("Continued")),
+            ..Figure::default()
+        },
+        table("tab_1", "2", Some("Doses."), "10 mg"),
+        table("tab_2", "1", Some("(Continued)"), "Porto"),
+        table("tab_3", "2", None, "20 mg"),
+        table("tab_4", "2", Some("Doses in children."), "5 mg"),
+        table("tab_5", "3", Some("Cont."), "orphan"),
+    ];
+    join_continued_tables(&mut figures);
+    let got: Vec<(&str, Vec<&str>)> = figures
+        .iter()
+        .map(|f| {
+            let rows = f.rows.iter().map(|r| r[0].text.as_str()).collect();
+            (f.id.as_str(), rows)
+        })
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            ("tab_0", vec!["Lisbon", "Porto"]),
+            // A figure is never merged into a table.
+            ("fig_0", vec![]),
+            ("tab_1", vec!["10 mg", "20 mg"]),
+            // A caption of its own is a table of its own, even with a label seen before.
+            ("tab_4", vec!["5 mg"]),
+            // Nothing earlier to continue: kept.
+            ("tab_5", vec!["orphan"]),
+        ]
+    );
+    assert_eq!(figures[0].note.as_ref().unwrap().text, "Lisbon Porto");
+}
+
+#[test]
+fn appended_rich_text_moves_its_callouts_and_boxes() {
+    use crate::document::{Callout, CalloutKind, RichText, TokenBox};
+    let boxed = |s: &str| RichText {
+        text: s.into(),
+        refs: vec![Callout {
+            kind: CalloutKind::Figure,
+            range: 0..s.len(),
+            target: None,
+        }],
+        tokens: vec![TokenBox {
+            range: 0..s.len(),
+            page: 1,
+            bbox: crate::layout::BBox::default(),
+        }],
+    };
+    let mut a = boxed("Fig. 1");
+    a.append(boxed("Fig. 2"));
+    assert_eq!(a.text, "Fig. 1 Fig. 2");
+    assert_eq!(
+        a.refs.iter().map(|c| c.range.clone()).collect::<Vec<_>>(),
+        vec![0..6, 7..13]
+    );
+    assert_eq!(
+        a.tokens
+            .iter()
+            .map(|t| &a.text[t.range.clone()])
+            .collect::<Vec<_>>(),
+        vec!["Fig. 1", "Fig. 2"]
+    );
+    let mut empty = RichText::default();
+    empty.append(boxed("Fig. 3"));
+    assert_eq!(empty.refs[0].range, 0..6);
+}
