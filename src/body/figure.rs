@@ -326,30 +326,33 @@ fn find_lead(doc: &Document, toks: &[ZoneToken], table: bool) -> Option<(usize, 
 /// `Note`, `Abbreviations`, `*`… that starts the table's note. Without a lead there is no
 /// description: a figure's text goes to its note and a table's to its rows.
 pub fn build(doc: &Document, toks: &[ZoneToken], table: bool, id: String) -> Figure {
+    let lead = find_lead(doc, toks, table);
+    // A span whose only caption lead names the other kind is of that kind: a chart the
+    // fulltext model read as a table, under its `Figure 1` caption, is a figure.
+    let table = lead.as_ref().map_or(table, |(_, l)| l.table);
     let mut fig = Figure {
         id,
         is_table: table,
         ..Figure::default()
     };
-    let (caption, outside): (std::ops::Range<usize>, Vec<ZoneToken>) =
-        match find_lead(doc, toks, table) {
-            Some((pos, lead)) => {
-                fig.head = Some(lead.head);
-                fig.label = Some(lead.label);
-                let start = (pos + lead.tokens).min(toks.len());
-                let end = if table {
-                    table_caption_end(toks, pos, start)
-                } else {
-                    toks.len()
-                };
-                let mut rest = toks[..pos].to_vec();
-                rest.extend_from_slice(&toks[end..]);
-                (start..end, rest)
-            }
-            // No caption: nothing of it is a description. A table's text is its rows; a
-            // figure's (axis labels, text drawn in it) is kept in its note.
-            None => (0..0, toks.to_vec()),
-        };
+    let (caption, outside): (std::ops::Range<usize>, Vec<ZoneToken>) = match lead {
+        Some((pos, lead)) => {
+            fig.head = Some(lead.head);
+            fig.label = Some(lead.label);
+            let start = (pos + lead.tokens).min(toks.len());
+            let end = if table {
+                table_caption_end(toks, pos, start)
+            } else {
+                toks.len()
+            };
+            let mut rest = toks[..pos].to_vec();
+            rest.extend_from_slice(&toks[end..]);
+            (start..end, rest)
+        }
+        // No caption: nothing of it is a description. A table's text is its rows; a
+        // figure's (axis labels, text drawn in it) is kept in its note.
+        None => (0..0, toks.to_vec()),
+    };
     let desc = RichText::from_tokens(doc, &toks[caption]);
     if !desc.tokens.is_empty() {
         fig.desc = Some(desc);

@@ -791,7 +791,19 @@ impl<'a> Assembler<'a> {
                 format!("fig_{}", self.counters.figures - 1)
             };
             let part = range.start + part.start..range.start + part.end;
-            let fig = figure::build(self.doc, &tokens[part.clone()], table, id);
+            let mut fig = figure::build(self.doc, &tokens[part.clone()], table, id);
+            if fig.is_table != table {
+                // Its caption named the other kind: numbered as that kind.
+                if table {
+                    self.counters.tables -= 1;
+                    self.counters.figures += 1;
+                    fig.id = format!("fig_{}", self.counters.figures - 1);
+                } else {
+                    self.counters.figures -= 1;
+                    self.counters.tables += 1;
+                    fig.id = format!("tab_{}", self.counters.tables - 1);
+                }
+            }
             // No caption lead of its own kind (a table span holding only a figure's lead, or
             // none) and running prose: a paragraph the model took for a table or figure.
             if fig.head.is_none() && figure::reads_as_prose(self.doc, &tokens[part.clone()]) {

@@ -273,6 +273,32 @@ fn a_table_captioned_table_dash_n_has_its_caption_out_of_the_cells() {
 }
 
 #[test]
+fn a_span_captioned_as_the_other_kind_is_of_that_kind() {
+    // A chart the fulltext model read as a table, under its figure caption; then a table
+    // read as a figure, under its table caption. Each is numbered as what its caption says.
+    let b = one_page(vec![
+        vec![vec![S(Tab, "0 10 20 30")]],
+        vec![vec![C("Figure 1. Doses over time.")]],
+        vec![vec![S(Fig, "Table 1. Sites and values.")]],
+        vec![vec![C("Lisbon 0.52")]],
+    ]);
+    let body = assemble(&b.doc, &b.tokens, &b.spans);
+    let kinds: Vec<(&str, bool, Option<&str>)> = body
+        .figures
+        .iter()
+        .map(|f| (f.id.as_str(), f.is_table, f.label.as_deref()))
+        .collect();
+    assert_eq!(
+        kinds,
+        vec![("fig_0", false, Some("1")), ("tab_0", true, Some("1"))]
+    );
+    assert_eq!(
+        body.figures[0].desc.as_ref().map(|d| d.text.as_str()),
+        Some("Doses over time.")
+    );
+}
+
+#[test]
 fn a_captionless_table_span_of_running_prose_is_a_paragraph() {
     let prose = [
         "Another series of heatwaves occurred in the sea during the",
