@@ -187,17 +187,21 @@ fn continues(fig: &Figure) -> bool {
 }
 
 /// A table printed over several pages, whose later parts repeat its lead with a continuation
-/// caption (`Table 2 (Continued)`, `Table 2. Cont.`, or the lead alone), is one table: each
-/// such part, when an earlier table has its label, gives its rows, boxes, graphics and note
-/// to that table and is no table of its own. Later tables keep their ids.
+/// caption (`Table 2 (Continued)`, `Table 2. Cont.`, the lead alone, or its whole caption
+/// again), is one table: each such part, when an earlier table has its label, gives its rows,
+/// boxes, graphics and note to that table and is no table of its own. Later tables keep
+/// their ids.
 pub fn join_continued_tables(figures: &mut Vec<Figure>) {
     let mut k = 0;
     while k < figures.len() {
         let f = &figures[k];
         let label = f.label.as_deref().map(str::to_lowercase);
-        let first = match label.filter(|_| f.is_table && continues(f)) {
+        let desc = |g: &Figure| g.desc.as_ref().map(|d| d.text.to_lowercase());
+        let first = match label.filter(|_| f.is_table) {
             Some(l) => figures[..k].iter().position(|e| {
-                e.is_table && e.label.as_deref().map(str::to_lowercase).as_ref() == Some(&l)
+                e.is_table
+                    && e.label.as_deref().map(str::to_lowercase).as_ref() == Some(&l)
+                    && (continues(f) || desc(e) == desc(f))
             }),
             None => None,
         };

@@ -387,6 +387,19 @@ impl<'a> Assembler<'a> {
             }
             return;
         }
+        if let Some(cap) = caption_block(self.doc, &tokens[range.clone()]) {
+            let cap = range.start + cap.start..range.start + cap.end;
+            if cap.start > range.start {
+                self.paragraph_span(range.start..cap.start, None);
+            }
+            let table = figure::caption_lead(&figure::texts(self.doc, &tokens[cap.clone()]))
+                .is_some_and(|l| l.table);
+            self.figure(cap.clone(), table);
+            if cap.end < range.end {
+                self.paragraph_span(cap.end..range.end, next);
+            }
+            return;
+        }
         let toks = &tokens[range.clone()];
         let new = toks
             .first()
@@ -1120,6 +1133,33 @@ fn line_starts(toks: &[ZoneToken]) -> Vec<usize> {
 /// Two lines in different layout blocks (or pages): a page or column break, or a new block.
 fn breaks(a: &LineRef, b: &LineRef) -> bool {
     (a.page, a.block) != (b.page, b.block)
+}
+
+/// A caption the fulltext model read into a paragraph (`… are sequenced rapidly, FIGURE 3 |
+/// Multiple alignment of … [its block] … the rest of the sentence`): a layout block of the
+/// span that opens with a capitalised caption lead closed by punctuation (`FIGURE 3 |`,
+/// `Figure 2.`, `Table 1:`) and holds three words at least after it. Its token range in
+/// `toks`, to the end of that block.
+fn caption_block(doc: &Document, toks: &[ZoneToken]) -> Option<Range<usize>> {
+    let texts = figure::texts(doc, toks);
+    let block_end = |i: usize| {
+        i + toks[i..]
+            .iter()
+            .take_while(|zt| !breaks(&zt.line, &toks[i].line))
+            .count()
+    };
+    (0..toks.len())
+        .filter(|&i| i == 0 || breaks(&toks[i - 1].line, &toks[i].line))
+        .filter(|&i| texts[i].0.starts_with(char::is_uppercase))
+        .find_map(|i| {
+            let lead = figure::caption_lead(&texts[i..])?;
+            let end = block_end(i);
+            let words = texts[(i + lead.tokens).min(end)..end]
+                .iter()
+                .filter(|t| t.0.chars().any(char::is_alphabetic))
+                .count();
+            (lead.head.ends_with([':', '.', '|', '-', '–', '—']) && words >= 3).then_some(i..end)
+        })
 }
 
 /// How many tokens after a paragraph span may show the face change ending a head that the

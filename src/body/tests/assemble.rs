@@ -299,6 +299,39 @@ fn a_span_captioned_as_the_other_kind_is_of_that_kind() {
 }
 
 #[test]
+fn a_caption_block_read_into_a_paragraph_is_a_figure() {
+    let b = one_page(vec![
+        vec![vec![S(P, "Whole genomes are sequenced rapidly,")]],
+        vec![vec![C("FIGURE 3 | Alignment of the viral sequences.")]],
+        vec![vec![C("in a single analysis.")]],
+        // A block opening with a lead that is no caption (no closing mark) stays text.
+        vec![vec![C("Figure 3 shows the alignment of all sequences.")]],
+    ]);
+    let body = assemble(&b.doc, &b.tokens, &b.spans);
+    let figs: Vec<(Option<&str>, Option<&str>)> = body
+        .figures
+        .iter()
+        .map(|f| (f.head.as_deref(), f.desc.as_ref().map(|d| d.text.as_str())))
+        .collect();
+    assert_eq!(
+        figs,
+        vec![(
+            Some("FIGURE 3 |"),
+            Some("Alignment of the viral sequences.")
+        )]
+    );
+    let paragraphs: Vec<String> = outline(&body)
+        .into_iter()
+        .filter(|l| l.starts_with("p "))
+        .collect();
+    let text = paragraphs.join(" ");
+    assert!(!text.contains("FIGURE 3"), "{text}");
+    assert!(text.contains("sequenced rapidly,"), "{text}");
+    assert!(text.contains("in a single analysis."), "{text}");
+    assert!(text.contains("Figure 3 shows"), "{text}");
+}
+
+#[test]
 fn a_captionless_table_span_of_running_prose_is_a_paragraph() {
     let prose = [
         "Another series of heatwaves occurred in the sea during the",
@@ -1065,6 +1098,8 @@ fn a_table_continued_over_pages_is_one_table() {
         table("tab_3", "2", None, "20 mg"),
         table("tab_4", "2", Some("Doses in children."), "5 mg"),
         table("tab_5", "3", Some("Cont."), "orphan"),
+        // The whole caption printed again over the next page's part.
+        table("tab_6", "2", Some("Doses in Children."), "2 mg"),
     ];
     join_continued_tables(&mut figures);
     let got: Vec<(&str, Vec<&str>)> = figures
@@ -1082,7 +1117,7 @@ fn a_table_continued_over_pages_is_one_table() {
             ("fig_0", vec![]),
             ("tab_1", vec!["10 mg", "20 mg"]),
             // A caption of its own is a table of its own, even with a label seen before.
-            ("tab_4", vec!["5 mg"]),
+            ("tab_4", vec!["5 mg", "2 mg"]),
             // Nothing earlier to continue: kept.
             ("tab_5", vec!["orphan"]),
         ]
