@@ -1138,8 +1138,8 @@ fn breaks(a: &LineRef, b: &LineRef) -> bool {
 /// A caption the fulltext model read into a paragraph (`… are sequenced rapidly, FIGURE 3 |
 /// Multiple alignment of … [its block] … the rest of the sentence`): a layout block of the
 /// span that opens with a capitalised caption lead closed by punctuation (`FIGURE 3 |`,
-/// `Figure 2.`, `Table 1:`) and holds three words at least after it. Its token range in
-/// `toks`, to the end of that block.
+/// `Figure 2.`, `Table 1:`) or alone on its line (`Graph 1` over its title), and holds three
+/// words at least after it. Its token range in `toks`, to the end of that block.
 fn caption_block(doc: &Document, toks: &[ZoneToken]) -> Option<Range<usize>> {
     let texts = figure::texts(doc, toks);
     let block_end = |i: usize| {
@@ -1154,11 +1154,15 @@ fn caption_block(doc: &Document, toks: &[ZoneToken]) -> Option<Range<usize>> {
         .find_map(|i| {
             let lead = figure::caption_lead(&texts[i..])?;
             let end = block_end(i);
-            let words = texts[(i + lead.tokens).min(end)..end]
+            let after = (i + lead.tokens).min(end);
+            let words = texts[after..end]
                 .iter()
                 .filter(|t| t.0.chars().any(char::is_alphabetic))
                 .count();
-            (lead.head.ends_with([':', '.', '|', '-', '–', '—']) && words >= 3).then_some(i..end)
+            let closed = lead.head.ends_with([':', '.', '|', '-', '–', '—']);
+            // `Graph 1` on a line of its own, the caption's title on the next line.
+            let own_line = after > i && after < end && toks[after - 1].sep == Sep::Newline;
+            ((closed || own_line) && words >= 3).then_some(i..end)
         })
 }
 

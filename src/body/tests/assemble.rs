@@ -332,6 +332,25 @@ fn a_caption_block_read_into_a_paragraph_is_a_figure() {
 }
 
 #[test]
+fn a_caption_lead_alone_on_its_line_over_its_title_is_a_figure() {
+    let b = one_page(vec![
+        vec![vec![S(P, "The graph displays the growth since 1978.")]],
+        vec![vec![C("Graph 1")], vec![C("Growth rate of the economy")]],
+        vec![vec![C("As can be seen from the graph, growth slowed.")]],
+    ]);
+    let body = assemble(&b.doc, &b.tokens, &b.spans);
+    let figs: Vec<(Option<&str>, Option<&str>)> = body
+        .figures
+        .iter()
+        .map(|f| (f.head.as_deref(), f.desc.as_ref().map(|d| d.text.as_str())))
+        .collect();
+    assert_eq!(
+        figs,
+        vec![(Some("Graph 1"), Some("Growth rate of the economy"))]
+    );
+}
+
+#[test]
 fn a_captionless_table_span_of_running_prose_is_a_paragraph() {
     let prose = [
         "Another series of heatwaves occurred in the sea during the",
