@@ -11,6 +11,7 @@ use crate::body::FigureZone;
 use crate::document::{Cell, Figure, Graphic, PageBox, RichText};
 use crate::layout::{BBox, Document, Sep, Span, ZoneToken};
 use crate::models::fulltext;
+use crate::models::lexical::CAPTION_WORDS;
 
 /// The lead of a caption: `Figure 3:`, `Fig. 2.`, `Table 1`, `TABLE II`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -24,36 +25,6 @@ pub struct CaptionLead {
     /// The lead names a table.
     pub table: bool,
 }
-
-/// Words that open a caption, lower-cased, and whether they name a table: English, and the
-/// words of Portuguese, Spanish, Italian, French and German papers (`Figura 1`, `Gráfico 2`,
-/// `Tabela 3`, `Cuadro 1`, `Abb. 4`). `Quadro` and `Cuadro` are tables set as boxes.
-const LEAD_WORDS: &[(&str, bool)] = &[
-    ("figure", false),
-    ("fig", false),
-    ("figs", false),
-    ("scheme", false),
-    ("chart", false),
-    ("graph", false),
-    ("plate", false),
-    ("figura", false),
-    ("gráfico", false),
-    ("grafico", false),
-    ("gráfica", false),
-    ("esquema", false),
-    ("abbildung", false),
-    ("abb", false),
-    ("table", true),
-    ("tab", true),
-    ("tbl", true),
-    ("tabela", true),
-    ("tabla", true),
-    ("tabella", true),
-    ("tableau", true),
-    ("tabelle", true),
-    ("quadro", true),
-    ("cuadro", true),
-];
 
 fn is_label_chunk(s: &str) -> bool {
     let digits = s.chars().filter(char::is_ascii_digit).count();
@@ -72,7 +43,7 @@ pub fn caption_lead(toks: &[(&str, Sep)]) -> Option<CaptionLead> {
     let (first, sep0) = *toks.first()?;
     let word = first.to_lowercase();
     // `Table1`: the number glued to the word in one token.
-    if let Some((w, table)) = LEAD_WORDS.iter().find(|(w, _)| {
+    if let Some((w, table)) = CAPTION_WORDS.iter().find(|(w, _)| {
         word.len() > w.len() && word.starts_with(w) && is_label_chunk(&first[w.len()..])
     }) {
         return Some(close_lead(
@@ -84,7 +55,7 @@ pub fn caption_lead(toks: &[(&str, Sep)]) -> Option<CaptionLead> {
             *table,
         ));
     }
-    let table = LEAD_WORDS.iter().find(|(w, _)| *w == word)?.1;
+    let table = CAPTION_WORDS.iter().find(|(w, _)| *w == word)?.1;
     let mut i = 1;
     let mut head = first.to_string();
     let mut last_sep = sep0;

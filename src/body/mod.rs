@@ -211,7 +211,11 @@ impl<'a> Assembler<'a> {
             let toks = &self.tokens[range.clone()];
             let next = cover.get(i + 1).map(|(l, _)| *l);
             match label {
-                Label::Section if self.lone_caption_lead(range.clone()) => continue,
+                Label::Section | Label::Figure | Label::Table
+                    if self.lone_caption_lead(range.clone()) =>
+                {
+                    continue
+                }
                 Label::Section if self.drop_cap(range.clone()) => {
                     self.last = Some(Label::Other);
                     continue;
@@ -306,7 +310,9 @@ impl<'a> Assembler<'a> {
 
     /// A section span that is only a caption lead (`FIGURE 2`, `Table 1.` on a line of its
     /// own: no section is called that) starts a figure or table; its caption is the text after
-    /// it in the next layout block, up to the end of that block. Whether it was taken.
+    /// it in the next layout block, up to the end of that block. So does a figure or table
+    /// span that is only its lead, the caption under it read as a paragraph. Whether it was
+    /// taken.
     fn lone_caption_lead(&mut self, range: Range<usize>) -> bool {
         let tokens = self.tokens;
         let texts = figure::texts(self.doc, &tokens[range.clone()]);

@@ -128,3 +128,33 @@ pub fn parse_bool(s: &str) -> Option<bool> {
         _ => None,
     }
 }
+
+/// Words that open a caption, lower-cased, and whether they name a table: English, and the
+/// words of Portuguese, Spanish, Italian, French and German papers (`Figura 1`, `Gráfico 2`,
+/// `Tabela 3`, `Cuadro 1`, `Abb. 4`). `Quadro` and `Cuadro` are tables set as boxes.
+pub const CAPTION_WORDS: &[(&str, bool)] = &[
+    ("figure", false),
+    ("fig", false),
+    ("figs", false),
+    ("scheme", false),
+    ("chart", false),
+    ("graph", false),
+    ("plate", false),
+    ("figura", false),
+    ("gráfico", false),
+    ("grafico", false),
+    ("gráfica", false),
+    ("esquema", false),
+    ("abbildung", false),
+    ("abb", false),
+    ("table", true),
+    ("tab", true),
+    ("tbl", true),
+    ("tabela", true),
+    ("tabla", true),
+    ("tabella", true),
+    ("tableau", true),
+    ("tabelle", true),
+    ("quadro", true),
+    ("cuadro", true),
+];

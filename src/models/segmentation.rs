@@ -730,6 +730,44 @@ impl Zones {
         self.pieces = pieces;
     }
 
+    /// Header pieces after the body has begun that open with a figure or table caption
+    /// (`FIGURE 1` over its caption, on page 3): the segmentation model took a caption set
+    /// in large type for front matter, and the header model then wrote it nowhere. Such a
+    /// piece is body, where the figure is assembled with its caption.
+    pub fn late_captions_to_body(&mut self, doc: &Document) {
+        let caption = |r: &LineRef| {
+            doc.line(r).is_some_and(|l| {
+                let mut words = l
+                    .tokens
+                    .iter()
+                    .map(|t| t.text.as_str())
+                    .filter(|t| !t.trim().is_empty());
+                let first = words.next().unwrap_or("").to_lowercase();
+                let first = first.trim_end_matches('.');
+                let number = words
+                    .find(|w| *w != ".")
+                    .is_some_and(|w| w.chars().next().is_some_and(|c| c.is_ascii_digit()));
+                number
+                    && crate::models::lexical::CAPTION_WORDS
+                        .iter()
+                        .any(|(w, _)| *w == first)
+            })
+        };
+        let mut body_seen = false;
+        let mut pieces = Vec::with_capacity(self.pieces.len());
+        for (label, lines) in std::mem::take(&mut self.pieces) {
+            body_seen |= label == Label::Body;
+            let label = if label == Label::Header && body_seen && lines.first().is_some_and(caption)
+            {
+                Label::Body
+            } else {
+                label
+            };
+            push_piece(&mut pieces, label, lines);
+        }
+        self.pieces = pieces;
+    }
+
     /// Lines of header runs far from the front matter: runs that start on a later page than
     /// the first header run ends on, with at least `min_body_lines` body lines between the
     /// two (the authors' affiliations, dates or social-media handles printed at the end of a
@@ -1526,6 +1564,43 @@ Analysis of analysis A An Ana Anal BLOCKSTART PAGEIN NEWFONT SAMEFONTSIZE 0 1 IN
         assert!(opens_body("INTRODUCTION"));
         assert!(!opens_body("In classification, semi-"));
         assert!(!opens_body("2019 was a year"));
+    }
+
+    #[test]
+    fn a_caption_read_as_front_matter_after_the_body_began_is_body() {
+        let page = Page {
+            number: 1,
+            width: 612.0,
+            height: 792.0,
+            blocks: vec![
+                block(&[&["A", "title"]], 80.0, 14.0, "Times-Bold"),
+                block(&[&["We", "found", "things."]], 100.0, 10.0, "Times"),
+                block(&[&["FIGURE", "1"]], 120.0, 12.0, "Times-Bold"),
+                block(&[&["The", "framework."]], 140.0, 12.0, "Times"),
+                block(&[&["More", "text."]], 160.0, 10.0, "Times"),
+                block(&[&["Jane", "Doe"]], 180.0, 10.0, "Times"),
+            ],
+            ..Default::default()
+        };
+        let doc = Document { pages: vec![page] };
+        let (_, refs) = document_lines(&doc);
+        let labels: Vec<String> = [
+            "I-<header>",
+            "I-<body>",
+            "I-<header>",
+            "<header>",
+            "I-<body>",
+            "I-<header>",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        let mut z = decode(&refs, &labels).unwrap();
+        z.late_captions_to_body(&doc);
+        // The caption and its line join the body; the front matter and a later header run
+        // that is no caption stay header.
+        assert_eq!(z.lines(Label::Body).len(), 4, "{z:?}");
+        assert_eq!(z.lines(Label::Header), vec![refs[0], refs[5]]);
     }
 
     #[test]

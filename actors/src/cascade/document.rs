@@ -131,6 +131,7 @@ impl DocStage {
                 zones.extend_header_over_abstract(&self.doc, 60);
                 zones.rescue_footnotes_from_page_zone(&self.doc);
                 zones.annex_with_body_heads_to_body(&self.doc);
+                zones.late_captions_to_body(&self.doc);
                 zones
             };
             self.zones = Some(zones);

@@ -351,6 +351,29 @@ fn a_caption_lead_alone_on_its_line_over_its_title_is_a_figure() {
 }
 
 #[test]
+fn a_figure_span_that_is_only_its_lead_takes_the_caption_under_it() {
+    let b = one_page(vec![
+        vec![vec![S(P, "The framework guided the review.")]],
+        vec![vec![S(Fig, "FIGURE 3")]],
+        vec![vec![S(P, "Conceptual framework of the findings.")]],
+        vec![vec![S(P, "The findings are discussed below.")]],
+    ]);
+    let body = assemble(&b.doc, &b.tokens, &b.spans);
+    let figs: Vec<(Option<&str>, Option<&str>)> = body
+        .figures
+        .iter()
+        .map(|f| (f.head.as_deref(), f.desc.as_ref().map(|d| d.text.as_str())))
+        .collect();
+    assert_eq!(
+        figs,
+        vec![(
+            Some("FIGURE 3"),
+            Some("Conceptual framework of the findings.")
+        )]
+    );
+}
+
+#[test]
 fn a_captionless_table_span_of_running_prose_is_a_paragraph() {
     let prose = [
         "Another series of heatwaves occurred in the sea during the",
