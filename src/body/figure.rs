@@ -294,12 +294,12 @@ fn find_lead(doc: &Document, toks: &[ZoneToken], table: bool) -> Option<(usize, 
 }
 
 /// Build one figure or table from the tokens of its span. The caption is split by rule
-/// ([`caption_lead`]); a figure's caption runs from its lead to the span's end and the text
-/// before it (printed inside the figure) goes to `note`; a table's caption is the lead's
-/// layout block (the next block when the lead ends its own) and the rest of the span becomes
-/// rows, one per line, up to a line opening with
-/// `Note`, `Abbreviations`, `*`… that starts the table's note. Without a lead there is no
-/// description: a figure's text goes to its note and a table's to its rows.
+/// ([`caption_lead`]) and is the lead's layout block (the next block when the lead ends its
+/// own). A figure's other text (printed inside it, or a running foot or paragraph the model
+/// ran the span on over) goes to `note`; the rest of a table's span becomes rows, one per
+/// line, up to a line opening with `Note`, `Abbreviations`, `*`… that starts the table's
+/// note. Without a lead there is no description: a figure's text goes to its note and a
+/// table's to its rows.
 pub fn build(doc: &Document, toks: &[ZoneToken], table: bool, id: String) -> Figure {
     let lead = find_lead(doc, toks, table);
     // A span whose only caption lead names the other kind is of that kind: a chart the
@@ -315,11 +315,7 @@ pub fn build(doc: &Document, toks: &[ZoneToken], table: bool, id: String) -> Fig
             fig.head = Some(lead.head);
             fig.label = Some(lead.label);
             let start = (pos + lead.tokens).min(toks.len());
-            let end = if table {
-                table_caption_end(toks, pos, start)
-            } else {
-                toks.len()
-            };
+            let end = caption_end(toks, pos, start);
             let mut rest = toks[..pos].to_vec();
             rest.extend_from_slice(&toks[end..]);
             (start..end, rest)
@@ -345,9 +341,9 @@ pub fn build(doc: &Document, toks: &[ZoneToken], table: bool, id: String) -> Fig
     fig
 }
 
-/// Where a table's caption whose lead is at `pos` and whose text starts at `start` ends: with
+/// Where a caption whose lead is at `pos` and whose text starts at `start` ends: with
 /// the lead's layout block, or the next block when the lead ends its own.
-fn table_caption_end(toks: &[ZoneToken], pos: usize, start: usize) -> usize {
+fn caption_end(toks: &[ZoneToken], pos: usize, start: usize) -> usize {
     let b = toks
         .get(start)
         .filter(|zt| super::breaks(&zt.line, &toks[pos].line))
@@ -645,11 +641,10 @@ pub fn apply_model(
     while end > start && end < toks.len() && toks[end].line == toks[end - 1].line {
         end += 1;
     }
-    if fig.is_table {
-        // Never past the caption's layout block: the model sometimes reads a table's first
-        // row, set close under its caption, as caption text.
-        end = end.min(table_caption_end(toks, pos, start));
-    }
+    // Never past the caption's layout block: the model sometimes reads a table's first row,
+    // set close under its caption, or a running foot or the next paragraph under a figure's
+    // caption, as caption text.
+    end = end.min(caption_end(toks, pos, start));
     if end == start {
         return false;
     }

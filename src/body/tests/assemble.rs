@@ -374,6 +374,26 @@ fn a_figure_span_that_is_only_its_lead_takes_the_caption_under_it() {
 }
 
 #[test]
+fn a_figure_caption_ends_with_its_layout_block() {
+    // The model ran the figure span on over the page's running foot; the caption is the
+    // lead's block, the foot goes to the figure's note.
+    let b = one_page(vec![
+        vec![vec![S(Fig, "Figure 2. Study flowchart.")]],
+        vec![vec![C("Lee et al. Medicine (2021) 100:10")]],
+    ]);
+    let body = assemble(&b.doc, &b.tokens, &b.spans);
+    let f = &body.figures[0];
+    assert_eq!(
+        f.desc.as_ref().map(|d| d.text.as_str()),
+        Some("Study flowchart.")
+    );
+    assert_eq!(
+        f.note.as_ref().map(|d| d.text.as_str()),
+        Some("Lee et al. Medicine (2021) 100:10")
+    );
+}
+
+#[test]
 fn a_captionless_table_span_of_running_prose_is_a_paragraph() {
     let prose = [
         "Another series of heatwaves occurred in the sea during the",
