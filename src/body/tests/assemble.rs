@@ -298,6 +298,14 @@ fn a_span_captioned_as_the_other_kind_is_of_that_kind() {
     );
 }
 
+/// Each figure's head and description.
+fn captions(body: &Body) -> Vec<(Option<&str>, Option<&str>)> {
+    body.figures
+        .iter()
+        .map(|f| (f.head.as_deref(), f.desc.as_ref().map(|d| d.text.as_str())))
+        .collect()
+}
+
 #[test]
 fn a_caption_block_read_into_a_paragraph_is_a_figure() {
     let b = one_page(vec![
@@ -308,13 +316,8 @@ fn a_caption_block_read_into_a_paragraph_is_a_figure() {
         vec![vec![C("Figure 3 shows the alignment of all sequences.")]],
     ]);
     let body = assemble(&b.doc, &b.tokens, &b.spans);
-    let figs: Vec<(Option<&str>, Option<&str>)> = body
-        .figures
-        .iter()
-        .map(|f| (f.head.as_deref(), f.desc.as_ref().map(|d| d.text.as_str())))
-        .collect();
     assert_eq!(
-        figs,
+        captions(&body),
         vec![(
             Some("FIGURE 3 |"),
             Some("Alignment of the viral sequences.")
@@ -339,13 +342,8 @@ fn a_caption_lead_alone_on_its_line_over_its_title_is_a_figure() {
         vec![vec![C("As can be seen from the graph, growth slowed.")]],
     ]);
     let body = assemble(&b.doc, &b.tokens, &b.spans);
-    let figs: Vec<(Option<&str>, Option<&str>)> = body
-        .figures
-        .iter()
-        .map(|f| (f.head.as_deref(), f.desc.as_ref().map(|d| d.text.as_str())))
-        .collect();
     assert_eq!(
-        figs,
+        captions(&body),
         vec![(Some("Graph 1"), Some("Growth rate of the economy"))]
     );
 }
@@ -359,13 +357,8 @@ fn a_figure_span_that_is_only_its_lead_takes_the_caption_under_it() {
         vec![vec![S(P, "The findings are discussed below.")]],
     ]);
     let body = assemble(&b.doc, &b.tokens, &b.spans);
-    let figs: Vec<(Option<&str>, Option<&str>)> = body
-        .figures
-        .iter()
-        .map(|f| (f.head.as_deref(), f.desc.as_ref().map(|d| d.text.as_str())))
-        .collect();
     assert_eq!(
-        figs,
+        captions(&body),
         vec![(
             Some("FIGURE 3"),
             Some("Conceptual framework of the findings.")
