@@ -37,6 +37,11 @@ impl Labeler {
         }
     }
 
+    /// The request's flavour.
+    pub fn flavor(&self) -> Option<Flavor> {
+        self.flavor
+    }
+
     /// The trace, when the request asked for one.
     pub fn into_trace(self) -> Option<DebugTrace> {
         self.trace

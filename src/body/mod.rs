@@ -47,17 +47,22 @@ use crate::models::fulltext::Label;
 /// Notes are not in the body zone: set `Body::notes` from [`zone_notes`] before resolving
 /// callouts.
 pub fn assemble(doc: &Document, tokens: &[ZoneToken], spans: &[Span<Label>]) -> Body {
-    assemble_zoned(doc, tokens, spans).0
+    assemble_zoned(doc, tokens, spans, false).0
 }
 
 /// [`assemble`], with the tokens each figure and table was built from: what the figure and
-/// table models label ([`figure::apply_model`]).
+/// table models label ([`figure::apply_model`]). `light`: the spans come from the light
+/// flavour's model, which reads figures and tables as paragraphs on purpose; no figure is
+/// then made of text it labelled otherwise (a caption in a paragraph, a head that is a
+/// caption lead).
 pub fn assemble_zoned(
     doc: &Document,
     tokens: &[ZoneToken],
     spans: &[Span<Label>],
+    light: bool,
 ) -> (Body, Vec<FigureZone>) {
     let mut a = Assembler::new(doc, tokens, Counters::default());
+    a.light = light;
     a.run(spans);
     a.finish()
 }
@@ -71,7 +76,7 @@ pub fn assemble_annex(
     spans: &[Span<Label>],
     body: &mut Body,
 ) -> Vec<Div> {
-    assemble_annex_zoned(doc, tokens, spans, body).0
+    assemble_annex_zoned(doc, tokens, spans, body, false).0
 }
 
 /// [`assemble_annex`], with the tokens (of the annex zone) each of its figures and tables was
@@ -81,6 +86,7 @@ pub fn assemble_annex_zoned(
     tokens: &[ZoneToken],
     spans: &[Span<Label>],
     body: &mut Body,
+    light: bool,
 ) -> (Vec<Div>, Vec<FigureZone>) {
     let counters = Counters {
         figures: body.figures.iter().filter(|f| !f.is_table).count(),
@@ -93,6 +99,7 @@ pub fn assemble_annex_zoned(
             .count(),
     };
     let mut a = Assembler::new(doc, tokens, counters);
+    a.light = light;
     a.run(spans);
     let (annex, mut zones) = a.finish();
     for z in &mut zones {
@@ -180,6 +187,9 @@ struct Assembler<'a> {
     /// Tokens before this index were taken by an earlier span (a caption pulled after its
     /// lead: [`Assembler::lone_caption_lead`]).
     taken: usize,
+    /// The light flavour's spans: figures and tables are read as paragraphs, none is made of
+    /// text the model labelled otherwise.
+    light: bool,
 }
 
 impl<'a> Assembler<'a> {
@@ -197,6 +207,7 @@ impl<'a> Assembler<'a> {
             last_figure: None,
             check: furniture::HeadCheck::default(),
             taken: 0,
+            light: false,
         }
     }
 
@@ -212,7 +223,7 @@ impl<'a> Assembler<'a> {
             let next = cover.get(i + 1).map(|(l, _)| *l);
             match label {
                 Label::Section | Label::Figure | Label::Table
-                    if self.lone_caption_lead(range.clone()) =>
+                    if !self.light && self.lone_caption_lead(range.clone()) =>
                 {
                     continue
                 }
@@ -393,7 +404,10 @@ impl<'a> Assembler<'a> {
             }
             return;
         }
-        if let Some(cap) = caption_block(self.doc, &tokens[range.clone()]) {
+        let cap = (!self.light)
+            .then(|| caption_block(self.doc, &tokens[range.clone()]))
+            .flatten();
+        if let Some(cap) = cap {
             let cap = range.start + cap.start..range.start + cap.end;
             if cap.start > range.start {
                 self.paragraph_span(range.start..cap.start, None);

@@ -352,15 +352,19 @@ impl DocStage {
         let labels = self.labeler.label(ModelName::Fulltext, rows).await?;
         let body_spans = fulltext::decode(&labels[0])?;
         let annex_spans = fulltext::decode(&labels[1])?;
+        let light = matches!(
+            self.labeler.flavor(),
+            Some(Flavor::ArticleLight | Flavor::ArticleLightRef)
+        );
         let zf = Arc::new((body_tokens, body_facts, annex_tokens, annex_facts));
         let (d, z, s) = (self.doc.clone(), zf.clone(), seg.clone());
         let (mut body, mut back, zones, figure_rows, table_rows) =
             CascadeCtx::blocking("body assembly", move || {
                 let (bt, bf, at, af) = &*z;
-                let (mut body, mut zones) = body::assemble_zoned(&d, bt, &body_spans);
+                let (mut body, mut zones) = body::assemble_zoned(&d, bt, &body_spans, light);
                 let mut back = body::back(&d, &s);
                 let (annex, annex_zones) =
-                    body::assemble_annex_zoned(&d, at, &annex_spans, &mut body);
+                    body::assemble_annex_zoned(&d, at, &annex_spans, &mut body, light);
                 back.annex = annex;
                 zones.extend(annex_zones);
                 let (figure_rows, table_rows) =

@@ -332,6 +332,10 @@ fn a_caption_block_read_into_a_paragraph_is_a_figure() {
     assert!(text.contains("sequenced rapidly,"), "{text}");
     assert!(text.contains("in a single analysis."), "{text}");
     assert!(text.contains("Figure 3 shows"), "{text}");
+    // The light flavour's model reads figures as paragraphs on purpose: none is made.
+    let (light, _) = assemble_zoned(&b.doc, &b.tokens, &b.spans, true);
+    assert!(light.figures.is_empty());
+    assert!(outline(&light).join(" ").contains("FIGURE 3 | Alignment"));
 }
 
 #[test]
@@ -920,7 +924,7 @@ fn the_figure_and_table_models_split_captions_content_and_notes() {
         ],
         vec![vec![S(Fig, "Figure 3. Third one.")]],
     ]);
-    let (mut body, zones) = assemble_zoned(&b.doc, &b.tokens, &b.spans);
+    let (mut body, zones) = assemble_zoned(&b.doc, &b.tokens, &b.spans, false);
     let rule = outline(&body);
     assert_eq!(
         zones
@@ -1044,7 +1048,7 @@ fn the_figure_and_table_models_split_captions_content_and_notes() {
         w: 100.0,
         h: 45.0,
     }];
-    let (mut body, zones) = assemble_zoned(&b.doc, &b.tokens, &b.spans);
+    let (mut body, zones) = assemble_zoned(&b.doc, &b.tokens, &b.spans, false);
     assert_eq!(zones.len(), 1);
     let before = outline(&body);
     let zf = figure::ZoneFacts {
