@@ -142,8 +142,8 @@ const CONTINUED: &[&str] = &[
     "fortsetzung",
 ];
 
-/// Whether a table's caption says that it goes on from an earlier table: its description
-/// (or, without one, its lead) is only a continuation word.
+/// Whether a table's caption says that it goes on from an earlier table: it has no
+/// description beside its lead, or one that is only a continuation word.
 fn continues(fig: &Figure) -> bool {
     let words = |s: &str| -> String {
         s.chars()
