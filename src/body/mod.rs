@@ -330,14 +330,10 @@ impl<'a> Assembler<'a> {
         let Some(lead) = figure::caption_lead(&texts).filter(|l| l.tokens == texts.len()) else {
             return false;
         };
-        let Some(first) = tokens.get(range.end) else {
+        if range.end >= tokens.len() {
             return false;
-        };
-        let end = range.end
-            + tokens[range.end..]
-                .iter()
-                .take_while(|zt| !breaks(&zt.line, &first.line))
-                .count();
+        }
+        let end = block_end(tokens, range.end);
         self.figure(range.start..end, lead.table);
         self.taken = end;
         self.last = Some(if lead.table {
@@ -407,13 +403,11 @@ impl<'a> Assembler<'a> {
         let cap = (!self.light)
             .then(|| caption_block(self.doc, &tokens[range.clone()]))
             .flatten();
-        if let Some(cap) = cap {
+        if let Some((cap, table)) = cap {
             let cap = range.start + cap.start..range.start + cap.end;
             if cap.start > range.start {
                 self.paragraph_span(range.start..cap.start, None);
             }
-            let table = figure::caption_lead(&figure::texts(self.doc, &tokens[cap.clone()]))
-                .is_some_and(|l| l.table);
             self.figure(cap.clone(), table);
             if cap.end < range.end {
                 self.paragraph_span(cap.end..range.end, next);
@@ -751,6 +745,17 @@ impl<'a> Assembler<'a> {
         self.figures.push(fig);
     }
 
+    /// The next figure (`fig_N`) or table (`tab_N`) id, counted.
+    fn next_id(&mut self, table: bool) -> String {
+        if table {
+            self.counters.tables += 1;
+            format!("tab_{}", self.counters.tables - 1)
+        } else {
+            self.counters.figures += 1;
+            format!("fig_{}", self.counters.figures - 1)
+        }
+    }
+
     fn pop_figure(&mut self) -> Option<Figure> {
         self.zones.pop();
         self.figures.pop()
@@ -816,38 +821,17 @@ impl<'a> Assembler<'a> {
         }
         let toks = &tokens[range.clone()];
         for part in figure::split_span(self.doc, toks, table) {
-            let id = if table {
-                self.counters.tables += 1;
-                format!("tab_{}", self.counters.tables - 1)
-            } else {
-                self.counters.figures += 1;
-                format!("fig_{}", self.counters.figures - 1)
-            };
             let part = range.start + part.start..range.start + part.end;
-            let mut fig = figure::build(self.doc, &tokens[part.clone()], table, id);
-            if fig.is_table != table {
-                // Its caption named the other kind: numbered as that kind.
-                if table {
-                    self.counters.tables -= 1;
-                    self.counters.figures += 1;
-                    fig.id = format!("fig_{}", self.counters.figures - 1);
-                } else {
-                    self.counters.figures -= 1;
-                    self.counters.tables += 1;
-                    fig.id = format!("tab_{}", self.counters.tables - 1);
-                }
-            }
+            let mut fig = figure::build(self.doc, &tokens[part.clone()], table, String::new());
             // No caption lead of its own kind (a table span holding only a figure's lead, or
             // none) and running prose: a paragraph the model took for a table or figure.
             if fig.head.is_none() && figure::reads_as_prose(self.doc, &tokens[part.clone()]) {
-                if table {
-                    self.counters.tables -= 1;
-                } else {
-                    self.counters.figures -= 1;
-                }
                 self.paragraph_span(part, None);
                 continue;
             }
+            // Numbered as the kind its caption names (a table span under `Figure 1` is a
+            // figure).
+            fig.id = self.next_id(fig.is_table);
             self.push_figure(fig, part.clone());
             self.last_figure = Some((part, table));
         }
@@ -1159,21 +1143,16 @@ fn breaks(a: &LineRef, b: &LineRef) -> bool {
 /// Multiple alignment of … [its block] … the rest of the sentence`): a layout block of the
 /// span that opens with a capitalised caption lead closed by punctuation (`FIGURE 3 |`,
 /// `Figure 2.`, `Table 1:`) or alone on its line (`Graph 1` over its title), and holds three
-/// words at least after it. Its token range in `toks`, to the end of that block.
-fn caption_block(doc: &Document, toks: &[ZoneToken]) -> Option<Range<usize>> {
+/// words at least after it. Its token range in `toks`, to the end of that block, and whether
+/// its lead names a table.
+fn caption_block(doc: &Document, toks: &[ZoneToken]) -> Option<(Range<usize>, bool)> {
     let texts = figure::texts(doc, toks);
-    let block_end = |i: usize| {
-        i + toks[i..]
-            .iter()
-            .take_while(|zt| !breaks(&zt.line, &toks[i].line))
-            .count()
-    };
     (0..toks.len())
         .filter(|&i| i == 0 || breaks(&toks[i - 1].line, &toks[i].line))
         .filter(|&i| texts[i].0.starts_with(char::is_uppercase))
         .find_map(|i| {
             let lead = figure::caption_lead(&texts[i..])?;
-            let end = block_end(i);
+            let end = block_end(toks, i);
             let after = (i + lead.tokens).min(end);
             let words = texts[after..end]
                 .iter()
@@ -1182,8 +1161,17 @@ fn caption_block(doc: &Document, toks: &[ZoneToken]) -> Option<Range<usize>> {
             let closed = lead.head.ends_with([':', '.', '|', '-', '–', '—']);
             // `Graph 1` on a line of its own, the caption's title on the next line.
             let own_line = after > i && after < end && toks[after - 1].sep == Sep::Newline;
-            ((closed || own_line) && words >= 3).then_some(i..end)
+            ((closed || own_line) && words >= 3).then_some((i..end, lead.table))
         })
+}
+
+/// The end of the layout block that token `i` of `toks` opens or is in: the first token after
+/// it on another block (or page), else the end of `toks`.
+fn block_end(toks: &[ZoneToken], i: usize) -> usize {
+    i + toks[i..]
+        .iter()
+        .take_while(|zt| !breaks(&zt.line, &toks[i].line))
+        .count()
 }
 
 /// How many tokens after a paragraph span may show the face change ending a head that the

@@ -59,6 +59,12 @@ pub fn clean_part(s: &str) -> String {
         .replace(" -", "-")
 }
 
+/// Words joined by spaces, `None` when there are none.
+fn joined<S: AsRef<str>>(words: &[S]) -> Option<String> {
+    let words: Vec<&str> = words.iter().map(AsRef::as_ref).collect();
+    Some(words.join(" ")).filter(|m| !m.is_empty())
+}
+
 fn set(slot: &mut Option<String>, value: String) {
     if value.is_empty() {
         return;
@@ -97,7 +103,7 @@ fn title_as_name(p: &mut Person) {
     p.title = None;
     p.forename = Some(words[0].to_string());
     p.surname = words.last().map(|w| w.to_string());
-    p.middlename = Some(words[1..words.len() - 1].join(" ")).filter(|m| !m.is_empty());
+    p.middlename = joined(&words[1..words.len() - 1]);
 }
 
 /// Persons from labelled tokens. A new person starts when a name part begins that the person
@@ -282,7 +288,7 @@ pub fn generational_suffix_out(persons: &mut [Person]) {
                 continue;
             };
             p.surname = Some(sur.to_string());
-            p.middlename = Some(mids.join(" ")).filter(|m| !m.is_empty());
+            p.middlename = joined(&mids);
         } else {
             p.surname = Some(words.join(" "));
         }
@@ -373,7 +379,7 @@ pub fn particle_into_surname(persons: &mut [Person]) {
         }
         words.pop();
         p.surname = Some(format!("{last} {surname}"));
-        p.middlename = Some(words.join(" ")).filter(|m| !m.is_empty());
+        p.middlename = joined(&words);
     }
 }
 
@@ -450,10 +456,7 @@ pub fn vancouver_persons(text: &str) -> Option<Vec<Person>> {
                 let mut cs = initials.chars();
                 let first = cs.next().map(String::from);
                 let rest: Vec<String> = cs.map(String::from).collect();
-                (
-                    first.unwrap_or_default(),
-                    Some(rest.join(" ")).filter(|m| !m.is_empty()),
-                )
+                (first.unwrap_or_default(), joined(&rest))
             }
         };
         out.push(Person {
@@ -651,7 +654,7 @@ pub fn join_touching_persons(
         one.surname = all.pop();
         let mut given = all.into_iter();
         one.forename = given.next();
-        one.middlename = Some(given.collect::<Vec<_>>().join(" ")).filter(|m| !m.is_empty());
+        one.middlename = joined(&given.collect::<Vec<_>>());
         one.suffix = one.suffix.take().or(persons[i + 1].suffix.clone());
         one.markers = persons[i + 1].markers.clone();
         out.push(one);

@@ -718,14 +718,21 @@ impl Zones {
                 BODY_HEADS.contains(&letters_lower(t).as_str())
             })
         };
-        let mut pieces = Vec::with_capacity(self.pieces.len());
-        for (label, lines) in std::mem::take(&mut self.pieces) {
-            let label = if label == Label::Annex && lines.iter().any(body_head) {
+        self.relabel(|label, lines| {
+            if label == Label::Annex && lines.iter().any(body_head) {
                 Label::Body
             } else {
                 label
-            };
-            push_piece(&mut pieces, label, lines);
+            }
+        });
+    }
+
+    /// Each piece gets the label `to` gives it (from its label and lines); neighbours that
+    /// end with one label are joined.
+    fn relabel(&mut self, mut to: impl FnMut(Label, &[LineRef]) -> Label) {
+        let mut pieces = Vec::with_capacity(self.pieces.len());
+        for (label, lines) in std::mem::take(&mut self.pieces) {
+            push_piece(&mut pieces, to(label, &lines), lines);
         }
         self.pieces = pieces;
     }
@@ -754,18 +761,14 @@ impl Zones {
             })
         };
         let mut body_seen = false;
-        let mut pieces = Vec::with_capacity(self.pieces.len());
-        for (label, lines) in std::mem::take(&mut self.pieces) {
+        self.relabel(|label, lines| {
             body_seen |= label == Label::Body;
-            let label = if label == Label::Header && body_seen && lines.first().is_some_and(caption)
-            {
+            if label == Label::Header && body_seen && lines.first().is_some_and(caption) {
                 Label::Body
             } else {
                 label
-            };
-            push_piece(&mut pieces, label, lines);
-        }
-        self.pieces = pieces;
+            }
+        });
     }
 
     /// Lines of header runs far from the front matter: runs that start on a later page than
