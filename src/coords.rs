@@ -13,10 +13,9 @@ their token ranges back into page boxes, always through the layout tokens the ra
 use std::ops::Range;
 
 use crate::document::{align_words, place_words, Discarded, HeaderRecord, PageBox, TokenBox};
-use crate::layout::{BBox, Document};
+use crate::layout::{BBox, Document, ZoneToken};
 use crate::models::header::{self, HeaderFields};
 use crate::models::header_record::{self, SubResults};
-use crate::models::reference_segmenter as refseg;
 use crate::models::segmentation;
 
 /// The boxes of `tokens` merged into one box per line fragment: consecutive tokens on the same
@@ -74,7 +73,7 @@ pub fn placed_header(
         ranges
             .iter()
             .flat_map(|r| tokens.get(r.clone()).unwrap_or(&[]))
-            .filter_map(|t| d.token(&t.line, t.index))
+            .filter_map(|t| d.token(&t.at.line, t.at.index))
             .map(|(page, tok)| (tok.text.as_str(), page, tok.bbox))
             .collect::<Vec<_>>()
     };
@@ -174,7 +173,7 @@ pub fn header_boxes(
     let boxes: Vec<TokenBox> = ranges
         .iter()
         .flat_map(|r| tokens.get(r.clone()).unwrap_or(&[]))
-        .filter_map(|t| doc.token(&t.line, t.index))
+        .filter_map(|t| doc.token(&t.at.line, t.at.index))
         .map(|(page, tok)| TokenBox {
             range: 0..0,
             page,
@@ -184,9 +183,9 @@ pub fn header_boxes(
     line_boxes(&boxes)
 }
 
-/// One box per layout line covered by reference-segmenter `tokens` (the union of the tokens'
-/// boxes on each line), in reading order: the boxes of one reference.
-pub fn reference_boxes(doc: &Document, tokens: &[refseg::RefSegToken]) -> Vec<PageBox> {
+/// One box per layout line covered by the zone `tokens` (the union of the tokens' boxes on
+/// each line), in reading order: the boxes of one reference.
+pub fn reference_boxes(doc: &Document, tokens: &[ZoneToken]) -> Vec<PageBox> {
     let mut out: Vec<(segmentation::LineRef, PageBox)> = Vec::new();
     for t in tokens {
         let Some((page, tok)) = doc.token(&t.line, t.index) else {

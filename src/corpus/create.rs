@@ -426,16 +426,14 @@ fn header_seps(doc: &Document, zones: &Zones) -> Vec<Sep> {
     let lines = zones.lines(segmentation::Label::Header);
     header::document_tokens(doc, &lines)
         .iter()
-        .map(|t| t.sep)
+        .map(|t| t.at.sep)
         .collect()
 }
 
 fn refseg_seps(doc: &Document, zones: &Zones) -> Vec<Sep> {
     let lines = zones.lines(segmentation::Label::References);
-    refseg::document_tokens(doc, &lines)
-        .iter()
-        .map(|t| t.sep)
-        .collect()
+    let (_, tokens) = refseg::document_tokens(doc, &lines);
+    tokens.iter().map(|t| t.sep).collect()
 }
 
 fn fulltext_seps(doc: &Document, zones: &Zones) -> Vec<Sep> {

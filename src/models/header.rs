@@ -14,7 +14,7 @@ use std::path::Path;
 use crate::corpus::layout::{self as corpus, PairRead, TeiEvent, Unmatched};
 use crate::crf::{Sequence, TrainParams};
 use crate::flavor::Flavor;
-use crate::layout::Document;
+use crate::layout::{Document, ZoneToken};
 use crate::lexicon::{Kind, LexView};
 use crate::models::lexical::{self as lx, bit};
 use crate::models::segmentation::{LineRef, SizeChange};
@@ -176,13 +176,12 @@ pub fn rows(tokens: &[TokenFacts], lex: &LexView<'_>) -> Vec<Vec<String>> {
 
 pub use crate::layout::Sep;
 
-/// One header token of a document: its facts, where it is, what follows it.
+/// One header token of a document: its facts, its zone token (where it is, what follows it),
+/// and its font, which the header's decoding rules compare.
 #[derive(Debug, Clone, PartialEq)]
 pub struct HeaderToken {
     pub facts: TokenFacts,
-    pub line: LineRef,
-    pub index: usize,
-    pub sep: Sep,
+    pub at: ZoneToken,
     /// The token's font: its lower-cased name and its size in tenths of a point.
     pub font: (String, i32),
 }
@@ -348,14 +347,16 @@ pub fn document_tokens(doc: &Document, lines: &[LineRef]) -> Vec<HeaderToken> {
                 };
                 block_tokens.push(HeaderToken {
                     facts,
-                    line: *r,
-                    index: ti,
-                    sep,
+                    at: ZoneToken {
+                        line: *r,
+                        index: ti,
+                        sep,
+                    },
                     font: (t.font.to_lowercase(), (t.font_size * 10.0).round() as i32),
                 });
             }
         }
-        let spaced: Vec<bool> = block_tokens.iter().map(|t| t.sep != Sep::None).collect();
+        let spaced: Vec<bool> = block_tokens.iter().map(|t| t.at.sep != Sep::None).collect();
         let owned: Vec<&str> = block_tokens.iter().map(|t| t.facts.text.as_str()).collect();
         let (emails, urls) = email_http_flags(&owned, &spaced);
         let n = block_tokens.len();
@@ -463,7 +464,7 @@ impl HeaderFields {
                 !range.is_empty()
                     && tokens
                         .get(range)
-                        .is_some_and(|ts| ts.iter().all(|t| lines.contains(&t.line)))
+                        .is_some_and(|ts| ts.iter().all(|t| lines.contains(&t.at.line)))
             })
             .collect();
         let words = |s: &str| -> Vec<String> {
@@ -475,7 +476,7 @@ impl HeaderFields {
         // Every word the front matter prints, whatever the header model made of it.
         let front: std::collections::HashSet<String> = tokens
             .iter()
-            .filter(|t| !lines.contains(&t.line))
+            .filter(|t| !lines.contains(&t.at.line))
             .flat_map(|t| words(&t.facts.text))
             .collect();
         for (i, late) in late.into_iter().enumerate() {
@@ -663,7 +664,7 @@ pub fn extend_byline(tokens: &[HeaderToken], labels: &mut [String], lex: &LexVie
             e += 1;
         }
         let font = tokens[e].font.clone();
-        let mut line = tokens[e].line;
+        let mut line = tokens[e].at.line;
         let mut accepted = e;
         let (mut entries, mut known) = (0usize, 0usize);
         let mut j = e + 1;
@@ -678,7 +679,7 @@ pub fn extend_byline(tokens: &[HeaderToken], labels: &mut [String], lex: &LexVie
             let item = &tokens[j..m];
             let mut fits = !item.is_empty();
             for (t, l) in item.iter().zip(&labels[j..m]) {
-                let continues = t.line == line || next_line(line, t.line);
+                let continues = t.at.line == line || next_line(line, t.at.line);
                 if is(l, Label::Author)
                     || is(l, Label::Title)
                     || t.font != font
@@ -689,7 +690,7 @@ pub fn extend_byline(tokens: &[HeaderToken], labels: &mut [String], lex: &LexVie
                     fits = false;
                     break;
                 }
-                line = t.line;
+                line = t.at.line;
             }
             let Some(is_known) = fits.then(|| name_item(item, lex)).flatten() else {
                 break;
@@ -759,7 +760,7 @@ pub fn decode(tokens: &[HeaderToken], labels: &[String]) -> Result<HeaderFields>
             fields.largest.push(usize::from(t.facts.largest));
             fields.tokens.push(k..k + 1);
         }
-        prev_sep = t.sep;
+        prev_sep = t.at.sep;
     }
     editors_after_cues(&mut fields);
     Ok(fields)
@@ -1377,7 +1378,7 @@ Study study S St Stu Stud y dy udy tudy BLOCKEND LINEEND LINEINDENT SAMEFONT SAM
                 t.facts.text = w.to_string();
                 t.facts.line = if k == 0 { Pos::Start } else { Pos::In };
                 t.font = (font.to_string(), 140);
-                t.sep = if k + 1 == words.len() {
+                t.at.sep = if k + 1 == words.len() {
                     Sep::Newline
                 } else {
                     Sep::Space
@@ -1458,7 +1459,7 @@ Study study S St Stu Stud y dy udy tudy BLOCKEND LINEEND LINEINDENT SAMEFONT SAM
             } else {
                 2
             };
-            t.line = LineRef {
+            t.at.line = LineRef {
                 page: 0,
                 block: 0,
                 line,
@@ -1492,7 +1493,7 @@ Study study S St Stu Stud y dy udy tudy BLOCKEND LINEEND LINEINDENT SAMEFONT SAM
         // Entries that are not names stop the run at once: nothing moves.
         let mut toks = font_lines(&[("roman", "Anna Rossi ,"), ("roman", "Milan , Italy")]);
         for (k, t) in toks.iter_mut().enumerate() {
-            t.line.line = usize::from(k >= 3);
+            t.at.line.line = usize::from(k >= 3);
         }
         let mut labels: Vec<String> = [
             "I-<author>",
@@ -1511,7 +1512,7 @@ Study study S St Stu Stud y dy udy tudy BLOCKEND LINEEND LINEINDENT SAMEFONT SAM
         // Name-shaped entries of which the lexicons know none: not enough to move.
         let mut toks = font_lines(&[("roman", "Anna Rossi ,"), ("roman", "Xy Zw , Qv Wx")]);
         for (k, t) in toks.iter_mut().enumerate() {
-            t.line.line = usize::from(k >= 3);
+            t.at.line.line = usize::from(k >= 3);
         }
         let mut labels: Vec<String> = (0..toks.len())
             .map(|k| match k {
@@ -1536,8 +1537,8 @@ Study study S St Stu Stud y dy udy tudy BLOCKEND LINEEND LINEINDENT SAMEFONT SAM
             block: 0,
             line: 0,
         };
-        toks[2].line = late;
-        toks[3].line = late;
+        toks[2].at.line = late;
+        toks[3].at.line = late;
         let labels: Vec<String> = ["I-<author>", "<author>", "I-<author>", "<author>"]
             .iter()
             .map(|s| s.to_string())
@@ -1549,8 +1550,8 @@ Study study S St Stu Stud y dy udy tudy BLOCKEND LINEEND LINEINDENT SAMEFONT SAM
         // A byline name printed again late (an author list with the affiliations at the end
         // of the paper) stays: it links the author to an affiliation.
         let mut toks = font_lines(&[("roman", "Jane Doe"), ("roman", "Jane Doe")]);
-        toks[2].line = late;
-        toks[3].line = late;
+        toks[2].at.line = late;
+        toks[3].at.line = late;
         let mut f = decode(&toks, &labels).unwrap();
         f.drop_authors_on(&toks, &[late].into_iter().collect());
         assert_eq!(f.all(Label::Author).count(), 2, "{:?}", f.spans);

@@ -27,7 +27,7 @@ use std::sync::OnceLock;
 
 use crate::corpus::layout::{self as corpus, FilePair, PairRead, TeiEvent, Unmatched};
 use crate::crf::{Sequence, TrainParams};
-use crate::layout::Document;
+use crate::layout::{Document, ZoneToken};
 use crate::lexicon::LexView;
 use crate::models::header::{Pos, Sep};
 use crate::models::lexical::{self as lx, bit};
@@ -179,16 +179,6 @@ pub fn rows(tokens: &[TokenFacts], lex: &LexView<'_>) -> Vec<Vec<String>> {
 // ---------------------------------------------------------------------------------------------
 // Run time: the references zone of a document
 
-/// One reference-zone token of a document: its facts, where it is, what follows it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct RefSegToken {
-    pub facts: TokenFacts,
-    pub line: LineRef,
-    /// Index in the line's `tokens`.
-    pub index: usize,
-    pub sep: Sep,
-}
-
 /// GROBID's "full punctuation" characters (reference §6.3), the alphabet of a line's
 /// punctuation profile.
 const FULL_PUNCTUATION: &str = "(（[ •*,:;?.!/)）-−–‐«»„\"“”‘’'`$#@]♦♥♣♠\u{a0}。、，・";
@@ -210,8 +200,8 @@ fn punct_profile(line: &str) -> Option<usize> {
 /// against the zone's longest line; the block status follows the layout blocks (first token
 /// of a block's first line `BLOCKSTART`, last token of its last line `BLOCKEND`);
 /// indentation compares a line's start with the previous line's, as GROBID does from the
-/// zone's third line on.
-pub fn document_tokens(doc: &Document, lines: &[LineRef]) -> Vec<RefSegToken> {
+/// zone's third line on. The facts and the zone tokens run in parallel, one of each per token.
+pub fn document_tokens(doc: &Document, lines: &[LineRef]) -> (Vec<TokenFacts>, Vec<ZoneToken>) {
     // The zone's longest line, as GROBID's line lengths: characters through the "\n".
     let line_chars = |line: &crate::layout::Line| line.text().chars().count() + 1;
     let max_len = lines
@@ -220,7 +210,8 @@ pub fn document_tokens(doc: &Document, lines: &[LineRef]) -> Vec<RefSegToken> {
         .map(line_chars)
         .fold(1, usize::max);
 
-    let mut out: Vec<RefSegToken> = Vec::new();
+    let mut out: Vec<TokenFacts> = Vec::new();
+    let mut zone: Vec<ZoneToken> = Vec::new();
     let mut line_start_x: Option<f32> = None;
     let mut indented = false;
     for r in lines {
@@ -288,23 +279,23 @@ pub fn document_tokens(doc: &Document, lines: &[LineRef]) -> Vec<RefSegToken> {
             } else {
                 Sep::None
             };
-            out.push(RefSegToken {
-                facts: TokenFacts {
-                    text,
-                    line: line_pos,
-                    indented,
-                    line_position: lx::linear_scaling(pos_after[i], len, LINE_SCALE),
-                    line_length: lx::linear_scaling(len, max_len, LINE_SCALE),
-                    block,
-                    punct_profile: profile,
-                },
+            out.push(TokenFacts {
+                text,
+                line: line_pos,
+                indented,
+                line_position: lx::linear_scaling(pos_after[i], len, LINE_SCALE),
+                line_length: lx::linear_scaling(len, max_len, LINE_SCALE),
+                block,
+                punct_profile: profile,
+            });
+            zone.push(ZoneToken {
                 line: *r,
                 index: i,
                 sep,
             });
         }
     }
-    out
+    (out, zone)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -396,12 +387,12 @@ struct Hyphens {
 
 impl Hyphens {
     /// The words of `tokens`: runs of tokens glued together (no separator between them).
-    fn of(tokens: &[RefSegToken]) -> Hyphens {
+    fn of(tokens: Tokens<'_>) -> Hyphens {
         let mut h = Hyphens::default();
         let mut word = String::new();
-        for t in tokens {
-            word.push_str(&strip_zero_width(&t.facts.text));
-            if t.sep != Sep::None {
+        for i in 0..tokens.len() {
+            word.push_str(&strip_zero_width(tokens.text(i)));
+            if tokens.sep(i) != Sep::None {
                 h.add(&word);
                 word.clear();
             }
@@ -478,11 +469,11 @@ fn push_joined(s: &mut String, sep: Sep, tok: &str, line: &str, hyphens: &Hyphen
 /// The text of token `i`'s line from `i` on, zero-width characters dropped and a space for
 /// each space separator (at most 16 tokens), and the index after the line's last token when
 /// the line ends within them.
-fn line_from(tokens: &[RefSegToken], i: usize) -> (String, Option<usize>) {
+fn line_from(tokens: Tokens<'_>, i: usize) -> (String, Option<usize>) {
     let mut s = String::new();
-    for (j, t) in tokens.iter().enumerate().skip(i).take(16) {
-        s.push_str(&strip_zero_width(&t.facts.text));
-        match t.sep {
+    for j in (i..tokens.len()).take(16) {
+        s.push_str(&strip_zero_width(tokens.text(j)));
+        match tokens.sep(j) {
             Sep::Newline => return (s, Some(j + 1)),
             Sep::Space => s.push(' '),
             Sep::None => {}
@@ -599,7 +590,7 @@ fn url_continues(s: &str, line: &str) -> bool {
 /// it: token `i` opens a line that holds one word and nothing else (`6119.`, `aab3050)`),
 /// which continues the DOI or URL ending `text` (see [`url_continues`]) and is not the next
 /// reference's number (`marker` + 1). Returns the index after that line.
-fn identifier_rest(tokens: &[RefSegToken], i: usize, text: &str, marker: &str) -> Option<usize> {
+fn identifier_rest(tokens: Tokens<'_>, i: usize, text: &str, marker: &str) -> Option<usize> {
     let (line, end) = line_from(tokens, i);
     let end = end?;
     if line.is_empty() || line.contains(' ') || !line.starts_with(|c: char| c.is_alphanumeric()) {
@@ -614,6 +605,28 @@ fn identifier_rest(tokens: &[RefSegToken], i: usize, text: &str, marker: &str) -
         return None;
     }
     url_continues(text, &line).then_some(end)
+}
+
+/// The decoder's view of the zone: each token's text (its facts) and what follows it (its zone
+/// token).
+#[derive(Clone, Copy)]
+struct Tokens<'a> {
+    facts: &'a [TokenFacts],
+    zone: &'a [ZoneToken],
+}
+
+impl Tokens<'_> {
+    fn len(&self) -> usize {
+        self.facts.len()
+    }
+
+    fn text(&self, i: usize) -> &str {
+        &self.facts[i].text
+    }
+
+    fn sep(&self, i: usize) -> Sep {
+        self.zone[i].sep
+    }
 }
 
 /// The stronger of two separators (a newline over a space over nothing).
@@ -665,14 +678,24 @@ impl Pending {
 /// Labelled tokens → references, as GROBID's `ReferenceSegmenterParser`: an `I-<label>` or
 /// `I-<reference>` starts a new reference once the current one has reference text (so a label
 /// followed by `I-<reference>` stays with that reference); `<other>` tokens are dropped;
-/// references without text are dropped.
-pub fn decode(tokens: &[RefSegToken], labels: &[String]) -> Result<Vec<RawReference>> {
-    if tokens.len() != labels.len() {
+/// references without text are dropped. `facts` and `zone` are [`document_tokens`]'s.
+pub fn decode(
+    facts: &[TokenFacts],
+    zone: &[ZoneToken],
+    labels: &[String],
+) -> Result<Vec<RawReference>> {
+    if facts.len() != labels.len() || zone.len() != labels.len() {
         return Err(Error::Tagging {
             model: "reference-segmenter".into(),
-            reason: format!("{} tokens but {} labels", tokens.len(), labels.len()),
+            reason: format!(
+                "{} tokens ({} located) but {} labels",
+                facts.len(),
+                zone.len(),
+                labels.len()
+            ),
         });
     }
+    let tokens = Tokens { facts, zone };
     let hyphens = Hyphens::of(tokens);
     let mut out = Vec::new();
     let mut cur = Pending::default();
@@ -684,7 +707,7 @@ pub fn decode(tokens: &[RefSegToken], labels: &[String]) -> Result<Vec<RawRefere
     // begins a reference when one of them did.
     let mut rest_end = 0;
     let mut begin_after_rest = false;
-    for (i, (t, l)) in tokens.iter().zip(labels).enumerate() {
+    for (i, l) in labels.iter().enumerate() {
         let mut label = Label::parse(l).unwrap_or(Label::Other);
         let mut begins = l.starts_with("I-");
         if i >= rest_end
@@ -712,7 +735,7 @@ pub fn decode(tokens: &[RefSegToken], labels: &[String]) -> Result<Vec<RawRefere
                     text_sep = Sep::None;
                 }
                 if label == Label::Label {
-                    push_joined(&mut cur.marker, marker_sep, &t.facts.text, "", &hyphens);
+                    push_joined(&mut cur.marker, marker_sep, tokens.text(i), "", &hyphens);
                     marker_sep = Sep::None;
                 } else {
                     let line = if text_sep == Sep::Newline {
@@ -720,7 +743,7 @@ pub fn decode(tokens: &[RefSegToken], labels: &[String]) -> Result<Vec<RawRefere
                     } else {
                         String::new()
                     };
-                    push_joined(&mut cur.text, text_sep, &t.facts.text, &line, &hyphens);
+                    push_joined(&mut cur.text, text_sep, tokens.text(i), &line, &hyphens);
                     text_sep = Sep::None;
                 }
                 cur.first.get_or_insert(i);
@@ -728,8 +751,8 @@ pub fn decode(tokens: &[RefSegToken], labels: &[String]) -> Result<Vec<RawRefere
             }
             Label::Other => {}
         }
-        marker_sep = stronger(marker_sep, t.sep);
-        text_sep = stronger(text_sep, t.sep);
+        marker_sep = stronger(marker_sep, tokens.sep(i));
+        text_sep = stronger(text_sep, tokens.sep(i));
     }
     cur.flush(&mut out);
     Ok(out)
@@ -925,25 +948,38 @@ pp pp p pp pp pp p pp pp pp LINESTART LINEINDENT NOCAPS NODIGIT 0 0 0 0 0 0 0 0 
         assert!(TokenFacts::from_raw(&raw[0][..20]).is_none());
     }
 
-    fn rt(text: &str, sep: Sep) -> RefSegToken {
-        RefSegToken {
-            facts: TokenFacts {
-                text: text.into(),
-                line: Pos::In,
-                indented: false,
-                line_position: 0,
-                line_length: 0,
-                block: Pos::In,
-                punct_profile: None,
+    fn rt(text: &str, sep: Sep) -> (TokenFacts, ZoneToken) {
+        let facts = TokenFacts {
+            text: text.into(),
+            line: Pos::In,
+            indented: false,
+            line_position: 0,
+            line_length: 0,
+            block: Pos::In,
+            punct_profile: None,
+        };
+        let line = LineRef {
+            page: 0,
+            block: 0,
+            line: 0,
+        };
+        (
+            facts,
+            ZoneToken {
+                line,
+                index: 0,
+                sep,
             },
-            line: LineRef {
-                page: 0,
-                block: 0,
-                line: 0,
-            },
-            index: 0,
-            sep,
-        }
+        )
+    }
+
+    /// [`decode`] of tokens made by [`rt`].
+    fn decode_pairs(
+        toks: &[(TokenFacts, ZoneToken)],
+        labels: &[String],
+    ) -> Result<Vec<RawReference>> {
+        let (facts, zone): (Vec<_>, Vec<_>) = toks.iter().cloned().unzip();
+        decode(&facts, &zone, labels)
     }
 
     fn labels(l: &[&str]) -> Vec<String> {
@@ -953,7 +989,7 @@ pp pp p pp pp pp p pp pp pp LINESTART LINEINDENT NOCAPS NODIGIT 0 0 0 0 0 0 0 0 
     #[test]
     fn decode_cuts_references_at_labels_and_reference_starts() {
         use Sep::{Newline as N, None as O, Space as S};
-        let toks = vec![
+        let (facts, zone): (Vec<_>, Vec<_>) = [
             rt("References", N), // 0 other
             rt("[", O),          // 1 label
             rt("12", O),         // 2
@@ -984,7 +1020,9 @@ pp pp p pp pp pp p pp pp pp LINESTART LINEINDENT NOCAPS NODIGIT 0 0 0 0 0 0 0 0 
             rt("[", O),          // 27 a label without a reference: dropped
             rt("14", O),         // 28
             rt("]", N),          // 29
-        ];
+        ]
+        .into_iter()
+        .unzip();
         let mut l = vec![
             "I-<other>",
             "I-<label>",
@@ -1003,7 +1041,7 @@ pp pp p pp pp pp p pp pp pp LINESTART LINEINDENT NOCAPS NODIGIT 0 0 0 0 0 0 0 0 
         l.extend(["I-<other>", "<other>", "<reference>", "<reference>"]);
         l.extend(["I-<reference>", "<reference>", "<reference>"]);
         l.extend(["I-<label>", "<label>", "<label>"]);
-        let refs = decode(&toks, &labels(&l)).unwrap();
+        let refs = decode(&facts, &zone, &labels(&l)).unwrap();
         assert_eq!(refs.len(), 3, "{refs:?}");
         assert_eq!(refs[0].marker.as_deref(), Some("12"));
         assert_eq!(refs[0].text, "A. Smith, Deep learning Self-Supervised");
@@ -1015,7 +1053,10 @@ pp pp p pp pp pp p pp pp pp LINESTART LINEINDENT NOCAPS NODIGIT 0 0 0 0 0 0 0 0 
         assert_eq!(refs[2].text, "C Doe", "leading punctuation stripped");
         assert_eq!(refs[2].tokens, 24..27);
         // A label immediately followed by `I-<reference>` belongs to that reference.
-        let toks2 = vec![rt("1", O), rt(".", S), rt("X", N), rt("2", S), rt("Y", N)];
+        let (f2, z2): (Vec<_>, Vec<_>) =
+            [rt("1", O), rt(".", S), rt("X", N), rt("2", S), rt("Y", N)]
+                .into_iter()
+                .unzip();
         let l2 = [
             "I-<label>",
             "<label>",
@@ -1023,13 +1064,14 @@ pp pp p pp pp pp p pp pp pp LINESTART LINEINDENT NOCAPS NODIGIT 0 0 0 0 0 0 0 0 
             "I-<label>",
             "I-<reference>",
         ];
-        let refs2 = decode(&toks2, &labels(&l2)).unwrap();
+        let refs2 = decode(&f2, &z2, &labels(&l2)).unwrap();
         let got: Vec<(Option<&str>, &str)> = refs2
             .iter()
             .map(|r| (r.marker.as_deref(), r.text.as_str()))
             .collect();
         assert_eq!(got, vec![(Some("1"), "X"), (Some("2"), "Y")]);
-        assert!(decode(&toks2[..2], &labels(&l2)).is_err());
+        assert!(decode(&f2[..2], &z2[..2], &labels(&l2)).is_err());
+        assert!(decode(&f2, &z2[..2], &labels(&l2)).is_err());
     }
 
     #[test]
@@ -1073,8 +1115,8 @@ pp pp p pp pp pp p pp pp pp LINESTART LINEINDENT NOCAPS NODIGIT 0 0 0 0 0 0 0 0 
             }
         }
         assert_eq!(lines.len(), 3, "{doc:?}");
-        let toks = document_tokens(&doc, &lines);
-        let texts: Vec<&str> = toks.iter().map(|t| t.facts.text.as_str()).collect();
+        let (facts, zone) = document_tokens(&doc, &lines);
+        let texts: Vec<&str> = facts.iter().map(|t| t.text.as_str()).collect();
         assert_eq!(
             texts,
             vec![
@@ -1083,37 +1125,37 @@ pp pp p pp pp pp p pp pp pp LINESTART LINEINDENT NOCAPS NODIGIT 0 0 0 0 0 0 0 0 
             ]
         );
         // Every token maps back to its layout token.
-        for t in &toks {
+        assert_eq!(zone.len(), facts.len());
+        for (f, t) in facts.iter().zip(&zone) {
             let line = &doc.pages[t.line.page].blocks[t.line.block].lines[t.line.line];
-            assert_eq!(line.tokens[t.index].text, t.facts.text);
+            assert_eq!(line.tokens[t.index].text, f.text);
         }
-        let status = |i: usize| (toks[i].facts.line, toks[i].line.line);
+        let status = |i: usize| (facts[i].line, zone[i].line.line);
         assert_eq!(status(0), (Pos::Start, 0));
         assert_eq!(status(1), (Pos::In, 0));
         assert_eq!(status(9), (Pos::End, 0));
         assert_eq!(status(10), (Pos::Start, 1));
         assert_eq!(status(15), (Pos::End, 1));
         assert_eq!(status(16), (Pos::Start, 2));
-        assert_eq!(toks[9].sep, Sep::Newline);
-        assert_eq!(toks[2].sep, Sep::Space);
-        assert_eq!(toks[0].sep, Sep::None);
+        assert_eq!(zone[9].sep, Sep::Newline);
+        assert_eq!(zone[2].sep, Sep::Space);
+        assert_eq!(zone[0].sep, Sep::None);
         // One paragraph, one layout block: its first and last tokens bound it.
         assert!(lines.iter().all(|l| l.block == lines[0].block));
-        assert_eq!(toks[0].facts.block, Pos::Start);
-        assert_eq!(toks[26].facts.block, Pos::End);
-        assert!(toks[1..26].iter().all(|t| t.facts.block == Pos::In));
+        assert_eq!(facts[0].block, Pos::Start);
+        assert_eq!(facts[26].block, Pos::End);
+        assert!(facts[1..26].iter().all(|t| t.block == Pos::In));
         // Positions grow along a line; the longest line has the top length bin.
-        assert_eq!(toks[0].facts.line_position, 0);
-        assert_eq!(toks[9].facts.line_position, 10);
-        assert!(toks[5].facts.line_position > toks[1].facts.line_position);
+        assert_eq!(facts[0].line_position, 0);
+        assert_eq!(facts[9].line_position, 10);
+        assert!(facts[5].line_position > facts[1].line_position);
         // Line lengths (characters through the "\n"): 26, 22, 28.
-        assert_eq!(toks[0].facts.line_length, 9);
-        assert_eq!(toks[10].facts.line_length, 7);
-        assert_eq!(toks[16].facts.line_length, 10);
+        assert_eq!(facts[0].line_length, 9);
+        assert_eq!(facts[10].line_length, 7);
+        assert_eq!(facts[16].line_length, 10);
         // Punctuation profile of the first line: `[ ] . , -`.
-        assert_eq!(toks[0].facts.punct_profile, Some(5));
+        assert_eq!(facts[0].punct_profile, Some(5));
         let lex = no_lex();
-        let facts: Vec<TokenFacts> = toks.iter().map(|t| t.facts.clone()).collect();
         let r = rows(&facts, &LexView::new(&lex));
         assert!(r.iter().all(|row| row.len() == COLUMNS));
         assert_eq!(r[0][10], "LINESTART");
@@ -1123,7 +1165,7 @@ pp pp p pp pp pp p pp pp pp LINESTART LINEINDENT NOCAPS NODIGIT 0 0 0 0 0 0 0 0 
         l.extend(["<reference>"; 12]);
         l.extend(["I-<label>", "<label>", "<label>", "I-<reference>"]);
         l.extend(["<reference>"; 7]);
-        let refs = decode(&toks, &labels(&l)).unwrap();
+        let refs = decode(&facts, &zone, &labels(&l)).unwrap();
         assert_eq!(refs.len(), 2);
         assert_eq!(refs[0].marker.as_deref(), Some("1"));
         assert_eq!(refs[0].text, "A. Smith, Deep learning of things, 2001.");
@@ -1324,12 +1366,18 @@ pp pp p pp pp pp p pp pp pp LINESTART LINEINDENT NOCAPS NODIGIT 0 0 0 0 0 0 0 0 
         // A capitalised continuation is a compound already (unchanged behaviour).
         assert_eq!(join("Anglo-", "Saxon", "Saxon"), "Anglo-Saxon");
         // What a zone's words say: hyphenated pairs within a line, whole words.
-        let h = Hyphens::of(&[
+        let (facts, zone): (Vec<_>, Vec<_>) = [
             rt("Eco", Sep::None),
             rt("-", Sep::None),
             rt("anxiety", Sep::Space),
             rt("ecosystems", Sep::Newline),
-        ]);
+        ]
+        .into_iter()
+        .unzip();
+        let h = Hyphens::of(Tokens {
+            facts: &facts,
+            zone: &zone,
+        });
         assert!(h.hyphenated.contains("eco-anxiety"), "{h:?}");
         assert!(h.whole.contains("ecosystems"), "{h:?}");
     }
@@ -1469,7 +1517,7 @@ pp pp p pp pp pp p pp pp pp LINESTART LINEINDENT NOCAPS NODIGIT 0 0 0 0 0 0 0 0 
             "<reference>",
             "<reference>",
         ]);
-        let refs = decode(&toks, &l).unwrap();
+        let refs = decode_pairs(&toks, &l).unwrap();
         assert_eq!(refs.len(), 2, "{refs:?}");
         assert!(
             refs[0]
@@ -1486,7 +1534,7 @@ pp pp p pp pp pp p pp pp pp LINESTART LINEINDENT NOCAPS NODIGIT 0 0 0 0 0 0 0 0 
         toks2[10] = rt("21", O);
         toks2[12] = rt("x", O);
         l2[12] = "<label>".into();
-        let refs = decode(&toks2, &l2).unwrap();
+        let refs = decode_pairs(&toks2, &l2).unwrap();
         assert_eq!(refs.len(), 2, "{refs:?}");
         assert!(refs[0].text.ends_with("ijerph1719696"), "{}", refs[0].text);
         // A cut-off rest labelled as the start of a reference (`aab3050)`), the next
@@ -1515,7 +1563,7 @@ pp pp p pp pp pp p pp pp pp LINESTART LINEINDENT NOCAPS NODIGIT 0 0 0 0 0 0 0 0 
             "<reference>",
             "<reference>",
         ]);
-        let refs = decode(&toks3, &l3).unwrap();
+        let refs = decode_pairs(&toks3, &l3).unwrap();
         assert_eq!(refs.len(), 2, "{refs:?}");
         assert_eq!(refs[0].text, "Lake (doi:10.1126/science.aab3050)");
         assert_eq!(refs[1].text, "Smieja M");

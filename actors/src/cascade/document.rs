@@ -291,13 +291,13 @@ impl DocStage {
             return Ok(Vec::new());
         }
         let (d, l) = (self.doc.clone(), self.lex.clone());
-        let (tokens, rows) = CascadeCtx::blocking("reference-segmenter features", move || {
-            let tokens = refseg::document_tokens(&d, &lines);
-            let facts: Vec<refseg::TokenFacts> = tokens.iter().map(|t| t.facts.clone()).collect();
-            let rows = refseg::rows(&facts, &LexView::new(&l));
-            Ok((tokens, rows))
-        })
-        .await?;
+        let (facts, tokens, rows) =
+            CascadeCtx::blocking("reference-segmenter features", move || {
+                let (facts, tokens) = refseg::document_tokens(&d, &lines);
+                let rows = refseg::rows(&facts, &LexView::new(&l));
+                Ok((facts, tokens, rows))
+            })
+            .await?;
         if rows.is_empty() {
             return Ok(Vec::new());
         }
@@ -305,7 +305,7 @@ impl DocStage {
             .labeler
             .label(ModelName::ReferenceSegmenter, vec![rows])
             .await?;
-        let raw = refseg::decode(&tokens, &labels[0])?;
+        let raw = refseg::decode(&facts, &tokens, &labels[0])?;
         let texts: Vec<String> = raw.iter().map(|r| r.text.clone()).collect();
         let lex = self.lex.clone();
         let citations = strings::parse_citations(&mut self.labeler, &lex, &texts).await?;
