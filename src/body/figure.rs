@@ -228,10 +228,7 @@ pub fn split_span(doc: &Document, toks: &[ZoneToken], table: bool) -> Vec<Range<
         let cut = if table {
             next
         } else {
-            prev + toks[prev..next]
-                .iter()
-                .take_while(|zt| !super::breaks(&zt.line, &toks[prev].line))
-                .count()
+            super::block_end(toks, prev).min(next)
         };
         if cut > cuts.last().copied().unwrap_or(0) {
             cuts.push(cut);
@@ -315,7 +312,9 @@ pub fn build(doc: &Document, toks: &[ZoneToken], table: bool, id: String) -> Fig
             fig.head = Some(lead.head);
             fig.label = Some(lead.label);
             let start = (pos + lead.tokens).min(toks.len());
-            let end = caption_end(toks, pos, start);
+            // The caption is the layout block its text starts in: the lead's own, or the next
+            // one when the lead ends its block.
+            let end = super::block_end(toks, start);
             let mut rest = toks[..pos].to_vec();
             rest.extend_from_slice(&toks[end..]);
             (start..end, rest)
@@ -339,20 +338,6 @@ pub fn build(doc: &Document, toks: &[ZoneToken], table: bool, id: String) -> Fig
     }
     fig.boxes = token_boxes(doc, toks);
     fig
-}
-
-/// Where a caption whose lead is at `pos` and whose text starts at `start` ends: with
-/// the lead's layout block, or the next block when the lead ends its own.
-fn caption_end(toks: &[ZoneToken], pos: usize, start: usize) -> usize {
-    let b = toks
-        .get(start)
-        .filter(|zt| super::breaks(&zt.line, &toks[pos].line))
-        .map_or(toks[pos].line, |zt| zt.line);
-    start
-        + toks[start..]
-            .iter()
-            .take_while(|zt| !super::breaks(&zt.line, &b))
-            .count()
 }
 
 /// Words and marks that open a table's note when they start a line.
@@ -644,7 +629,7 @@ pub fn apply_model(
     // Never past the caption's layout block: the model sometimes reads a table's first row,
     // set close under its caption, or a running foot or the next paragraph under a figure's
     // caption, as caption text.
-    end = end.min(caption_end(toks, pos, start));
+    end = end.min(super::block_end(toks, start));
     if end == start {
         return false;
     }

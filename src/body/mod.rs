@@ -1166,8 +1166,8 @@ fn caption_block(doc: &Document, toks: &[ZoneToken]) -> Option<(Range<usize>, bo
 }
 
 /// The end of the layout block that token `i` of `toks` opens or is in: the first token after
-/// it on another block (or page), else the end of `toks`.
-fn block_end(toks: &[ZoneToken], i: usize) -> usize {
+/// it on another block (or page), else the end of `toks` (`toks.len()` for `i == toks.len()`).
+pub(super) fn block_end(toks: &[ZoneToken], i: usize) -> usize {
     i + toks[i..]
         .iter()
         .take_while(|zt| !breaks(&zt.line, &toks[i].line))
