@@ -69,7 +69,7 @@ fn main() {
         n <= tokens
     });
     let n: usize = data.iter().map(|s| s.labels.len()).sum();
-    let rows: Vec<&[Vec<String>]> = data.iter().map(|s| s.rows.as_slice()).collect();
+    let rows: Vec<&[quire::features::Row]> = data.iter().map(|s| s.rows.as_slice()).collect();
     println!(
         "deep_tag_tokens/{name}: {n} corpus tokens in {} sequences; threads {}",
         data.len(),

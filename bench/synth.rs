@@ -32,10 +32,10 @@ pub fn generate(tokens: usize, vocab: usize, seed: u64) -> Vec<Sequence> {
                 // Pareto(α = 1.2) rank within the label's slice.
                 let u: f64 = rng.random::<f64>().max(1e-12);
                 let rank = ((u.powf(-1.0 / 1.2) - 1.0) * 3.0) as usize % slice;
-                row.push(format!("a{}", y * slice + rank));
+                row.push(format!("a{}", y * slice + rank).into());
             }
             for _ in 0..5 {
-                row.push(format!("a{}", rng.random_range(0..vocab)));
+                row.push(format!("a{}", rng.random_range(0..vocab)).into());
             }
             rows.push(row);
             labels.push(format!("L{y}"));

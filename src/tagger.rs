@@ -180,7 +180,7 @@ impl Tagger {
         }
     }
 
-    pub fn label(&self, rows: &[Vec<String>]) -> Result<Vec<String>> {
+    pub fn label(&self, rows: &[crate::features::Row]) -> Result<Vec<String>> {
         match self {
             Tagger::Crf(m) => m.label(rows),
             Tagger::Deep(m) => m.label(rows),
@@ -189,7 +189,7 @@ impl Tagger {
     }
 
     /// Label several sequences (batched by length for the deep model).
-    pub fn label_many(&self, seqs: &[&[Vec<String>]]) -> Result<Vec<Vec<String>>> {
+    pub fn label_many(&self, seqs: &[&[crate::features::Row]]) -> Result<Vec<Vec<String>>> {
         match self {
             Tagger::Crf(m) => seqs.iter().map(|rows| m.label(rows)).collect(),
             Tagger::Deep(m) => m.label_many(seqs),
@@ -282,7 +282,7 @@ impl Combined {
     }
 
     /// Label several sequences (the BiLSTM-CRFs' part batched by length).
-    pub fn label_many(&self, seqs: &[&[Vec<String>]]) -> Result<Vec<Vec<String>>> {
+    pub fn label_many(&self, seqs: &[&[crate::features::Row]]) -> Result<Vec<Vec<String>>> {
         let all: Vec<usize> = (0..self.deep_models()).collect();
         self.label_many_of(&all, seqs)
     }
@@ -292,7 +292,7 @@ impl Combined {
     pub fn label_many_of(
         &self,
         which: &[usize],
-        seqs: &[&[Vec<String>]],
+        seqs: &[&[crate::features::Row]],
     ) -> Result<Vec<Vec<String>>> {
         let members: Vec<(&deep::Model, &[usize])> = which
             .iter()
@@ -407,7 +407,7 @@ mod tests {
     #[test]
     fn a_declared_deep_model_serves_and_its_feature_version_is_checked() {
         let seq = |w: &[&str], l: &[&str]| crf::Sequence {
-            rows: w.iter().map(|t| vec![t.to_string()]).collect(),
+            rows: w.iter().map(|t| vec![(*t).into()]).collect(),
             labels: l.iter().map(|t| t.to_string()).collect(),
         };
         let data: Vec<crf::Sequence> = (0..12)
@@ -454,7 +454,7 @@ mod tests {
         deep::Trained,
     ) {
         let seq = |w: &[&str], l: &[&str]| crf::Sequence {
-            rows: w.iter().map(|t| vec![t.to_string()]).collect(),
+            rows: w.iter().map(|t| vec![(*t).into()]).collect(),
             labels: l.iter().map(|t| t.to_string()).collect(),
         };
         let mut data = Vec::new();
@@ -503,7 +503,7 @@ mod tests {
     }
 
     /// The CRF's chain score of `labels` for `rows`.
-    fn crf_score(crf: &crf::Model, rows: &[Vec<String>], labels: &[String]) -> f32 {
+    fn crf_score(crf: &crf::Model, rows: &[crate::features::Row], labels: &[String]) -> f32 {
         let ids: Vec<usize> = labels
             .iter()
             .map(|l| crf.labels().iter().position(|x| x == l).unwrap())
@@ -522,7 +522,7 @@ mod tests {
     }
 
     /// A BiLSTM-CRF's chain score of `labels` for `rows`.
-    fn deep_score(m: &deep::Model, rows: &[Vec<String>], labels: &[String]) -> f32 {
+    fn deep_score(m: &deep::Model, rows: &[crate::features::Row], labels: &[String]) -> f32 {
         let ids: Vec<usize> = labels
             .iter()
             .map(|l| m.labels().iter().position(|x| x == l).unwrap())
@@ -540,7 +540,7 @@ mod tests {
     }
 
     /// The product-of-experts score of `labels` for `rows`.
-    fn combined_score(c: &Combined, rows: &[Vec<String>], labels: &[String]) -> f32 {
+    fn combined_score(c: &Combined, rows: &[crate::features::Row], labels: &[String]) -> f32 {
         let w = c.crf_weight();
         w * crf_score(&c.crf, rows, labels) + (1.0 - w) * deep_score(&c.deep, rows, labels)
     }
@@ -548,7 +548,7 @@ mod tests {
     #[test]
     fn an_ensemble_decodes_the_mean_of_its_members_and_each_member_as_its_own_pair() {
         let (data, crf, _, a) = pair();
-        let rows: Vec<&[Vec<String>]> = data.iter().map(|s| s.rows.as_slice()).collect();
+        let rows: Vec<&[crate::features::Row]> = data.iter().map(|s| s.rows.as_slice()).collect();
         // Seeded training is reproducible, so training seed 7 twice gives one model twice.
         let alone = |deep: deep::Model| {
             Combined::new(crf.clone(), deep, 0.3)
@@ -572,7 +572,7 @@ mod tests {
         assert!(e.label_many_of(&[], &rows).is_err());
         let joint = e.label_many(&rows).unwrap();
         let b = &e.more[0].0;
-        let mean_score = |r: &[Vec<String>], l: &[String]| {
+        let mean_score = |r: &[crate::features::Row], l: &[String]| {
             0.3 * crf_score(&e.crf, r, l) + 0.35 * (deep_score(&e.deep, r, l) + deep_score(b, r, l))
         };
         let crf_labels: Vec<Vec<String>> = rows.iter().map(|r| crf.label(r).unwrap()).collect();
@@ -588,15 +588,15 @@ mod tests {
     fn a_combined_pair_decodes_as_either_model_at_the_ends_and_finds_the_best_joint_path() {
         let (data, crf, _, deep) = pair();
         let deep = deep.model;
-        let mut inputs: Vec<Vec<Vec<String>>> = data.iter().map(|s| s.rows.clone()).collect();
+        let mut inputs: Vec<crate::features::Rows> = data.iter().map(|s| s.rows.clone()).collect();
         for odd in [
             &["Wei", "Li", ",", "Ann"][..],
             &["Smith", "Smith", "."],
             &["Ito"],
         ] {
-            inputs.push(odd.iter().map(|t| vec![t.to_string()]).collect());
+            inputs.push(odd.iter().map(|t| vec![(*t).into()]).collect());
         }
-        let rows: Vec<&[Vec<String>]> = inputs.iter().map(|r| r.as_slice()).collect();
+        let rows: Vec<&[crate::features::Row]> = inputs.iter().map(|r| r.as_slice()).collect();
         let crf_labels: Vec<Vec<String>> = rows.iter().map(|r| crf.label(r).unwrap()).collect();
         let deep_labels = deep.label_many(&rows).unwrap();
         let mut c = Combined::new(crf, deep, 1.0).unwrap();
@@ -620,7 +620,7 @@ mod tests {
         ));
         let other = deep::train(
             &[crf::Sequence {
-                rows: vec![vec!["x".to_string()]],
+                rows: vec![vec!["x".into()]],
                 labels: vec!["I-<title>".to_string()],
             }],
             &deep::DeepParams {
@@ -666,7 +666,7 @@ mod tests {
             panic!("not a pair")
         };
         assert_eq!(c.crf_weight(), 0.25);
-        let rows: Vec<&[Vec<String>]> = data.iter().map(|s| s.rows.as_slice()).collect();
+        let rows: Vec<&[crate::features::Row]> = data.iter().map(|s| s.rows.as_slice()).collect();
         assert_eq!(t.label_many(&rows).unwrap(), c.label_many(&rows).unwrap());
         assert_eq!(
             t.label(rows[1]).unwrap(),

@@ -648,7 +648,8 @@ pub fn run_combined(
         report.training_s += trained.seconds + deep.seconds;
         report.train_sequences = train_data.len();
         report.data_digest = digest(train_data);
-        let rows: Vec<&[Vec<String>]> = eval_data.iter().map(|s| s.rows.as_slice()).collect();
+        let rows: Vec<&[crate::features::Row]> =
+            eval_data.iter().map(|s| s.rows.as_slice()).collect();
         let mut pair = crate::tagger::Combined::new(crf, deep.model, crf_weight)?;
         for other in others {
             pair = pair.and_also(other.model)?;
@@ -792,7 +793,7 @@ pub fn evaluate_saved_combined(
         crf_weight,
     )?;
     let (data, stats) = spec.read(dataset, Part::Evaluation)?;
-    let rows: Vec<&[Vec<String>]> = data.iter().map(|s| s.rows.as_slice()).collect();
+    let rows: Vec<&[crate::features::Row]> = data.iter().map(|s| s.rows.as_slice()).collect();
     Ok((
         score(&data, &pair.label_many(&rows)?, 1, &mut |_| {}),
         stats,
@@ -943,7 +944,7 @@ mod tests {
         Sequence {
             rows: toks
                 .iter()
-                .map(|(w, _)| vec![w.to_string(), (w.len() == 1).to_string()])
+                .map(|(w, _)| vec![(*w).into(), (w.len() == 1).to_string().into()])
                 .collect(),
             labels: toks.iter().map(|(_, l)| l.to_string()).collect(),
         }

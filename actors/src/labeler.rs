@@ -54,7 +54,7 @@ impl Labeler {
     pub async fn label(
         &mut self,
         model: ModelName,
-        seqs: Vec<Vec<Vec<String>>>,
+        seqs: Vec<quire::features::Rows>,
     ) -> Result<Vec<Vec<String>>, Error> {
         let flavor = match model {
             ModelName::Segmentation | ModelName::Header => self.flavor,
@@ -92,7 +92,7 @@ impl Labeler {
         &mut self,
         model: ModelName,
         toks: &[Vec<Tok>],
-        seqs: Vec<Vec<Vec<String>>>,
+        seqs: Vec<quire::features::Rows>,
     ) -> Result<Vec<Vec<String>>, Error> {
         let labels = self.label(model, seqs).await?;
         if let Some(trace) = self.trace.as_mut() {
@@ -113,7 +113,7 @@ impl Labeler {
         model: ModelName,
         view: &LexView<'_>,
         toks: &[Vec<Tok>],
-        rows: fn(&[Tok], &LexView<'_>) -> Vec<Vec<String>>,
+        rows: fn(&[Tok], &LexView<'_>) -> quire::features::Rows,
         mut decode: impl FnMut(usize, &[Tok], &[String]) -> R,
     ) -> Result<Vec<R>, Error> {
         let batch = toks.iter().map(|t| rows(t, view)).collect();
@@ -130,7 +130,7 @@ impl Labeler {
         &mut self,
         model: ModelName,
         flavor: Option<Flavor>,
-        batch: Vec<Vec<Vec<String>>>,
+        batch: Vec<quire::features::Rows>,
     ) -> Result<Vec<Vec<String>>, Error> {
         let lens: Vec<usize> = batch.iter().map(Vec::len).collect();
         // The trace needs the rows after the call; without a trace nothing is copied.

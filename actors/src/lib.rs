@@ -160,7 +160,7 @@ impl Models {
         &self,
         model: ModelName,
         flavor: Option<Flavor>,
-        seqs: Vec<Vec<Vec<String>>>,
+        seqs: Vec<quire::features::Rows>,
     ) -> Result<Vec<Vec<String>>> {
         if seqs.is_empty() {
             return Ok(Vec::new());

@@ -301,7 +301,7 @@ impl ModelActor {
 /// Label sequences: feature rows per token per sequence in, one label per token out.
 #[derive(Debug)]
 pub struct Label {
-    pub seqs: Vec<Vec<Vec<String>>>,
+    pub seqs: Vec<quire::features::Rows>,
     /// Set when the asker stopped waiting ([`Waiting`] dropped: its request timed out); the
     /// actor then tags no further sequence of this message, queued or under way.
     pub abandoned: Arc<AtomicBool>,
@@ -310,7 +310,7 @@ pub struct Label {
 impl Label {
     /// A message for `seqs` and the guard that marks it abandoned when dropped: keep the
     /// guard alive while awaiting the answer.
-    pub fn new(seqs: Vec<Vec<Vec<String>>>) -> (Label, Waiting) {
+    pub fn new(seqs: Vec<quire::features::Rows>) -> (Label, Waiting) {
         let abandoned = Arc::new(AtomicBool::new(false));
         (
             Label {
@@ -360,7 +360,7 @@ impl Handler<Label> for ModelActor {
                         stage: format!("model `{}` (request abandoned)", slot.key),
                     });
                 }
-                let rows: Vec<&[Vec<String>]> = chunk.iter().map(Vec::as_slice).collect();
+                let rows: Vec<&[quire::features::Row]> = chunk.iter().map(Vec::as_slice).collect();
                 for (rows, labels) in chunk.iter().zip(model.label_many(&rows)?) {
                     if labels.len() != rows.len() {
                         return Err(Error::Engine(quire::Error::Tagging {
@@ -594,7 +594,7 @@ mod tests {
         let mut s = settings(&dir);
         s.queue_bound = 8;
         let handle = ModelHandle::start(ModelName::Date, None, &s);
-        let row = |t: &str| vec![t.to_string(); 30];
+        let row = |t: &str| vec![quire::features::Feature::from(t); 30];
         let seq = || vec![row("12"), row("May"), row("2001")];
         // Answered while someone waits.
         let (msg, waiting) = Label::new(vec![seq(), seq()]);

@@ -13,7 +13,7 @@ use quire::models::ModelName;
 /// One model invocation: its key (`name-citation`), the feature rows of every token, and the
 /// predicted labels. Several sequences labelled in one batch are recorded as one entry, with
 /// an empty row (and empty label) between sequences.
-pub type TraceEntry = (String, Vec<Vec<String>>, Vec<String>);
+pub type TraceEntry = (String, quire::features::Rows, Vec<String>);
 
 /// Collects the invocations of one request, in order.
 #[derive(Debug, Clone, Default)]
@@ -30,7 +30,7 @@ impl DebugTrace {
     }
 
     /// Records one batch: `seqs[i]` are the rows of sequence i and `labels[i]` its labels.
-    pub fn record(&mut self, key: &str, seqs: &[Vec<Vec<String>>], labels: &[Vec<String>]) {
+    pub fn record(&mut self, key: &str, seqs: &[quire::features::Rows], labels: &[Vec<String>]) {
         let mut rows = Vec::new();
         let mut out = Vec::new();
         for (i, (seq, labs)) in seqs.iter().zip(labels).enumerate() {
@@ -143,10 +143,10 @@ pub fn format_debug_dump(entries: &[TraceEntry], filter: Option<&[String]>) -> S
 mod tests {
     use super::*;
 
-    fn rows(tokens: &[&str]) -> Vec<Vec<String>> {
+    fn rows(tokens: &[&str]) -> quire::features::Rows {
         tokens
             .iter()
-            .map(|t| vec![t.to_string(), t.to_lowercase()])
+            .map(|t| vec![(*t).into(), t.to_lowercase().into()])
             .collect()
     }
 

@@ -712,7 +712,7 @@ fn as_parts<L: Into<Part>>(spans: Vec<Span<L>>) -> Vec<Span<Part>> {
 const BITMAP_AROUND: usize = 23;
 
 /// One sequence of feature rows.
-pub type Rows = Vec<Vec<String>>;
+pub use crate::features::Rows;
 
 /// The figure and table models' labels (one sequence per zone of their kind, in the order of
 /// [`model_rows`]) applied to the body's figures ([`apply_model`]). A zone without labels (the

@@ -33,7 +33,7 @@ use crate::{tokenizer, Error, Result};
 #[derive(Debug, Clone, PartialEq)]
 pub struct Invocation {
     pub model: ModelName,
-    pub rows: Vec<Vec<Vec<String>>>,
+    pub rows: Vec<crate::features::Rows>,
     pub labels: Vec<Vec<String>>,
     pub toks: Option<Vec<Vec<Tok>>>,
 }
@@ -186,7 +186,7 @@ fn tei_document(stem: &str, body: &str) -> String {
     )
 }
 
-fn raw_file(rows: &[Vec<String>]) -> String {
+fn raw_file(rows: &[crate::features::Row]) -> String {
     let mut s = String::new();
     for r in rows {
         s.push_str(&r.join(" "));
@@ -358,7 +358,7 @@ fn layout_files(
     stem: &str,
     flavor: Option<Flavor>,
     items: &[Item<'_>],
-    rows: &[Vec<String>],
+    rows: &[crate::features::Row],
     labels: &[String],
 ) -> Result<Vec<TrainingFile>> {
     let mut body = String::new();
@@ -391,7 +391,10 @@ fn mismatch(model: ModelName, what: String) -> Error {
 }
 
 /// The first (only) sequence of the first invocation of `model`.
-fn first_seq(calls: &[Invocation], model: ModelName) -> Option<(&[Vec<String>], &[String])> {
+fn first_seq(
+    calls: &[Invocation],
+    model: ModelName,
+) -> Option<(&[crate::features::Row], &[String])> {
     let c = calls.iter().find(|c| c.model == model)?;
     Some((c.rows.first()?.as_slice(), c.labels.first()?.as_slice()))
 }
@@ -400,7 +403,7 @@ fn first_seq(calls: &[Invocation], model: ModelName) -> Option<(&[Vec<String>], 
 /// and the separator the layout put after the previous token.
 fn token_items<'a>(
     model: ModelName,
-    rows: &'a [Vec<String>],
+    rows: &'a [crate::features::Row],
     seps: &[Sep],
 ) -> Result<Vec<Item<'a>>> {
     if rows.len() != seps.len() {
@@ -413,7 +416,7 @@ fn token_items<'a>(
         .iter()
         .enumerate()
         .map(|(i, r)| Item {
-            text: r.first().map_or("", String::as_str),
+            text: r.first().map_or("", |t| t.as_str()),
             before: if i == 0 { Sep::None } else { seps[i - 1] },
         })
         .collect())

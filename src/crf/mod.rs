@@ -30,7 +30,7 @@ use crate::Result;
 /// One training sequence: feature columns per token and the gold label per token.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Sequence {
-    pub rows: Vec<Vec<String>>,
+    pub rows: crate::features::Rows,
     pub labels: Vec<String>,
 }
 
@@ -39,7 +39,7 @@ impl Sequence {
     pub fn tokens(&self) -> Vec<String> {
         self.rows
             .iter()
-            .map(|r| r.first().cloned().unwrap_or_default())
+            .map(|r| r.first().map(|t| t.to_string()).unwrap_or_default())
             .collect()
     }
 }

@@ -97,7 +97,7 @@ impl Model {
     }
 
     /// Label feature rows (column 0 = token); one label per row.
-    pub fn label(&self, rows: &[Vec<String>]) -> Result<Vec<String>> {
+    pub fn label(&self, rows: &[crate::features::Row]) -> Result<Vec<String>> {
         let ids = self.label_ids(rows)?;
         Ok(ids
             .into_iter()
@@ -106,7 +106,7 @@ impl Model {
     }
 
     /// Label feature rows, returning label ids (indexes into [`Model::labels`]).
-    pub fn label_ids(&self, rows: &[Vec<String>]) -> Result<Vec<u32>> {
+    pub fn label_ids(&self, rows: &[crate::features::Row]) -> Result<Vec<u32>> {
         self.with_state(rows, |model, state, sc| {
             model.viterbi(state, rows.len(), sc)
         })
@@ -114,7 +114,7 @@ impl Model {
 
     /// The state scores of feature rows: for each token, the summed weights of its
     /// attributes per label (`rows.len() × L`, row-major, the order of [`Model::labels`]).
-    pub fn state_scores(&self, rows: &[Vec<String>]) -> Result<Vec<f64>> {
+    pub fn state_scores(&self, rows: &[crate::features::Row]) -> Result<Vec<f64>> {
         self.with_state(rows, |_, state, _| state.to_vec())
     }
 
@@ -126,7 +126,7 @@ impl Model {
     /// Compute the state scores of `rows` into the thread's scratch and hand them to `then`.
     fn with_state<T: Default>(
         &self,
-        rows: &[Vec<String>],
+        rows: &[crate::features::Row],
         then: impl FnOnce(&Model, &[f64], &mut Scratch) -> T,
     ) -> Result<T> {
         if rows.is_empty() {
@@ -427,7 +427,7 @@ mod tests {
             .map(|k| {
                 let toks = [words[0], words[1 + k % 2 * 2], words[2 + k % 2 * 2]];
                 Sequence {
-                    rows: toks.iter().map(|(w, _)| vec![w.to_string()]).collect(),
+                    rows: toks.iter().map(|(w, _)| vec![(*w).into()]).collect(),
                     labels: toks.iter().map(|(_, l)| l.to_string()).collect(),
                 }
             })
@@ -458,11 +458,11 @@ mod tests {
     #[test]
     fn a_long_sequence_leaves_no_large_scratch_behind() {
         let m = model();
-        let short: Vec<Vec<String>> = ["the", "cat", "sat"]
+        let short: crate::features::Rows = ["the", "cat", "sat"]
             .iter()
-            .map(|w| vec![w.to_string()])
+            .map(|w| vec![(*w).into()])
             .collect();
-        let long: Vec<Vec<String>> = short.iter().cycle().take(300_000).cloned().collect();
+        let long: crate::features::Rows = short.iter().cycle().take(300_000).cloned().collect();
         let scratch = || SCRATCH.with(|c| c.borrow().bytes());
         let first = m.label(&short).unwrap();
         let kept = scratch();
@@ -485,7 +485,7 @@ mod tests {
                 Sequence {
                     rows: [("the", "T"), (w1, l1), (w2, l2)]
                         .iter()
-                        .map(|(w, _)| vec![w.to_string()])
+                        .map(|(w, _)| vec![(*w).into()])
                         .collect(),
                     labels: [("the", "T"), (w1, l1), (w2, l2)]
                         .iter()

@@ -147,7 +147,7 @@ impl Template {
     }
 
     /// Check that every row has the columns the template reads.
-    pub fn check_rows(&self, rows: &[Vec<String>]) -> Result<()> {
+    pub fn check_rows(&self, rows: &[crate::features::Row]) -> Result<()> {
         if let Some(max) = self.max_col {
             if let Some((i, r)) = rows.iter().enumerate().find(|(_, r)| r.len() <= max) {
                 return Err(Error::BadInput(format!(
@@ -162,7 +162,7 @@ impl Template {
     /// Attribute strings per token. A column missing from a row expands to an empty value
     /// (use [`Template::check_rows`] first to refuse such rows). Identical strings produced
     /// for one token are kept once (Wapiti's collisions).
-    pub fn expand(&self, rows: &[Vec<String>]) -> Vec<Vec<String>> {
+    pub fn expand(&self, rows: &[crate::features::Row]) -> Vec<Vec<String>> {
         let mut out: Vec<Vec<String>> = vec![Vec::new(); rows.len()];
         let mut buf = String::new();
         self.expand_with(rows, &mut buf, |t, attr| {
@@ -178,7 +178,7 @@ impl Template {
     /// held in `buf`. Duplicates within a token are not removed here.
     pub fn expand_with(
         &self,
-        rows: &[Vec<String>],
+        rows: &[crate::features::Row],
         buf: &mut String,
         mut sink: impl FnMut(usize, &str),
     ) {
@@ -248,7 +248,7 @@ impl Template {
     #[inline]
     pub(crate) fn pieces(
         &self,
-        rows: &[Vec<String>],
+        rows: &[crate::features::Row],
         t: usize,
         p: usize,
         mut f: impl FnMut(&[u8]),
@@ -354,9 +354,9 @@ fn parse_pattern(line: &str) -> std::result::Result<Vec<Piece>, String> {
 mod tests {
     use super::*;
 
-    fn rows(toks: &[&[&str]]) -> Vec<Vec<String>> {
+    fn rows(toks: &[&[&str]]) -> crate::features::Rows {
         toks.iter()
-            .map(|r| r.iter().map(|s| s.to_string()).collect())
+            .map(|r| r.iter().map(|s| (*s).into()).collect())
             .collect()
     }
 

@@ -23,7 +23,7 @@ fn seq(tokens: &[(&str, &str)]) -> Sequence {
     Sequence {
         rows: tokens
             .iter()
-            .map(|(t, _)| vec![t.to_string(), shape(t)])
+            .map(|(t, _)| vec![(*t).into(), shape(t).into()])
             .collect(),
         labels: tokens.iter().map(|(_, l)| l.to_string()).collect(),
     }

@@ -753,8 +753,8 @@ pub(crate) fn train(
 mod tests {
     use super::*;
 
-    fn row(tok: &str) -> Vec<String> {
-        vec![tok.to_string(), tok.len().to_string()]
+    fn row(tok: &str) -> crate::features::Row {
+        vec![tok.into(), tok.len().to_string().into()]
     }
 
     fn data() -> Vec<Sequence> {

@@ -214,7 +214,7 @@ impl Vocab {
                 }
                 for (c, v) in row.iter().enumerate().take(columns).skip(1) {
                     if seen[c].len() <= params.max_feature_values && seen[c].insert(v) {
-                        values[c].push(v.clone());
+                        values[c].push(v.to_string());
                     }
                 }
                 if !labels.contains(label) {
@@ -323,9 +323,14 @@ impl Encoded {
 }
 
 impl Lookup {
-    fn encode(&self, vocab: &Vocab, rows: &[Vec<String>], labels: Option<&[String]>) -> Encoded {
+    fn encode(
+        &self,
+        vocab: &Vocab,
+        rows: &[crate::features::Row],
+        labels: Option<&[String]>,
+    ) -> Encoded {
         let max_chars = vocab.params.max_chars;
-        let empty = String::new();
+        let empty = crate::features::Feature::default();
         // Each token's word key once, for the learned words and the frozen channel's.
         let mut words = Vec::with_capacity(rows.len());
         let mut pre = Vec::new();
@@ -354,7 +359,7 @@ impl Lookup {
                 rows.iter()
                     .map(|r| {
                         r.get(f.column)
-                            .and_then(|v| ids.get(v))
+                            .and_then(|v| ids.get(v.as_str()))
                             .copied()
                             .unwrap_or(0)
                     })
@@ -576,18 +581,18 @@ impl Model {
     }
 
     /// Label one sequence of feature rows.
-    pub fn label(&self, rows: &[Vec<String>]) -> Result<Vec<String>> {
+    pub fn label(&self, rows: &[crate::features::Row]) -> Result<Vec<String>> {
         Ok(self.label_many(&[rows])?.pop().unwrap_or_default())
     }
 
     /// Label the rows of every sequence of `data` (batched by length).
     pub fn label_all(&self, data: &[Sequence]) -> Result<Vec<Vec<String>>> {
-        let rows: Vec<&[Vec<String>]> = data.iter().map(|s| s.rows.as_slice()).collect();
+        let rows: Vec<&[crate::features::Row]> = data.iter().map(|s| s.rows.as_slice()).collect();
         self.label_many(&rows)
     }
 
     /// Label several sequences, batched by length.
-    pub fn label_many(&self, seqs: &[&[Vec<String>]]) -> Result<Vec<Vec<String>>> {
+    pub fn label_many(&self, seqs: &[&[crate::features::Row]]) -> Result<Vec<Vec<String>>> {
         let chain = self.chain()?;
         Ok(self
             .emissions_many(seqs)?
@@ -614,7 +619,7 @@ impl Model {
 
     /// The label scores (`[T][L]`, the order of [`Model::labels`]) the network gives each
     /// token of each sequence, batched by length; an empty sequence gets none.
-    pub fn emissions_many(&self, seqs: &[&[Vec<String>]]) -> Result<Vec<Vec<Vec<f32>>>> {
+    pub fn emissions_many(&self, seqs: &[&[crate::features::Row]]) -> Result<Vec<Vec<Vec<f32>>>> {
         let encoded: Vec<Encoded> = seqs
             .iter()
             .map(|r| self.lookup.encode(&self.vocab, r, None))

@@ -11,16 +11,16 @@ fn toy(i: usize) -> Sequence {
     let n = 1 + i % 3;
     for k in 0..n {
         if k > 0 {
-            rows.push(vec!["and".to_string(), "lower".to_string()]);
+            rows.push(vec!["and".into(), "lower".into()]);
             labels.push("<other>".to_string());
         }
         let s = surnames[(i + k) % surnames.len()];
-        rows.push(vec![s.to_string(), "cap".to_string()]);
+        rows.push(vec![s.into(), "cap".into()]);
         labels.push("I-<surname>".to_string());
         let initial = ((b'A' + ((i * 7 + k) % 26) as u8) as char).to_string();
-        rows.push(vec![initial, "cap".to_string()]);
+        rows.push(vec![initial.into(), "cap".into()]);
         labels.push("I-<forename>".to_string());
-        rows.push(vec![".".to_string(), "punct".to_string()]);
+        rows.push(vec![".".into(), "punct".into()]);
         labels.push("<forename>".to_string());
     }
     Sequence { rows, labels }
@@ -61,8 +61,8 @@ fn the_vocabulary_embeds_narrow_columns_only() {
     let data: Vec<Sequence> = (0..30)
         .map(|i| Sequence {
             rows: vec![vec![
-                format!("w{}", i % 4),
-                format!("wide{i}"),
+                format!("w{}", i % 4).into(),
+                format!("wide{i}").into(),
                 ["a", "b"][i % 2].into(),
             ]],
             labels: vec!["<x>".into()],
@@ -117,13 +117,13 @@ fn a_tiny_model_learns_saves_and_loads_with_the_same_labels() {
         );
     }
     // Batched and one-by-one tagging agree, whatever the lengths.
-    let rows: Vec<&[Vec<String>]> = unseen.iter().map(|s| s.rows.as_slice()).collect();
+    let rows: Vec<&[crate::features::Row]> = unseen.iter().map(|s| s.rows.as_slice()).collect();
     let many = loaded.label_many(&rows).unwrap();
     for (s, m) in unseen.iter().zip(&many) {
         assert_eq!(&loaded.label(&s.rows).unwrap(), m);
     }
     // Unknown words and feature values, and an empty sequence, do not fail.
-    let odd = vec![vec!["Zyxwv".to_string(), "never-seen".to_string()]];
+    let odd = vec![vec!["Zyxwv".into(), "never-seen".into()]];
     assert_eq!(loaded.label(&odd).unwrap().len(), 1);
     assert!(loaded.label(&[]).unwrap().is_empty());
 }
@@ -441,8 +441,8 @@ fn the_frozen_word_channel_keeps_its_vectors_and_tags_as_the_graph_does() {
     }
     // A word found in the file by its key (`Zyxwv` is `zyxwv`), one that is not.
     let rows = vec![
-        vec!["Zyxwv".to_string(), "cap".to_string()],
-        vec!["Quux".to_string(), "cap".to_string()],
+        vec!["Zyxwv".into(), "cap".into()],
+        vec!["Quux".into(), "cap".into()],
     ];
     let e = m.lookup.encode(&m.vocab, &rows, None);
     assert_eq!(e.pre, vec![4, 0]);

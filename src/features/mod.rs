@@ -12,6 +12,22 @@ use std::collections::HashSet;
 
 use crate::tokenizer;
 
+/// One feature value of a row. Nearly every value is a few bytes (a flag, a bin, a prefix, a
+/// token), so values are stored inline: building a row allocates the row, not each value, and
+/// dropping it frees one buffer.
+pub type Feature = compact_str::CompactString;
+
+/// One token's feature columns, the token itself in column 0.
+pub type Row = Vec<Feature>;
+
+/// The feature rows of one sequence, a row per token.
+pub type Rows = Vec<Row>;
+
+/// A count or a bin as a feature value (written inline, no allocation).
+pub fn number(n: usize) -> Feature {
+    compact_str::ToCompactString::to_compact_string(&n)
+}
+
 /// One token of a text-only model's input: its text and whether a line break preceded it.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Tok {
@@ -221,14 +237,20 @@ pub fn suffix(s: &str, k: usize) -> &str {
 }
 
 /// Push token, lower-case, prefixes 1-4 and suffixes 1-4 (columns 0-9 of every text model).
-pub fn push_lexical(row: &mut Vec<String>, s: &str) {
-    row.push(s.to_string());
-    row.push(s.to_lowercase());
+pub fn push_lexical(row: &mut Row, s: &str) {
+    row.push(s.into());
+    row.push(if s.is_ascii() {
+        let mut lower = Feature::from(s);
+        lower.make_ascii_lowercase();
+        lower
+    } else {
+        Feature::from(s.to_lowercase().as_str())
+    });
     for k in 1..=4 {
-        row.push(prefix(s, k).to_string());
+        row.push(prefix(s, k).into());
     }
     for k in 1..=4 {
-        row.push(suffix(s, k).to_string());
+        row.push(suffix(s, k).into());
     }
 }
 

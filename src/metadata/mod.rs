@@ -288,14 +288,14 @@ pub fn enrich_article(a: &mut Article) {
 pub fn debug_rows(
     h: &HeaderRecord,
     back: Option<&crate::document::Back>,
-) -> (Vec<Vec<String>>, Vec<String>) {
-    let mut rows: Vec<Vec<String>> = Vec::new();
+) -> (crate::features::Rows, Vec<String>) {
+    let mut rows: crate::features::Rows = Vec::new();
     let mut labels: Vec<String> = Vec::new();
-    let mut push = |row: Vec<String>, label: &str| {
+    let mut push = |row: crate::features::Row, label: &str| {
         rows.push(row);
         labels.push(format!("<{label}>"));
     };
-    let or_none = |s: Option<&str>| s.unwrap_or("-").to_string();
+    let or_none = |s: Option<&str>| crate::features::Feature::from(s.unwrap_or("-"));
     push(
         vec!["document".into(), or_none(h.language.as_deref())],
         "language",
@@ -323,7 +323,7 @@ pub fn debug_rows(
     for a in &h.authors {
         if let Some(id) = &a.orcid {
             push(
-                vec![or_none(a.person.surname.as_deref()), id.clone()],
+                vec![or_none(a.person.surname.as_deref()), id.as_str().into()],
                 "orcid",
             );
         }
@@ -333,14 +333,14 @@ pub fn debug_rows(
             for (ty, divs) in b.sections() {
                 for d in divs {
                     let head = d.head.as_ref().map(|h| h.text.text.as_str());
-                    push(vec![ty.to_string(), or_none(head)], "statement");
+                    push(vec![ty.into(), or_none(head)], "statement");
                 }
             }
         }
         None => {
             for s in &h.statements {
                 push(
-                    vec![s.kind.as_str().to_string(), or_none(s.head.as_deref())],
+                    vec![s.kind.as_str().into(), or_none(s.head.as_deref())],
                     "statement",
                 );
             }

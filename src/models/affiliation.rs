@@ -113,7 +113,7 @@ pub fn decode<L: AsRef<str>>(toks: &[Tok], labels: &[L], lex: &Lexicons) -> Vec<
 
 /// Feature rows (reference §3.7) for training and tagging. Deliberate difference from GROBID:
 /// the first-name column (always 0 there) holds the first-name lexicon flag.
-pub fn rows(toks: &[Tok], lex: &LexView<'_>) -> Vec<Vec<String>> {
+pub fn rows(toks: &[Tok], lex: &LexView<'_>) -> crate::features::Rows {
     let locations = lex.flags(Kind::Location, toks);
     let countries = lex.flags(Kind::Country, toks);
     toks.iter()
@@ -122,19 +122,19 @@ pub fn rows(toks: &[Tok], lex: &LexView<'_>) -> Vec<Vec<String>> {
             let s = t.text.as_str();
             let mut row = Vec::with_capacity(21);
             f::push_lexical(&mut row, s);
-            row.push(f::line_status(toks, i).to_string());
-            row.push(f::capitalisation_affiliation(s).to_string());
-            row.push(f::digit_affiliation(s).to_string());
-            row.push(f::single_char(s).to_string());
+            row.push(f::line_status(toks, i).into());
+            row.push(f::capitalisation_affiliation(s).into());
+            row.push(f::digit_affiliation(s).into());
+            row.push(f::single_char(s).into());
             let first = lex.has_word(Kind::FirstName, s);
             let proper = first || lex.has_word(Kind::LastName, s);
-            row.push(f::flag(proper).to_string());
-            row.push(f::flag(lex.has_word(Kind::CommonWord, s)).to_string());
-            row.push(f::flag(first).to_string());
-            row.push(f::flag(locations[i]).to_string());
-            row.push(f::flag(countries[i]).to_string());
-            row.push(f::punct_type(s).to_string());
-            row.push(f::word_shape(s));
+            row.push(f::flag(proper).into());
+            row.push(f::flag(lex.has_word(Kind::CommonWord, s)).into());
+            row.push(f::flag(first).into());
+            row.push(f::flag(locations[i]).into());
+            row.push(f::flag(countries[i]).into());
+            row.push(f::punct_type(s).into());
+            row.push(f::word_shape(s).into());
             row
         })
         .collect()
@@ -194,7 +194,7 @@ impl ModelSpec for Spec {
             rows,
         )
     }
-    fn rows_from_text(&self, text: &str) -> Option<Vec<Vec<String>>> {
+    fn rows_from_text(&self, text: &str) -> Option<crate::features::Rows> {
         let lex = crate::lexicon::default_shared();
         Some(rows(&toks(text), &LexView::new(&lex)))
     }

@@ -516,7 +516,7 @@ pub fn structure(toks: &[Tok]) -> Vec<Structure> {
 
 /// Feature rows (reference §3.5) for training and tagging: GROBID's columns 0-28, then
 /// Quire's structural columns 29-35 ([`Structure`] and the word shape).
-pub fn rows(toks: &[Tok], lex: &LexView<'_>) -> Vec<Vec<String>> {
+pub fn rows(toks: &[Tok], lex: &LexView<'_>) -> crate::features::Rows {
     let n = toks.len();
     let locations = lex.flags(Kind::Location, toks);
     let urls = f::url_flags(toks);
@@ -540,36 +540,36 @@ pub fn rows(toks: &[Tok], lex: &LexView<'_>) -> Vec<Vec<String>> {
                 } else {
                     "LINEIN"
                 }
-                .to_string(),
+                .into(),
             );
-            row.push(f::capitalisation(s).to_string());
-            row.push(f::digit(s).to_string());
-            row.push(f::single_char(s).to_string());
+            row.push(f::capitalisation(s).into());
+            row.push(f::digit(s).into());
+            row.push(f::single_char(s).into());
             let first = lex.has_word(Kind::FirstName, s);
             let last = lex.has_word(Kind::LastName, s);
-            row.push(f::flag(first || last).to_string());
-            row.push(f::flag(lex.has_word(Kind::CommonWord, s)).to_string());
-            row.push(f::flag(first).to_string());
-            row.push(f::flag(last).to_string());
-            row.push(f::flag(locations[i]).to_string());
-            row.push(f::flag(f::is_year(s)).to_string());
-            row.push(f::flag(f::is_month(s)).to_string());
-            row.push(f::flag(urls[i]).to_string());
-            row.push(f::flag(collabs[i]).to_string());
-            row.push(f::flag(journals[i]).to_string());
-            row.push(f::flag(confs[i]).to_string());
-            row.push(f::flag(publishers[i]).to_string());
-            row.push(f::flag(ids[i]).to_string());
-            row.push(f::punct_type(s).to_string());
-            row.push(f::linear_scaling(i, n, 12).to_string());
+            row.push(f::flag(first || last).into());
+            row.push(f::flag(lex.has_word(Kind::CommonWord, s)).into());
+            row.push(f::flag(first).into());
+            row.push(f::flag(last).into());
+            row.push(f::flag(locations[i]).into());
+            row.push(f::flag(f::is_year(s)).into());
+            row.push(f::flag(f::is_month(s)).into());
+            row.push(f::flag(urls[i]).into());
+            row.push(f::flag(collabs[i]).into());
+            row.push(f::flag(journals[i]).into());
+            row.push(f::flag(confs[i]).into());
+            row.push(f::flag(publishers[i]).into());
+            row.push(f::flag(ids[i]).into());
+            row.push(f::punct_type(s).into());
+            row.push(crate::features::number(f::linear_scaling(i, n, 12)));
             let st = &shape[i];
-            row.push(if st.spaced { "SPACED" } else { "GLUED" }.to_string());
-            row.push(f::flag(st.quoted).to_string());
-            row.push(f::flag(st.bracketed).to_string());
-            row.push(f::flag(st.after_year).to_string());
-            row.push(st.segment.to_string());
-            row.push(f::flag(st.after_in).to_string());
-            row.push(f::word_shape(s));
+            row.push(if st.spaced { "SPACED" } else { "GLUED" }.into());
+            row.push(f::flag(st.quoted).into());
+            row.push(f::flag(st.bracketed).into());
+            row.push(f::flag(st.after_year).into());
+            row.push(crate::features::number(st.segment));
+            row.push(f::flag(st.after_in).into());
+            row.push(f::word_shape(s).into());
             row
         })
         .collect()
@@ -668,7 +668,7 @@ impl ModelSpec for Spec {
     fn read(&self, dataset: &Path, part: Part) -> Result<(Vec<Sequence>, ReadStats)> {
         text::read_sequences(dataset, "citation", part, &CitationRules, rows)
     }
-    fn rows_from_text(&self, text: &str) -> Option<Vec<Vec<String>>> {
+    fn rows_from_text(&self, text: &str) -> Option<crate::features::Rows> {
         let lex = crate::lexicon::default_shared();
         Some(rows(&toks(&prepare(text)), &LexView::new(&lex)))
     }

@@ -209,7 +209,7 @@ pub fn best(dates: &[Date]) -> Option<&Date> {
 /// Feature rows (reference §3.8): the one function used for training and tagging.
 /// Columns 17-18 are Quire's own: [`number_class`], and whether any token of the string names
 /// a month (then the numbers are days and years).
-pub fn rows(toks: &[Tok], _lex: &LexView<'_>) -> Vec<Vec<String>> {
+pub fn rows(toks: &[Tok], _lex: &LexView<'_>) -> crate::features::Rows {
     let has_month = if toks.iter().any(|t| month_of_word(&t.text).is_some()) {
         "1"
     } else {
@@ -221,15 +221,15 @@ pub fn rows(toks: &[Tok], _lex: &LexView<'_>) -> Vec<Vec<String>> {
             let s = t.text.as_str();
             let mut row = Vec::with_capacity(19);
             f::push_lexical(&mut row, s);
-            row.push(f::line_status(toks, i).to_string());
-            row.push(f::capitalisation(s).to_string());
-            row.push(f::digit(s).to_string());
-            row.push(f::single_char(s).to_string());
-            row.push(f::flag(f::is_year(s)).to_string());
-            row.push(f::flag(f::is_month(s)).to_string());
-            row.push(f::punct_type(s).to_string());
-            row.push(number_class(s).to_string());
-            row.push(has_month.to_string());
+            row.push(f::line_status(toks, i).into());
+            row.push(f::capitalisation(s).into());
+            row.push(f::digit(s).into());
+            row.push(f::single_char(s).into());
+            row.push(f::flag(f::is_year(s)).into());
+            row.push(f::flag(f::is_month(s)).into());
+            row.push(f::punct_type(s).into());
+            row.push(number_class(s).into());
+            row.push(has_month.into());
             row
         })
         .collect()
@@ -303,7 +303,7 @@ impl ModelSpec for Spec {
     fn read(&self, dataset: &Path, part: Part) -> Result<(Vec<Sequence>, ReadStats)> {
         text::read_sequences(dataset, "date", part, &DateRules, rows)
     }
-    fn rows_from_text(&self, text: &str) -> Option<Vec<Vec<String>>> {
+    fn rows_from_text(&self, text: &str) -> Option<crate::features::Rows> {
         let lex = crate::lexicon::default_shared();
         Some(rows(&toks(text), &LexView::new(&lex)))
     }

@@ -115,7 +115,7 @@ pub fn tei_tokens(events: &[TeiEvent]) -> Vec<(String, String)> {
 pub const COLUMNS: usize = 26;
 
 /// THE figure and table feature function: the fulltext rows of the facts, columns 0–25.
-pub fn rows(facts: &[fulltext::TokenFacts]) -> Vec<Vec<String>> {
+pub fn rows(facts: &[fulltext::TokenFacts]) -> crate::features::Rows {
     let mut rows = fulltext::rows(facts);
     for r in &mut rows {
         r.truncate(COLUMNS);

@@ -219,7 +219,7 @@ fn line_status(toks: &[Tok], i: usize) -> &'static str {
 }
 
 /// THE feature function (reference §3.10): 17 columns per token.
-pub fn rows(toks: &[Tok], view: &FundingView<'_>) -> Vec<Vec<String>> {
+pub fn rows(toks: &[Tok], view: &FundingView<'_>) -> crate::features::Rows {
     let funders = view.lex.funders.flags(toks, view.excluded_funders);
     let infra = view
         .lex
@@ -231,13 +231,13 @@ pub fn rows(toks: &[Tok], view: &FundingView<'_>) -> Vec<Vec<String>> {
             let s = t.text.as_str();
             let mut row = Vec::with_capacity(17);
             f::push_lexical(&mut row, s);
-            row.push(line_status(toks, i).to_string());
-            row.push(f::capitalisation(s).to_string());
-            row.push(f::digit(s).to_string());
-            row.push(f::single_char(s).to_string());
-            row.push(f::flag(funders[i]).to_string());
-            row.push(f::flag(infra[i]).to_string());
-            row.push(f::punct_type(s).to_string());
+            row.push(line_status(toks, i).into());
+            row.push(f::capitalisation(s).into());
+            row.push(f::digit(s).into());
+            row.push(f::single_char(s).into());
+            row.push(f::flag(funders[i]).into());
+            row.push(f::flag(infra[i]).into());
+            row.push(f::punct_type(s).into());
             row
         })
         .collect()
@@ -333,7 +333,7 @@ impl ModelSpec for Spec {
     fn write_resources(&self, dataset: &Path, models_dir: &Path) -> Result<()> {
         FundingLexicon::from_corpus(dataset)?.save(&models_dir.join("lexicon"))
     }
-    fn rows_from_text(&self, text: &str) -> Option<Vec<Vec<String>>> {
+    fn rows_from_text(&self, text: &str) -> Option<crate::features::Rows> {
         static LEX: OnceLock<FundingLexicon> = OnceLock::new();
         let lex = LEX.get_or_init(|| {
             FundingLexicon::load(&crate::lexicon::default_dir()).unwrap_or_default()

@@ -137,7 +137,7 @@ impl TokenFacts {
 
 /// THE feature function: facts in, the 31 feature columns (plus GROBID's `0` placeholder
 /// column, kept so the column numbers match GROBID's) out.
-pub fn rows(tokens: &[TokenFacts], lex: &LexView<'_>) -> Vec<Vec<String>> {
+pub fn rows(tokens: &[TokenFacts], lex: &LexView<'_>) -> crate::features::Rows {
     let texts: Vec<&str> = tokens.iter().map(|t| t.text.as_str()).collect();
     let locations = lx::locations(&texts, lex);
     tokens
@@ -145,7 +145,7 @@ pub fn rows(tokens: &[TokenFacts], lex: &LexView<'_>) -> Vec<Vec<String>> {
         .zip(locations)
         .map(|(f, loc)| {
             let t = f.text.as_str();
-            let mut r: Vec<String> = Vec::with_capacity(32);
+            let mut r: crate::features::Row = Vec::with_capacity(32);
             crate::features::push_lexical(&mut r, t);
             r.push(f.block.as_str(lx::BLOCK_POS).into());
             r.push(f.line.as_str(lx::LINE_POS).into());

@@ -188,7 +188,7 @@ pub trait ModelSpec: Sync {
             .save(&models_dir.join("lexicon"))
     }
     /// Feature rows for one raw input line (text-only models); `None` for layout models.
-    fn rows_from_text(&self, _text: &str) -> Option<Vec<Vec<String>>> {
+    fn rows_from_text(&self, _text: &str) -> Option<crate::features::Rows> {
         None
     }
 }
@@ -226,7 +226,7 @@ impl ModelSpec for WithTemplate {
     fn write_resources(&self, dataset: &Path, models_dir: &Path) -> crate::Result<()> {
         self.inner.write_resources(dataset, models_dir)
     }
-    fn rows_from_text(&self, text: &str) -> Option<Vec<Vec<String>>> {
+    fn rows_from_text(&self, text: &str) -> Option<crate::features::Rows> {
         self.inner.rows_from_text(text)
     }
 }

@@ -679,7 +679,7 @@ pub fn line_starts(lines: &[String], n_toks: usize) -> Option<Vec<usize>> {
 }
 
 /// Feature rows (reference §3.6), shared by both name models, for training and tagging.
-pub fn rows(toks: &[Tok], lex: &LexView<'_>) -> Vec<Vec<String>> {
+pub fn rows(toks: &[Tok], lex: &LexView<'_>) -> crate::features::Rows {
     let titles = lex.flags(Kind::PersonTitle, toks);
     let suffixes = lex.flags(Kind::PersonSuffix, toks);
     toks.iter()
@@ -688,16 +688,16 @@ pub fn rows(toks: &[Tok], lex: &LexView<'_>) -> Vec<Vec<String>> {
             let s = t.text.as_str();
             let mut row = Vec::with_capacity(20);
             f::push_lexical(&mut row, s);
-            row.push(f::line_status(toks, i).to_string());
-            row.push(f::capitalisation(s).to_string());
-            row.push(f::digit(s).to_string());
-            row.push(f::single_char(s).to_string());
-            row.push(f::flag(lex.has_word(Kind::CommonWord, s)).to_string());
-            row.push(f::flag(lex.has_word(Kind::FirstName, s)).to_string());
-            row.push(f::flag(lex.has_word(Kind::LastName, s)).to_string());
-            row.push(f::flag(titles[i]).to_string());
-            row.push(f::flag(suffixes[i]).to_string());
-            row.push(f::punct_type(s).to_string());
+            row.push(f::line_status(toks, i).into());
+            row.push(f::capitalisation(s).into());
+            row.push(f::digit(s).into());
+            row.push(f::single_char(s).into());
+            row.push(f::flag(lex.has_word(Kind::CommonWord, s)).into());
+            row.push(f::flag(lex.has_word(Kind::FirstName, s)).into());
+            row.push(f::flag(lex.has_word(Kind::LastName, s)).into());
+            row.push(f::flag(titles[i]).into());
+            row.push(f::flag(suffixes[i]).into());
+            row.push(f::punct_type(s).into());
             row
         })
         .collect()
@@ -795,7 +795,7 @@ impl ModelSpec for Spec {
         };
         text::read_sequences(dataset, sub, part, &NameRules, rows)
     }
-    fn rows_from_text(&self, text: &str) -> Option<Vec<Vec<String>>> {
+    fn rows_from_text(&self, text: &str) -> Option<crate::features::Rows> {
         let lex = crate::lexicon::default_shared();
         Some(rows(&toks(text, self.citation), &LexView::new(&lex)))
     }

@@ -110,7 +110,7 @@ const COUNTRY_CODES: &[&str] = &[
 pub const COLUMNS: usize = 28;
 
 /// THE feature function (reference §3.11): 28 columns per token.
-pub fn rows(t: &Tokens, lex: &LexView<'_>) -> Vec<Vec<String>> {
+pub fn rows(t: &Tokens, lex: &LexView<'_>) -> crate::features::Rows {
     let toks: Vec<Tok> = t.toks.iter().map(|p| p.tok.clone()).collect();
     let urls = f::url_flags(&toks);
     let journals = lex.flags(Kind::Journal, &toks);
@@ -123,25 +123,27 @@ pub fn rows(t: &Tokens, lex: &LexView<'_>) -> Vec<Vec<String>> {
             let s = p.tok.text.as_str();
             let mut row = Vec::with_capacity(COLUMNS);
             f::push_lexical(&mut row, s);
-            row.push(f::capitalisation_affiliation(s).to_string());
-            row.push(f::digit_affiliation(s).to_string());
-            row.push(f::single_char(s).to_string());
+            row.push(f::capitalisation_affiliation(s).into());
+            row.push(f::digit_affiliation(s).into());
+            row.push(f::single_char(s).into());
             let proper = lex.has_word(Kind::FirstName, s) || lex.has_word(Kind::LastName, s);
-            row.push(f::flag(proper).to_string());
-            row.push(f::flag(lex.has_word(Kind::CommonWord, s)).to_string());
-            row.push("0".to_string());
-            row.push(f::flag(lex.has_word(Kind::Location, s)).to_string());
-            row.push(f::flag(f::is_year(s)).to_string());
-            row.push(f::flag(f::is_month(s)).to_string());
-            row.push(f::flag(urls[i] || s.contains("http")).to_string());
-            row.push(f::flag(journals[i]).to_string());
-            row.push(f::flag(confs[i]).to_string());
-            row.push(f::flag(publishers[i]).to_string());
-            row.push(f::flag(COUNTRY_CODES.contains(&s)).to_string());
-            row.push(f::flag(matches!(s, "A" | "B" | "C" | "U" | "P")).to_string());
-            row.push(f::punct_type(s).to_string());
-            row.push(s.chars().count().to_string());
-            row.push(f::linear_scaling(p.position, t.total, 12).to_string());
+            row.push(f::flag(proper).into());
+            row.push(f::flag(lex.has_word(Kind::CommonWord, s)).into());
+            row.push("0".into());
+            row.push(f::flag(lex.has_word(Kind::Location, s)).into());
+            row.push(f::flag(f::is_year(s)).into());
+            row.push(f::flag(f::is_month(s)).into());
+            row.push(f::flag(urls[i] || s.contains("http")).into());
+            row.push(f::flag(journals[i]).into());
+            row.push(f::flag(confs[i]).into());
+            row.push(f::flag(publishers[i]).into());
+            row.push(f::flag(COUNTRY_CODES.contains(&s)).into());
+            row.push(f::flag(matches!(s, "A" | "B" | "C" | "U" | "P")).into());
+            row.push(f::punct_type(s).into());
+            row.push(crate::features::number(s.chars().count()));
+            row.push(crate::features::number(f::linear_scaling(
+                p.position, t.total, 12,
+            )));
             row
         })
         .collect()
@@ -544,7 +546,7 @@ impl ModelSpec for Spec {
     fn read(&self, dataset: &Path, part: Part) -> Result<(Vec<Sequence>, ReadStats)> {
         read_sequences(dataset, part)
     }
-    fn rows_from_text(&self, text: &str) -> Option<Vec<Vec<String>>> {
+    fn rows_from_text(&self, text: &str) -> Option<crate::features::Rows> {
         let lex = crate::lexicon::default_shared();
         Some(rows(&tokens(text), &LexView::new(&lex)))
     }

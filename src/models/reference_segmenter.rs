@@ -143,12 +143,12 @@ impl TokenFacts {
 
 /// THE feature function: facts in, the 27 feature columns of reference §3.4 and GROBID's `0`
 /// placeholder out (column numbers as GROBID's; 17 and 18 are always `0` there too).
-pub fn rows(tokens: &[TokenFacts], lex: &LexView<'_>) -> Vec<Vec<String>> {
+pub fn rows(tokens: &[TokenFacts], lex: &LexView<'_>) -> crate::features::Rows {
     tokens
         .iter()
         .map(|f| {
             let t = f.text.as_str();
-            let mut r: Vec<String> = Vec::with_capacity(COLUMNS);
+            let mut r: crate::features::Row = Vec::with_capacity(COLUMNS);
             crate::features::push_lexical(&mut r, t);
             r.push(f.line.as_str(lx::LINE_POS).into());
             r.push(lx::alignment(f.indented).into());
@@ -163,12 +163,13 @@ pub fn rows(tokens: &[TokenFacts], lex: &LexView<'_>) -> Vec<Vec<String>> {
             r.push(bit(lx::month(t)).into());
             r.push(bit(lx::http(t)).into());
             r.push(lx::punct_type(t).into());
-            r.push(f.line_position.to_string());
-            r.push(f.line_length.to_string());
+            r.push(crate::features::number(f.line_position));
+            r.push(crate::features::number(f.line_length));
             r.push(f.block.as_str(lx::BLOCK_POS).into());
             r.push(
                 f.punct_profile
-                    .map_or_else(|| "no".into(), |n| n.to_string()),
+                    .map_or_else(|| "no".into(), |n| n.to_string())
+                    .into(),
             );
             r.push("0".into());
             r

@@ -169,18 +169,18 @@ impl LineFacts {
 }
 
 /// THE feature function: facts in, the 33 feature columns out (reference §3.1).
-pub fn rows(lines: &[LineFacts], lex: &LexView<'_>) -> Vec<Vec<String>> {
+pub fn rows(lines: &[LineFacts], lex: &LexView<'_>) -> crate::features::Rows {
     lines.iter().map(|l| row(l, lex)).collect()
 }
 
-fn row(f: &LineFacts, lex: &LexView<'_>) -> Vec<String> {
+fn row(f: &LineFacts, lex: &LexView<'_>) -> crate::features::Row {
     let t = f.first.as_str();
-    let mut r: Vec<String> = Vec::with_capacity(33);
-    r.push(t.to_string());
-    r.push(f.second.clone());
-    r.push(t.to_lowercase());
+    let mut r: crate::features::Row = Vec::with_capacity(33);
+    r.push(t.into());
+    r.push(f.second.as_str().into());
+    r.push(t.to_lowercase().into());
     for k in 1..=4 {
-        r.push(lx::prefix(t, k).to_string());
+        r.push(lx::prefix(t, k).into());
     }
     r.push(f.block.as_str(lx::BLOCK_POS).into());
     r.push(f.page.as_str(lx::PAGE_POS).into());
@@ -198,11 +198,11 @@ fn row(f: &LineFacts, lex: &LexView<'_>) -> Vec<String> {
     r.push(bit(lx::month(t)).into());
     r.push(bit(lx::email(t)).into());
     r.push(bit(lx::http(t)).into());
-    r.push(f.doc_pos.to_string());
-    r.push(f.page_pos.to_string());
-    r.push(f.punct.clone());
-    r.push(f.punct_len.to_string());
-    r.push(f.line_len.to_string());
+    r.push(crate::features::number(f.doc_pos));
+    r.push(crate::features::number(f.page_pos));
+    r.push(f.punct.as_str().into());
+    r.push(crate::features::number(f.punct_len));
+    r.push(crate::features::number(f.line_len));
     r.push(bit(f.bitmap_around).into());
     r.push(bit(f.vector_around).into());
     r.push(bit(f.repetitive).into());

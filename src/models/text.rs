@@ -17,7 +17,7 @@ use crate::models::{Part, ReadStats};
 use crate::Result;
 
 /// A model's row function: tokens in, one feature row per token out.
-pub type RowsFn = fn(&[Tok], &LexView<'_>) -> Vec<Vec<String>>;
+pub type RowsFn = fn(&[Tok], &LexView<'_>) -> crate::features::Rows;
 
 /// Read `<dataset>/<sub>/{corpus,evaluation}` into CRF sequences. Corpus files are
 /// featurised without the lexicon entries only they contribute; evaluation files see the full

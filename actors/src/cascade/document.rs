@@ -406,7 +406,7 @@ impl DocStage {
     async fn label_if_installed(
         &mut self,
         model: ModelName,
-        seqs: Vec<Vec<Vec<String>>>,
+        seqs: Vec<quire::features::Rows>,
     ) -> Result<Vec<Vec<String>>, Error> {
         if self.ctx.models.is_available(model) {
             self.labeler.label(model, seqs).await

@@ -98,7 +98,7 @@ pub async fn find_citations(
             }
         }
     }
-    let batch: Vec<Vec<Vec<String>>> = {
+    let batch: Vec<quire::features::Rows> = {
         let view = LexView::new(&lex);
         units.iter().map(|(_, _, t)| pc::rows(t, &view)).collect()
     };

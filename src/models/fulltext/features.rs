@@ -123,13 +123,13 @@ impl TokenFacts {
 
 /// THE feature function: facts in, the 27 feature columns of reference §3.3 out (no lexicon
 /// column: the fulltext model has none).
-pub fn rows(tokens: &[TokenFacts]) -> Vec<Vec<String>> {
+pub fn rows(tokens: &[TokenFacts]) -> crate::features::Rows {
     tokens.iter().map(row).collect()
 }
 
-fn row(f: &TokenFacts) -> Vec<String> {
+fn row(f: &TokenFacts) -> crate::features::Row {
     let t = f.text.as_str();
-    let mut r: Vec<String> = Vec::with_capacity(COLUMNS);
+    let mut r: crate::features::Row = Vec::with_capacity(COLUMNS);
     crate::features::push_lexical(&mut r, t);
     r.push(f.block.as_str(lx::BLOCK_POS).into());
     r.push(f.line.as_str(lx::LINE_POS).into());
@@ -142,8 +142,8 @@ fn row(f: &TokenFacts) -> Vec<String> {
     r.push(lx::digit(t).into());
     r.push(bit(t.chars().count() == 1).into());
     r.push(lx::punct_type(t).into());
-    r.push(f.doc_position.to_string());
-    r.push(f.page_position.to_string());
+    r.push(crate::features::number(f.doc_position));
+    r.push(crate::features::number(f.page_position));
     r.push(bit(f.bitmap_around).into());
     r.push(f.callout_type.as_str().into());
     r.push(bit(f.callout_known).into());

@@ -676,7 +676,7 @@ pub fn tag(args: TagArgs) -> anyhow::Result<()> {
         };
         let labels = model.label(&rows)?;
         for (row, label) in rows.iter().zip(&labels) {
-            let token = row.first().map(String::as_str).unwrap_or("");
+            let token = row.first().map_or("", |t| t.as_str());
             writeln!(out, "{token}\t{label}")?;
         }
         writeln!(out)?;
@@ -692,7 +692,7 @@ mod tests {
 
     fn seq(tokens: &[&str], labels: &[&str]) -> Sequence {
         Sequence {
-            rows: tokens.iter().map(|t| vec![t.to_string()]).collect(),
+            rows: tokens.iter().map(|t| vec![(*t).into()]).collect(),
             labels: labels.iter().map(|l| l.to_string()).collect(),
         }
     }

@@ -82,7 +82,7 @@ impl Cascade for Sleep {
 /// Labels given rows with one model: the smallest cascade.
 struct LabelRows {
     model: ModelName,
-    seqs: Vec<Vec<Vec<String>>>,
+    seqs: Vec<quire::features::Rows>,
 }
 
 impl Cascade for LabelRows {
@@ -113,7 +113,7 @@ async fn label(state: State, params: Params) -> Result<HttpResponse, ApiError> {
         .map(|(rows, labels)| {
             rows.iter()
                 .zip(labels)
-                .map(|(row, label)| format!("{}\t{label}", row.first().map_or("", String::as_str)))
+                .map(|(row, label)| format!("{}\t{label}", row.first().map_or("", |t| t.as_str())))
                 .collect::<Vec<_>>()
                 .join("\n")
         })
@@ -121,19 +121,19 @@ async fn label(state: State, params: Params) -> Result<HttpResponse, ApiError> {
     Ok(HttpResponse::Ok().body(body.join("\n\n")))
 }
 
-fn rows_from_param(rows: &str) -> Vec<Vec<Vec<String>>> {
+fn rows_from_param(rows: &str) -> Vec<quire::features::Rows> {
     rows.split("\n\n")
         .map(|seq| {
             seq.lines()
                 .filter(|l| !l.trim().is_empty())
-                .map(|l| l.split('\t').map(str::to_string).collect())
-                .collect::<Vec<Vec<String>>>()
+                .map(|l| l.split('\t').map(quire::features::Feature::from).collect())
+                .collect::<quire::features::Rows>()
         })
         .filter(|s| !s.is_empty())
         .collect()
 }
 
-fn rows_from_text(model: ModelName, text: &str) -> Result<Vec<Vec<Vec<String>>>, ApiError> {
+fn rows_from_text(model: ModelName, text: &str) -> Result<Vec<quire::features::Rows>, ApiError> {
     let spec = quire::models::spec(model, None).ok_or_else(|| {
         ApiError::invalid("model", format!("Quire has no definition of `{model}` yet"))
     })?;
