@@ -376,14 +376,7 @@ impl Net {
                 .broadcast_add(&lstm.bias)?
                 .flatten_all()?
                 .to_vec1()?;
-            for (table, ids) in d.features.iter().zip(&feature_ids) {
-                for (row, &id) in xw.chunks_exact_mut(h4).zip(ids) {
-                    let add = &table[id as usize * h4..(id as usize + 1) * h4];
-                    for (r, a) in row.iter_mut().zip(add) {
-                        *r += a;
-                    }
-                }
-            }
+            add_table_rows(&mut xw, h4, &d.features, &feature_ids);
             Ok(xw)
         };
         let recurrence = |xw: &[f32], w_hh_t: &[f32], reverse: bool| {
