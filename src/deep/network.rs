@@ -80,6 +80,8 @@ impl Lstm {
 pub(super) struct DirectionTables {
     /// The input weights of word embeddings and character features, `[inner, 4H]`.
     pub(super) w_inner_t: Tensor,
+    /// The input projection's bias (`4H`).
+    pub(super) bias: Vec<f32>,
     /// Per feature column, per value: its part of the input projection (`4H` each).
     pub(super) features: Vec<Vec<f32>>,
     /// The recurrent weights, `[H, 4H]`.
@@ -281,6 +283,7 @@ impl Net {
                 .collect::<candle_core::Result<_>>()?;
             Ok(DirectionTables {
                 w_inner_t: l.w_ih.narrow(1, 0, inner)?.t()?.contiguous()?,
+                bias: l.bias.to_vec1()?,
                 features,
                 w_hh_t: l.w_hh.t()?.contiguous()?.flatten_all()?.to_vec1()?,
             })
@@ -370,13 +373,9 @@ impl Net {
             .collect::<candle_core::Result<_>>()?;
         let hd = self.fwd.hidden;
         let h4 = 4 * hd;
-        let project = |lstm: &Lstm, d: &DirectionTables| -> candle_core::Result<Vec<f32>> {
-            let mut xw: Vec<f32> = x
-                .matmul(&d.w_inner_t)?
-                .broadcast_add(&lstm.bias)?
-                .flatten_all()?
-                .to_vec1()?;
-            add_table_rows(&mut xw, h4, &d.features, &feature_ids);
+        let project = |d: &DirectionTables| -> candle_core::Result<Vec<f32>> {
+            let mut xw: Vec<f32> = x.matmul(&d.w_inner_t)?.flatten_all()?.to_vec1()?;
+            add_table_rows(&mut xw, h4, &d.bias, &d.features, &feature_ids);
             Ok(xw)
         };
         let recurrence = |xw: &[f32], w_hh_t: &[f32], reverse: bool| {
@@ -390,8 +389,8 @@ impl Net {
             }
             .run()
         };
-        let fwd = recurrence(&project(&self.fwd, &tables.fwd)?, &tables.fwd.w_hh_t, false);
-        let bwd_in = project(&self.bwd, &tables.bwd)?;
+        let fwd = recurrence(&project(&tables.fwd)?, &tables.fwd.w_hh_t, false);
+        let bwd_in = project(&tables.bwd)?;
         let bwd = match &b.padded {
             // Each sequence reversed within its length, read forwards, put back in order.
             Some((_, rev)) => {

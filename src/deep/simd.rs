@@ -38,15 +38,16 @@ fn per_sequence() -> bool {
     })
 }
 
-/// Add to each `width`-wide row `i` of `rows`, for each feature column `c` in order, the row
-/// of `tables[c]` that `ids[c][i]` names: the feature columns' shares of an input projection,
-/// looked up per token. A row takes all its columns while it is in cache (column by column
-/// over all rows would stream the whole projection once per column). Each element is summed
-/// in column order whatever the lane width, so the result does not depend on the CPU; AVX
-/// where the CPU has it (eight lanes instead of SSE's four).
+/// Add to each `width`-wide row `i` of `rows` the `bias`, then, for each feature column `c` in
+/// order, the row of `tables[c]` that `ids[c][i]` names: an input projection's bias and its
+/// feature columns' shares, looked up per token. A row takes all its columns while it is in
+/// cache (column by column over all rows would stream the whole projection once per column).
+/// Each element is summed in the same order whatever the lane width, so the result does not
+/// depend on the CPU; AVX where the CPU has it (eight lanes instead of SSE's four).
 pub(super) fn add_table_rows(
     rows: &mut [f32],
     width: usize,
+    bias: &[f32],
     tables: &[Vec<f32>],
     ids: &[Vec<u32>],
 ) {
@@ -54,10 +55,10 @@ pub(super) fn add_table_rows(
     {
         if std::arch::is_x86_feature_detected!("avx") {
             // SAFETY: the CPU supports AVX, checked just above.
-            return unsafe { add_table_rows_avx(rows, width, tables, ids) };
+            return unsafe { add_table_rows_avx(rows, width, bias, tables, ids) };
         }
     }
-    add_table_rows_plain(rows, width, tables, ids)
+    add_table_rows_plain(rows, width, bias, tables, ids)
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -65,15 +66,25 @@ pub(super) fn add_table_rows(
 unsafe fn add_table_rows_avx(
     rows: &mut [f32],
     width: usize,
+    bias: &[f32],
     tables: &[Vec<f32>],
     ids: &[Vec<u32>],
 ) {
-    add_table_rows_plain(rows, width, tables, ids)
+    add_table_rows_plain(rows, width, bias, tables, ids)
 }
 
 #[inline(always)]
-fn add_table_rows_plain(rows: &mut [f32], width: usize, tables: &[Vec<f32>], ids: &[Vec<u32>]) {
+fn add_table_rows_plain(
+    rows: &mut [f32],
+    width: usize,
+    bias: &[f32],
+    tables: &[Vec<f32>],
+    ids: &[Vec<u32>],
+) {
     for (i, row) in rows.chunks_exact_mut(width).enumerate() {
+        for (r, b) in row.iter_mut().zip(bias) {
+            *r += b;
+        }
         for (table, ids) in tables.iter().zip(ids) {
             let Some(&id) = ids.get(i) else { continue };
             let add = &table[id as usize * width..(id as usize + 1) * width];
