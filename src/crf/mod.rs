@@ -16,7 +16,7 @@ The public contract:
 */
 
 mod format;
-mod fxhash;
+pub(crate) mod fxhash;
 pub mod lbfgs;
 mod model;
 mod template;

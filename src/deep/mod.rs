@@ -53,6 +53,7 @@ use candle_nn::{Conv1d, Conv1dConfig, Embedding, Linear, Module, Optimizer, VarB
 use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 
+use crate::crf::fxhash::FxHashMap;
 use crate::crf::Sequence;
 use crate::eval::Evaluation;
 use crate::{Error, Result};
@@ -175,12 +176,14 @@ pub struct Vocab {
     pub pretrained: Vec<String>,
 }
 
+/// The vocabulary's indexes, looked up for every token, character and feature value a
+/// sequence has: hashed with the CRF's fast hasher (the keys come from the model's own files).
 struct Lookup {
-    words: HashMap<String, u32>,
-    pretrained: HashMap<String, u32>,
-    chars: HashMap<char, u32>,
-    features: Vec<HashMap<String, u32>>,
-    labels: HashMap<String, u32>,
+    words: FxHashMap<String, u32>,
+    pretrained: FxHashMap<String, u32>,
+    chars: FxHashMap<char, u32>,
+    features: Vec<FxHashMap<String, u32>>,
+    labels: FxHashMap<String, u32>,
 }
 
 fn word_key(token: &str) -> String {
@@ -262,7 +265,7 @@ impl Vocab {
     }
 
     fn lookup(&self) -> Lookup {
-        let index = |v: &[String]| -> HashMap<String, u32> {
+        let index = |v: &[String]| -> FxHashMap<String, u32> {
             v.iter()
                 .enumerate()
                 .map(|(i, s)| (s.clone(), i as u32))
