@@ -168,8 +168,7 @@ pub fn rows(tokens: &[TokenFacts], lex: &LexView<'_>) -> crate::features::Rows {
             r.push(f.block.as_str(lx::BLOCK_POS).into());
             r.push(
                 f.punct_profile
-                    .map_or_else(|| "no".into(), |n| n.to_string())
-                    .into(),
+                    .map_or_else(|| "no".into(), crate::features::number),
             );
             r.push("0".into());
             r
