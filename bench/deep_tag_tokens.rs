@@ -17,12 +17,17 @@ mod timing;
 use quire::crf::{Model, Sequence};
 use timing::rate;
 
-fn accuracy(predicted: &[Vec<String>], data: &[Sequence]) -> f64 {
+fn accuracy(predicted: &[quire::labels::Labels], data: &[Sequence]) -> f64 {
     let tokens: usize = data.iter().map(|s| s.labels.len()).sum();
     let right: usize = predicted
         .iter()
         .zip(data)
-        .map(|(p, s)| p.iter().zip(&s.labels).filter(|(a, b)| a == b).count())
+        .map(|(p, s)| {
+            p.iter()
+                .zip(&s.labels)
+                .filter(|(a, b)| *a == b.as_str())
+                .count()
+        })
         .sum();
     right as f64 / tokens.max(1) as f64
 }
@@ -76,7 +81,8 @@ fn main() {
         std::env::var("RAYON_NUM_THREADS").unwrap_or_else(|_| "all".into())
     );
 
-    let crf_labels: Vec<Vec<String>> = rows.iter().map(|r| crf.label(r).expect("crf")).collect();
+    let crf_labels: Vec<quire::labels::Labels> =
+        rows.iter().map(|r| crf.label(r).expect("crf")).collect();
     let (wall, cpu) = rate(n, 1.0, || {
         for r in &rows {
             std::hint::black_box(crf.label(r).expect("crf"));

@@ -29,6 +29,7 @@ pub mod error;
 pub mod eval;
 pub mod features;
 pub mod flavor;
+pub mod labels;
 pub mod layout;
 pub mod lexicon;
 pub mod links;

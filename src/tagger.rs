@@ -11,6 +11,7 @@ rows, so the decoders above them do not change.
 
 use std::path::Path;
 
+use crate::labels::{LabelSet, Labels};
 use crate::{crf, deep, Error, Result};
 
 /// The declaration file in a model's folder.
@@ -180,7 +181,16 @@ impl Tagger {
         }
     }
 
-    pub fn label(&self, rows: &[crate::features::Row]) -> Result<Vec<String>> {
+    /// The label set of the answers (the CRF's for a pair).
+    pub fn label_set(&self) -> &LabelSet {
+        match self {
+            Tagger::Crf(m) => m.label_set(),
+            Tagger::Deep(m) => m.label_set(),
+            Tagger::Combined(c) => c.crf.label_set(),
+        }
+    }
+
+    pub fn label(&self, rows: &[crate::features::Row]) -> Result<Labels> {
         match self {
             Tagger::Crf(m) => m.label(rows),
             Tagger::Deep(m) => m.label(rows),
@@ -189,7 +199,7 @@ impl Tagger {
     }
 
     /// Label several sequences (batched by length for the deep model).
-    pub fn label_many(&self, seqs: &[&[crate::features::Row]]) -> Result<Vec<Vec<String>>> {
+    pub fn label_many(&self, seqs: &[&[crate::features::Row]]) -> Result<Vec<Labels>> {
         match self {
             Tagger::Crf(m) => seqs.iter().map(|rows| m.label(rows)).collect(),
             Tagger::Deep(m) => m.label_many(seqs),
@@ -282,7 +292,7 @@ impl Combined {
     }
 
     /// Label several sequences (the BiLSTM-CRFs' part batched by length).
-    pub fn label_many(&self, seqs: &[&[crate::features::Row]]) -> Result<Vec<Vec<String>>> {
+    pub fn label_many(&self, seqs: &[&[crate::features::Row]]) -> Result<Vec<Labels>> {
         let all: Vec<usize> = (0..self.deep_models()).collect();
         self.label_many_of(&all, seqs)
     }
@@ -293,7 +303,7 @@ impl Combined {
         &self,
         which: &[usize],
         seqs: &[&[crate::features::Row]],
-    ) -> Result<Vec<Vec<String>>> {
+    ) -> Result<Vec<Labels>> {
         let members: Vec<(&deep::Model, &[usize])> = which
             .iter()
             .map(|&k| match k {
@@ -351,10 +361,12 @@ impl Combined {
                         }
                     }
                 }
-                Ok(deep::viterbi(&scores, &trans, &start, &end)
-                    .into_iter()
-                    .map(|i| self.crf.labels()[i].clone())
-                    .collect())
+                Ok(self.crf.label_set().labels(
+                    deep::viterbi(&scores, &trans, &start, &end)
+                        .into_iter()
+                        .map(|i| i as u16)
+                        .collect(),
+                ))
             })
             .collect()
     }
@@ -503,7 +515,7 @@ mod tests {
     }
 
     /// The CRF's chain score of `labels` for `rows`.
-    fn crf_score(crf: &crf::Model, rows: &[crate::features::Row], labels: &[String]) -> f32 {
+    fn crf_score(crf: &crf::Model, rows: &[crate::features::Row], labels: &Labels) -> f32 {
         let ids: Vec<usize> = labels
             .iter()
             .map(|l| crf.labels().iter().position(|x| x == l).unwrap())
@@ -522,7 +534,7 @@ mod tests {
     }
 
     /// A BiLSTM-CRF's chain score of `labels` for `rows`.
-    fn deep_score(m: &deep::Model, rows: &[crate::features::Row], labels: &[String]) -> f32 {
+    fn deep_score(m: &deep::Model, rows: &[crate::features::Row], labels: &Labels) -> f32 {
         let ids: Vec<usize> = labels
             .iter()
             .map(|l| m.labels().iter().position(|x| x == l).unwrap())
@@ -540,7 +552,7 @@ mod tests {
     }
 
     /// The product-of-experts score of `labels` for `rows`.
-    fn combined_score(c: &Combined, rows: &[crate::features::Row], labels: &[String]) -> f32 {
+    fn combined_score(c: &Combined, rows: &[crate::features::Row], labels: &Labels) -> f32 {
         let w = c.crf_weight();
         w * crf_score(&c.crf, rows, labels) + (1.0 - w) * deep_score(&c.deep, rows, labels)
     }
@@ -572,10 +584,10 @@ mod tests {
         assert!(e.label_many_of(&[], &rows).is_err());
         let joint = e.label_many(&rows).unwrap();
         let b = &e.more[0].0;
-        let mean_score = |r: &[crate::features::Row], l: &[String]| {
+        let mean_score = |r: &[crate::features::Row], l: &Labels| {
             0.3 * crf_score(&e.crf, r, l) + 0.35 * (deep_score(&e.deep, r, l) + deep_score(b, r, l))
         };
-        let crf_labels: Vec<Vec<String>> = rows.iter().map(|r| crf.label(r).unwrap()).collect();
+        let crf_labels: Vec<Labels> = rows.iter().map(|r| crf.label(r).unwrap()).collect();
         for (i, r) in rows.iter().enumerate() {
             let best = mean_score(r, &joint[i]);
             for other in [&pair_a[i], &pair_b[i], &crf_labels[i]] {
@@ -597,7 +609,7 @@ mod tests {
             inputs.push(odd.iter().map(|t| vec![(*t).into()]).collect());
         }
         let rows: Vec<&[crate::features::Row]> = inputs.iter().map(|r| r.as_slice()).collect();
-        let crf_labels: Vec<Vec<String>> = rows.iter().map(|r| crf.label(r).unwrap()).collect();
+        let crf_labels: Vec<Labels> = rows.iter().map(|r| crf.label(r).unwrap()).collect();
         let deep_labels = deep.label_many(&rows).unwrap();
         let mut c = Combined::new(crf, deep, 1.0).unwrap();
         assert_eq!(c.label_many(&rows).unwrap(), crf_labels);

@@ -218,11 +218,21 @@ pub fn evaluate(model: &Model, data: &[Sequence]) -> Result<Evaluation> {
 
 /// The CRF's labels for every sequence (in parallel).
 fn label_all(model: &Model, data: &[Sequence]) -> Result<Vec<Vec<String>>> {
-    data.par_iter().map(|s| model.label(&s.rows)).collect()
+    data.par_iter()
+        .map(|s| Ok(model.label(&s.rows)?.to_names()))
+        .collect()
 }
 
 /// Evaluate `predicted` against the gold labels of `data`, reporting each sequence labelled
 /// differently as [`Event::Mislabelled`] of `fold`.
+/// A tagger's answers as the label names the gold data holds.
+fn names(answers: Vec<crate::labels::Labels>) -> Vec<Vec<String>> {
+    answers
+        .iter()
+        .map(crate::labels::Labels::to_names)
+        .collect()
+}
+
 fn score(
     data: &[Sequence],
     predicted: &[Vec<String>],
@@ -495,7 +505,7 @@ pub fn run_deep(
         report.data_digest = digest(train_data);
         let eval = match &fold.eval {
             Some(data) => Some(record_fold(
-                score(data, &trained.model.label_all(data)?, f, progress),
+                score(data, &names(trained.model.label_all(data)?), f, progress),
                 data.len(),
                 (f, folds),
                 &mut report,
@@ -662,14 +672,14 @@ pub fn run_combined(
                 for (w, pooled_k) in [(crf_weight, in_pair), (0.0, alone)] {
                     pair = pair.with_weight(w)?;
                     let labels = pair.label_many_of(&[k], &rows)?;
-                    pooled_k.merge(&score(eval_data, &labels, f, &mut |_| {}));
+                    pooled_k.merge(&score(eval_data, &names(labels), f, &mut |_| {}));
                 }
             }
         }
         let mut sweep = Vec::with_capacity(COMBINATION_WEIGHTS.len());
         for (&w, pooled_w) in COMBINATION_WEIGHTS.iter().zip(by_weight.iter_mut()) {
             pair = pair.with_weight(w)?;
-            let e = score(eval_data, &pair.label_many(&rows)?, f, &mut |_| {});
+            let e = score(eval_data, &names(pair.label_many(&rows)?), f, &mut |_| {});
             sweep.push((w, 100.0 * e.field.micro().f1));
             pooled_w.merge(&e);
         }
@@ -680,7 +690,7 @@ pub fn run_combined(
         });
         pair = pair.with_weight(crf_weight)?;
         record_fold(
-            score(eval_data, &pair.label_many(&rows)?, f, progress),
+            score(eval_data, &names(pair.label_many(&rows)?), f, progress),
             eval_data.len(),
             (f, folds),
             &mut report,
@@ -795,7 +805,7 @@ pub fn evaluate_saved_combined(
     let (data, stats) = spec.read(dataset, Part::Evaluation)?;
     let rows: Vec<&[crate::features::Row]> = data.iter().map(|s| s.rows.as_slice()).collect();
     Ok((
-        score(&data, &pair.label_many(&rows)?, 1, &mut |_| {}),
+        score(&data, &names(pair.label_many(&rows)?), 1, &mut |_| {}),
         stats,
     ))
 }

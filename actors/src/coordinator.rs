@@ -221,7 +221,7 @@ mod tests {
     struct AskDate;
 
     impl Cascade for AskDate {
-        type Output = Vec<Vec<String>>;
+        type Output = Vec<quire::labels::Labels>;
         fn run(self, ctx: CascadeCtx) -> BoxFuture<'static, Result<Self::Output, Error>> {
             Box::pin(async move {
                 ctx.models

@@ -55,7 +55,7 @@ impl Labeler {
         &mut self,
         model: ModelName,
         seqs: Vec<quire::features::Rows>,
-    ) -> Result<Vec<Vec<String>>, Error> {
+    ) -> Result<Vec<quire::labels::Labels>, Error> {
         let flavor = match model {
             ModelName::Segmentation | ModelName::Header => self.flavor,
             // GROBID's light-ref full-text data is the light data (one model for both).
@@ -74,7 +74,7 @@ impl Labeler {
                 batch.push(seq);
             }
         }
-        let mut out: Vec<Vec<String>> = vec![Vec::new(); n];
+        let mut out: Vec<quire::labels::Labels> = vec![quire::labels::Labels::empty(); n];
         if batch.is_empty() {
             return Ok(out);
         }
@@ -93,7 +93,7 @@ impl Labeler {
         model: ModelName,
         toks: &[Vec<Tok>],
         seqs: Vec<quire::features::Rows>,
-    ) -> Result<Vec<Vec<String>>, Error> {
+    ) -> Result<Vec<quire::labels::Labels>, Error> {
         let labels = self.label(model, seqs).await?;
         if let Some(trace) = self.trace.as_mut() {
             let kept: Vec<Vec<Tok>> = toks.iter().filter(|t| !t.is_empty()).cloned().collect();
@@ -114,7 +114,7 @@ impl Labeler {
         view: &LexView<'_>,
         toks: &[Vec<Tok>],
         rows: fn(&[Tok], &LexView<'_>) -> quire::features::Rows,
-        mut decode: impl FnMut(usize, &[Tok], &[String]) -> R,
+        mut decode: impl FnMut(usize, &[Tok], &quire::labels::Labels) -> R,
     ) -> Result<Vec<R>, Error> {
         let batch = toks.iter().map(|t| rows(t, view)).collect();
         let labels = self.label_toks(model, toks, batch).await?;
@@ -131,7 +131,7 @@ impl Labeler {
         model: ModelName,
         flavor: Option<Flavor>,
         batch: Vec<quire::features::Rows>,
-    ) -> Result<Vec<Vec<String>>, Error> {
+    ) -> Result<Vec<quire::labels::Labels>, Error> {
         let lens: Vec<usize> = batch.iter().map(Vec::len).collect();
         // The trace needs the rows after the call; without a trace nothing is copied.
         let (labels, rows) = match self.trace {

@@ -161,7 +161,7 @@ impl Models {
         model: ModelName,
         flavor: Option<Flavor>,
         seqs: Vec<quire::features::Rows>,
-    ) -> Result<Vec<Vec<String>>> {
+    ) -> Result<Vec<quire::labels::Labels>> {
         if seqs.is_empty() {
             return Ok(Vec::new());
         }

@@ -334,11 +334,11 @@ impl Drop for Waiting {
 }
 
 impl Message for Label {
-    type Result = Result<Vec<Vec<String>>, Error>;
+    type Result = Result<Vec<quire::labels::Labels>, Error>;
 }
 
 impl Handler<Label> for ModelActor {
-    type Result = Result<Vec<Vec<String>>, Error>;
+    type Result = Result<Vec<quire::labels::Labels>, Error>;
 
     fn handle(&mut self, msg: Label, ctx: &mut Self::Context) -> Self::Result {
         self.guarded(ctx, |slot| {

@@ -30,7 +30,12 @@ impl DebugTrace {
     }
 
     /// Records one batch: `seqs[i]` are the rows of sequence i and `labels[i]` its labels.
-    pub fn record(&mut self, key: &str, seqs: &[quire::features::Rows], labels: &[Vec<String>]) {
+    pub fn record(
+        &mut self,
+        key: &str,
+        seqs: &[quire::features::Rows],
+        labels: &[quire::labels::Labels],
+    ) {
         let mut rows = Vec::new();
         let mut out = Vec::new();
         for (i, (seq, labs)) in seqs.iter().zip(labels).enumerate() {
@@ -39,7 +44,7 @@ impl DebugTrace {
                 out.push(String::new());
             }
             rows.extend(seq.iter().cloned());
-            out.extend(labs.iter().cloned());
+            out.extend(labs.iter().map(str::to_string));
         }
         self.entries.push((key.to_string(), rows, out));
         self.toks.push(None);
@@ -142,6 +147,7 @@ pub fn format_debug_dump(entries: &[TraceEntry], filter: Option<&[String]>) -> S
 #[cfg(test)]
 mod tests {
     use super::*;
+    use quire::labels::Labels;
 
     fn rows(tokens: &[&str]) -> quire::features::Rows {
         tokens
@@ -156,14 +162,14 @@ mod tests {
         trace.record(
             "segmentation",
             &[rows(&["Title", "Body"])],
-            &[vec!["I-<header>".into(), "I-<body>".into()]],
+            &[Labels::from_names(["I-<header>", "I-<body>"])],
         );
         trace.record(
             "citation",
             &[rows(&["A", "B"]), rows(&["C"])],
             &[
-                vec!["I-<author>".into(), "<author>".into()],
-                vec!["I-<title>".into()],
+                Labels::from_names(["I-<author>", "<author>"]),
+                Labels::from_names(["I-<title>"]),
             ],
         );
         let tok = |t: &str| Tok {
@@ -195,14 +201,21 @@ mod tests {
         trace.record(
             "date",
             &[rows(&["May", "2001"])],
-            &[vec!["<month>".into(), "<year>".into()]],
+            &[Labels::from_names(["<month>", "<year>"])],
         );
         trace.record(
             "citation",
             &[rows(&["A"]), rows(&["B"])],
-            &[vec!["<author>".into()], vec!["<title>".into()]],
+            &[
+                Labels::from_names(["<author>"]),
+                Labels::from_names(["<title>"]),
+            ],
         );
-        trace.record("date", &[rows(&["1999"])], &[vec!["<year>".into()]]);
+        trace.record(
+            "date",
+            &[rows(&["1999"])],
+            &[Labels::from_names(["<year>"])],
+        );
         let dump = trace.format(None);
         assert!(
             dump.starts_with(

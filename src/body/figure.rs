@@ -723,8 +723,8 @@ pub fn apply_models(
     zf: &ZoneFacts,
     figures: &mut [Figure],
     zones: &[FigureZone],
-    figure_labels: &[Vec<String>],
-    table_labels: &[Vec<String>],
+    figure_labels: &[crate::labels::Labels],
+    table_labels: &[crate::labels::Labels],
 ) -> crate::Result<usize> {
     let (mut next_figure, mut next_table) = (0, 0);
     let mut used = 0;

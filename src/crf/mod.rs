@@ -11,7 +11,8 @@ The public contract:
 - `Sequence { rows, labels }`: `rows[i]` are the feature columns of token i (column 0 = token).
 - `Template::parse(text)`, `Template::expand(&rows) -> Vec<Vec<String>>` (CRF attributes).
 - `train(&template, &data, &params, &mut progress) -> Result<Vec<u8>>` (CRFsuite model bytes).
-- `Model::load(dir, feature_version)`, `Model::label(&rows) -> Result<Vec<String>>`,
+- `Model::load(dir, feature_version)`, `Model::label(&rows) -> Result<Labels>` (ids into
+  `Model::label_set()`),
   `Model::meta()`; `ModelMeta` is `meta.json`.
 */
 

@@ -11,6 +11,7 @@ use super::format::{self, Tables, AMBIGUOUS, NO_DENSE_ROW};
 use super::fxhash::Poly2;
 use super::template::Template;
 use super::ModelMeta;
+use crate::labels::{LabelSet, Labels};
 use crate::{Error, Result};
 
 pub const MODEL_FILE: &str = "model.crf";
@@ -23,6 +24,8 @@ pub struct Model {
     meta: ModelMeta,
     template: Template,
     tables: Tables,
+    /// The label names, shared by every answer.
+    label_set: LabelSet,
 }
 
 fn read_to_string(path: &Path) -> Result<String> {
@@ -57,10 +60,12 @@ impl Model {
     /// Build a model from CRFsuite bytes, a template and metadata (no files involved).
     pub fn from_parts(model_crf: &[u8], template: Template, meta: ModelMeta) -> Result<Model> {
         let tables = format::read(model_crf)?;
+        let label_set = LabelSet::new(tables.labels.clone());
         Ok(Model {
             meta,
             template,
             tables,
+            label_set,
         })
     }
 
@@ -96,13 +101,17 @@ impl Model {
         self.tables.attr_ids.len()
     }
 
+    /// The label set, shared by every answer.
+    pub fn label_set(&self) -> &LabelSet {
+        &self.label_set
+    }
+
     /// Label feature rows (column 0 = token); one label per row.
-    pub fn label(&self, rows: &[crate::features::Row]) -> Result<Vec<String>> {
+    pub fn label(&self, rows: &[crate::features::Row]) -> Result<Labels> {
         let ids = self.label_ids(rows)?;
-        Ok(ids
-            .into_iter()
-            .map(|i| self.tables.labels[i as usize].clone())
-            .collect())
+        Ok(self
+            .label_set
+            .labels(ids.into_iter().map(|i| i as u16).collect()))
     }
 
     /// Label feature rows, returning label ids (indexes into [`Model::labels`]).
@@ -469,7 +478,7 @@ mod tests {
         assert!(kept > 0 && kept <= SCRATCH_KEEP_BYTES, "{kept}");
         let labels = m.label(&long).unwrap();
         assert_eq!(labels.len(), 300_000);
-        assert_eq!(&labels[..3], &first[..]);
+        assert!(labels.iter().take(3).eq(first.iter()));
         assert!(scratch() <= SCRATCH_KEEP_BYTES, "{}", scratch());
         assert_eq!(m.label(&short).unwrap(), first);
     }

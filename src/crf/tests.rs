@@ -155,7 +155,7 @@ fn crfs_loads_the_file_and_agrees_with_quire() {
             .into_iter()
             .map(String::from)
             .collect();
-        assert_eq!(theirs, model.label(&s.rows).unwrap());
+        assert_eq!(model.label(&s.rows).unwrap(), theirs);
     }
 }
 

@@ -19,6 +19,7 @@ impl Model {
         let vb = VarBuilder::from_tensors(tensors, DType::F32, &device);
         let net = Net::new(&vocab, vb).map_err(cerr)?;
         Ok(Model {
+            label_set: crate::labels::LabelSet::new(vocab.labels.clone()),
             lookup: Box::new(vocab.lookup()),
             vocab,
             net,

@@ -56,6 +56,7 @@ use rand::{Rng, SeedableRng};
 use crate::crf::fxhash::FxHashMap;
 use crate::crf::Sequence;
 use crate::eval::Evaluation;
+use crate::labels::Labels;
 use crate::{Error, Result};
 
 /// The architecture's name in the interface (`architecture=BiLSTM-CRF`).
@@ -517,6 +518,8 @@ pub struct Chain {
 /// A trained BiLSTM-CRF: vocabulary and network.
 pub struct Model {
     vocab: Vocab,
+    /// The vocabulary's labels, shared by every answer.
+    label_set: crate::labels::LabelSet,
     /// Boxed: the maps would make every `Tagger` as large as this one.
     lookup: Box<Lookup>,
     net: Net,
@@ -543,6 +546,11 @@ const TAG_BATCH: usize = 64;
 impl Model {
     pub fn labels(&self) -> &[String] {
         &self.vocab.labels
+    }
+
+    /// The label set, shared by every answer.
+    pub fn label_set(&self) -> &crate::labels::LabelSet {
+        &self.label_set
     }
 
     /// The vectors of the frozen word channel, when the model has one.
@@ -584,27 +592,29 @@ impl Model {
     }
 
     /// Label one sequence of feature rows.
-    pub fn label(&self, rows: &[crate::features::Row]) -> Result<Vec<String>> {
+    pub fn label(&self, rows: &[crate::features::Row]) -> Result<Labels> {
         Ok(self.label_many(&[rows])?.pop().unwrap_or_default())
     }
 
     /// Label the rows of every sequence of `data` (batched by length).
-    pub fn label_all(&self, data: &[Sequence]) -> Result<Vec<Vec<String>>> {
+    pub fn label_all(&self, data: &[Sequence]) -> Result<Vec<Labels>> {
         let rows: Vec<&[crate::features::Row]> = data.iter().map(|s| s.rows.as_slice()).collect();
         self.label_many(&rows)
     }
 
     /// Label several sequences, batched by length.
-    pub fn label_many(&self, seqs: &[&[crate::features::Row]]) -> Result<Vec<Vec<String>>> {
+    pub fn label_many(&self, seqs: &[&[crate::features::Row]]) -> Result<Vec<Labels>> {
         let chain = self.chain()?;
         Ok(self
             .emissions_many(seqs)?
             .iter()
             .map(|em| {
-                viterbi(em, &chain.trans, &chain.start, &chain.end)
-                    .into_iter()
-                    .map(|l| self.vocab.labels[l].clone())
-                    .collect()
+                self.label_set.labels(
+                    viterbi(em, &chain.trans, &chain.start, &chain.end)
+                        .into_iter()
+                        .map(|l| l as u16)
+                        .collect(),
+                )
             })
             .collect())
     }
@@ -664,7 +674,7 @@ impl Model {
         let predicted = self.label_all(data)?;
         let mut e = Evaluation::new();
         for (s, p) in data.iter().zip(&predicted) {
-            e.add(&s.labels, p);
+            e.add(&s.labels, &p.to_names());
         }
         Ok(e)
     }

@@ -315,6 +315,7 @@ pub fn train_from(
     )
     .map_err(cerr)?;
     let model = Model {
+        label_set: crate::labels::LabelSet::new(vocab.labels.clone()),
         vocab,
         lookup: Box::new(lookup),
         net,

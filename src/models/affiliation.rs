@@ -2,6 +2,7 @@
 //! department, laboratory, address parts, country, marker) and decodes them into
 //! affiliations with their addresses and ISO country codes.
 
+use crate::labels::Labels;
 use std::path::Path;
 use std::sync::OnceLock;
 
@@ -61,7 +62,7 @@ fn trim_field(s: &str) -> String {
 
 /// Affiliations from labelled tokens. A new affiliation starts at a marker once the current
 /// one has content, or at an organisation name once the current one has an address.
-pub fn decode<L: AsRef<str>>(toks: &[Tok], labels: &[L], lex: &Lexicons) -> Vec<Affiliation> {
+pub fn decode(toks: &[Tok], labels: &Labels, lex: &Lexicons) -> Vec<Affiliation> {
     let mut out = Vec::new();
     let mut cur = Affiliation::default();
     for (label, a, b) in spans(labels) {
@@ -231,7 +232,7 @@ mod tests {
             Country,
         ];
         assert_eq!(t.len(), labels.len(), "{t:?}");
-        let a = decode(&t, &labels, &lex);
+        let a = decode(&t, &Labels::from_names(labels), &lex);
         assert_eq!(a.len(), 2);
         assert_eq!(a[0].markers, vec!["1"]);
         assert_eq!(a[0].departments, vec!["Dept. of Physics"]);

@@ -2,6 +2,7 @@
 //! date, volume, pages, …) and decodes them into a [`Citation`]. Authors/editors then go
 //! through a name model and the date through the date model (the string cascade).
 
+use crate::labels::Labels;
 use std::path::Path;
 use std::sync::OnceLock;
 
@@ -256,19 +257,17 @@ fn abbreviation_period(raw: &str, v: String, dot_after: bool) -> String {
 }
 
 /// Whether token `i` is labelled `<other>` (either `I-<other>` or its continuation).
-fn is_other<L: AsRef<str>>(labels: &[L], i: usize) -> bool {
-    labels
-        .get(i)
-        .is_some_and(|l| text::plain(l.as_ref()) == "<other>")
+fn is_other(labels: &Labels, i: usize) -> bool {
+    labels.get(i).is_some_and(|l| text::plain(l) == "<other>")
 }
 
 /// A title's own marks that the model left outside it, on `<other>` tokens next to it: the
 /// quote mark beside a title that holds an odd number of marks of its kind (the opening one of
 /// `“We are running out of time”: temporal …`, the closing one of `the term “climate
 /// anxiety”`), and a final `?` or `!`. `printed` is the text of tokens `a..b`.
-fn widen_title<L: AsRef<str>>(
+fn widen_title(
     toks: &[Tok],
-    labels: &[L],
+    labels: &Labels,
     (a, b): (usize, usize),
     printed: &str,
 ) -> (usize, usize) {
@@ -299,7 +298,7 @@ fn widen_title<L: AsRef<str>>(
 }
 
 /// A citation from labelled tokens (names and date not yet parsed).
-pub fn decode<L: AsRef<str>>(raw: &str, toks: &[Tok], labels: &[L]) -> Citation {
+pub fn decode(raw: &str, toks: &[Tok], labels: &Labels) -> Citation {
     let mut c = Citation {
         raw: raw.to_string(),
         ..Citation::default()
@@ -719,7 +718,7 @@ mod tests {
         labels[at("June") + 1] = "<date>".into();
         labels[at("2018")] = "I-<date>".into();
         labels[at("2020")] = "I-<date>".into();
-        let c = decode(&p, &t, &labels);
+        let c = decode(&p, &t, &Labels::from_names(&labels));
         // The year after the comma joins the month and day; a date further on does not.
         assert_eq!(c.date_text.as_deref(), Some("June 1, 2018"));
     }
@@ -744,7 +743,7 @@ mod tests {
         };
         label(at("\""), at("view") + 2, "<title>");
         label(at("Proc"), at("Conf") + 1, "<booktitle>");
-        let c = decode(&p, &t, &labels);
+        let c = decode(&p, &t, &Labels::from_names(&labels));
         assert_eq!(
             c.title.as_deref(),
             Some("\"Run a Course\": young people's p53 and Mg2+ in individuals' cells, an 'open' view")
@@ -795,7 +794,7 @@ mod tests {
                     _ => "I-<other>".to_string(),
                 })
                 .collect();
-            decode(&p, &t, &labels).title
+            decode(&p, &t, &Labels::from_names(&labels)).title
         };
         assert_eq!(
             decode_title(
@@ -870,7 +869,7 @@ mod tests {
             "{:?}",
             t.iter().map(|t| &t.text).collect::<Vec<_>>()
         );
-        let c = decode(&p, &t, &labels);
+        let c = decode(&p, &t, &Labels::from_names(&labels));
         assert_eq!(
             c.author_text.as_deref(),
             Some("Smith, J. A. and van der Berg, K.")
@@ -907,7 +906,7 @@ mod tests {
         // A second volume/pages run (an erratum) does not merge into the first.
         let mut l = labels.clone();
         l[30] = Volume;
-        let c = decode(&p, &t, &l);
+        let c = decode(&p, &t, &Labels::from_names(&l));
         assert_eq!(c.volume.as_deref(), Some("12"));
         assert_eq!(c.issue, None);
     }

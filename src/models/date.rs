@@ -1,6 +1,7 @@
 //! Date model: labels the tokens of a raw date string (`<year>`, `<month>`, `<day>`,
 //! `<other>`) and decodes them into dates normalised to ISO 8601 (year, year-month or full).
 
+use crate::labels::Labels;
 use std::path::Path;
 use std::sync::OnceLock;
 
@@ -147,8 +148,8 @@ fn parse_day(s: &str) -> Option<u32> {
 /// Dates from labelled tokens. A new date starts whenever a year, month or day label repeats
 /// for the date being built; dates without any recognised part are left out. `labels` are
 /// [`Label`]s or the model's own output (`I-<year>`, `<year>`, …).
-pub fn decode<L: AsRef<str>>(toks: &[Tok], labels: &[L]) -> Vec<Date> {
-    let names: Vec<&str> = labels.iter().map(|l| l.as_ref()).collect();
+pub fn decode(toks: &[Tok], labels: &Labels) -> Vec<Date> {
+    let names: Vec<&str> = labels.iter().collect();
     let mut out: Vec<Date> = Vec::new();
     let mut cur = Date::default();
     let mut seen = [false; 3];
@@ -317,7 +318,7 @@ mod tests {
     fn labelled(text: &str, labels: &[Label]) -> Vec<Date> {
         let t = toks(text);
         assert_eq!(t.len(), labels.len(), "{t:?}");
-        decode(&t, labels)
+        decode(&t, &Labels::from_names(labels))
     }
 
     #[test]

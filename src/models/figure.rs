@@ -21,6 +21,7 @@
 //! set to 0 as in the corpus's rows: [`crate::body::figure::model_rows`]), and [`decode`]'s
 //! spans index that slice. At training the facts come from the raw rows ([`fulltext::TokenFacts::from_raw`]).
 
+use crate::labels::Labels;
 use std::path::Path;
 use std::sync::OnceLock;
 
@@ -245,7 +246,7 @@ impl ModelSpec for Spec {
 
 /// Labels in, spans out: one [`Span`] per run of one label over the figure's tokens, a new one
 /// at each `I-` prefix; an unknown label is a tagging error.
-pub fn decode(labels: &[String]) -> Result<Vec<Span<Label>>> {
+pub fn decode(labels: &Labels) -> Result<Vec<Span<Label>>> {
     crate::models::label_spans("figure", labels, Label::parse)
 }
 
@@ -424,7 +425,7 @@ pub(crate) mod tests {
         ]
         .map(String::from)
         .to_vec();
-        let got = crate::models::span_pairs(decode(&l).unwrap());
+        let got = crate::models::span_pairs(decode(&Labels::from_names(&l)).unwrap());
         assert_eq!(
             got,
             vec![
@@ -435,7 +436,7 @@ pub(crate) mod tests {
             ]
         );
         assert!(
-            decode(&["<note>".to_string()]).is_err(),
+            decode(&Labels::from_names(&["<note>".to_string()])).is_err(),
             "no note in figures"
         );
     }

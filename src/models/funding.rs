@@ -15,6 +15,7 @@
 //! not per file as for the other lexicons). Training writes them to
 //! `<models>/lexicon/funders.txt` and `infrastructures.txt`, which tagging loads.
 
+use crate::labels::Labels;
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 use std::sync::OnceLock;
@@ -431,7 +432,7 @@ pub fn fundings(
 /// tokens the rows were made from (`features::toks_from_text(text, false)`, as
 /// [`ModelSpec::rows_from_text`] makes them), a new one at each `I-` prefix; an unknown label is
 /// a tagging error.
-pub fn decode(labels: &[String]) -> Result<Vec<crate::layout::Span<Label>>> {
+pub fn decode(labels: &Labels) -> Result<Vec<crate::layout::Span<Label>>> {
     crate::models::label_spans("funding-acknowledgement", labels, Label::parse)
 }
 
@@ -494,7 +495,7 @@ mod tests {
         ]
         .map(String::from)
         .to_vec();
-        let got = crate::models::span_pairs(decode(&l).unwrap());
+        let got = crate::models::span_pairs(decode(&Labels::from_names(&l)).unwrap());
         assert_eq!(
             got,
             vec![
@@ -505,7 +506,7 @@ mod tests {
                 (Label::Other, 6..7),
             ]
         );
-        assert!(decode(&["<figure>".to_string()]).is_err());
+        assert!(decode(&Labels::from_names(&["<figure>".to_string()])).is_err());
     }
 
     const TEI: &str = r#"<fundings>

@@ -8,6 +8,7 @@
 //! layout at run time ([`document_tokens`]); [`rows`] then computes the 31 feature columns,
 //! lexical ones included, for both.
 
+use crate::labels::Labels;
 use std::ops::Range;
 use std::path::Path;
 
@@ -649,7 +650,7 @@ fn name_item(item: &[HeaderToken], lex: &LexView) -> Option<bool> {
 /// it, in the same font, become author tokens, up to the first entry that is not shaped as
 /// a name, when at least half of those entries hold a given name or surname the lexicons
 /// know.
-pub fn extend_byline(tokens: &[HeaderToken], labels: &mut [String], lex: &LexView) {
+pub fn extend_byline(tokens: &[HeaderToken], labels: &mut Labels, lex: &LexView) {
     let n = tokens.len().min(labels.len());
     let is = |l: &str, label: Label| Label::parse(l) == Some(label);
     let sep = |t: &str| matches!(t, "," | ";" | "and" | "&");
@@ -678,7 +679,7 @@ pub fn extend_byline(tokens: &[HeaderToken], labels: &mut [String], lex: &LexVie
             }
             let item = &tokens[j..m];
             let mut fits = !item.is_empty();
-            for (t, l) in item.iter().zip(&labels[j..m]) {
+            for (t, l) in item.iter().zip(labels.iter().skip(j).take(m - j)) {
                 let continues = t.at.line == line || next_line(line, t.at.line);
                 if is(l, Label::Author)
                     || is(l, Label::Title)
@@ -706,8 +707,8 @@ pub fn extend_byline(tokens: &[HeaderToken], labels: &mut [String], lex: &LexVie
         if 2 * known < entries {
             accepted = e;
         }
-        for l in labels.iter_mut().take(accepted + 1).skip(e + 1) {
-            *l = "<author>".to_string();
+        for i in e + 1..(accepted + 1).min(labels.len()) {
+            labels.set(i, "<author>");
         }
         k = accepted.max(e) + 1;
     }
@@ -715,7 +716,7 @@ pub fn extend_byline(tokens: &[HeaderToken], labels: &mut [String], lex: &LexVie
 
 /// Labelled tokens → field spans. Tokens keep their separators, so a span's text has the
 /// PDF's spaces and line breaks (`\n`); hyphenation is left to the field's post-processing.
-pub fn decode(tokens: &[HeaderToken], labels: &[String]) -> Result<HeaderFields> {
+pub fn decode(tokens: &[HeaderToken], labels: &Labels) -> Result<HeaderFields> {
     if tokens.len() != labels.len() {
         return Err(Error::Tagging {
             model: "header".into(),
@@ -725,7 +726,7 @@ pub fn decode(tokens: &[HeaderToken], labels: &[String]) -> Result<HeaderFields>
     let mut labels = second_title_out(tokens, labels);
     let cuts = abstract_in_other_face(tokens, &labels);
     for &c in &cuts {
-        labels[c] = "I-<abstract>".to_string();
+        labels.set(c, "I-<abstract>");
     }
     let labels = &labels;
     let mut fields = HeaderFields::default();
@@ -774,8 +775,8 @@ pub fn decode(tokens: &[HeaderToken], labels: &[String]) -> Result<HeaderFields>
 /// the tokens from there to the end of the run use, the tokens become `<other>`. Both parts
 /// hold three tokens at least; a word in italics (a species name) does not cut the title, as
 /// the tokens after it return to the title's font.
-fn second_title_out(tokens: &[HeaderToken], labels: &[String]) -> Vec<String> {
-    let mut out = labels.to_vec();
+fn second_title_out(tokens: &[HeaderToken], labels: &Labels) -> Labels {
+    let mut out = labels.clone();
     for Range { start: a, end: b } in label_runs(labels, "<title>") {
         let run = &tokens[a..b];
         let cut = (3..run.len().saturating_sub(2)).find(|&k| {
@@ -793,9 +794,9 @@ fn second_title_out(tokens: &[HeaderToken], labels: &[String]) -> Vec<String> {
             shares(&|u| u.font == t.font) || shares(&|u| u.font.1 == t.font.1)
         });
         if let Some(k) = cut {
-            out[a + k] = "I-<other>".to_string();
-            for l in &mut out[a + k + 1..b] {
-                *l = "<other>".to_string();
+            out.set(a + k, "I-<other>");
+            for i in a + k + 1..b {
+                out.set(i, "<other>");
             }
         }
     }
@@ -803,7 +804,7 @@ fn second_title_out(tokens: &[HeaderToken], labels: &[String]) -> Vec<String> {
 }
 
 /// The runs of `label` in `labels` (a run opens at its `I-` label or where the label starts).
-fn label_runs(labels: &[String], label: &str) -> Vec<Range<usize>> {
+fn label_runs(labels: &Labels, label: &str) -> Vec<Range<usize>> {
     let mut runs = Vec::new();
     let mut a = 0;
     while a < labels.len() {
@@ -812,7 +813,7 @@ fn label_runs(labels: &[String], label: &str) -> Vec<Range<usize>> {
             continue;
         }
         let mut b = a + 1;
-        while b < labels.len() && labels[b] == label {
+        while b < labels.len() && labels[b] == *label {
             b += 1;
         }
         runs.push(a..b);
@@ -826,7 +827,7 @@ fn label_runs(labels: &[String], label: &str) -> Vec<Range<usize>> {
 /// tokens before use (an abstract set in bold, then the unheaded introduction in the body
 /// face), both parts 40 tokens at least. A structured abstract's bold part labels do not cut:
 /// its text, in the body face, comes before.
-fn abstract_in_other_face(tokens: &[HeaderToken], labels: &[String]) -> Vec<usize> {
+fn abstract_in_other_face(tokens: &[HeaderToken], labels: &Labels) -> Vec<usize> {
     const MIN_PART: usize = 40;
     let mut cuts = Vec::new();
     for Range { start: a, end: b } in label_runs(labels, "<abstract>") {
@@ -1407,7 +1408,7 @@ Study study S St Stu Stud y dy udy tudy BLOCKEND LINEEND LINEINDENT SAMEFONT SAM
         let mut lines: Vec<(&str, &str)> = vec![("bold", bold); 5];
         lines.extend(vec![("roman", roman); 5]);
         let toks = font_lines(&lines);
-        let f = decode(&toks, &abstract_labels(toks.len())).unwrap();
+        let f = decode(&toks, &Labels::from_names(abstract_labels(toks.len()))).unwrap();
         assert_eq!(f.spans.len(), 2, "{:?}", f.spans);
         assert_eq!(f.body_text, vec![1]);
         assert!(f.spans[1].1.starts_with("plants have long"));
@@ -1419,7 +1420,7 @@ Study study S St Stu Stud y dy udy tudy BLOCKEND LINEEND LINEINDENT SAMEFONT SAM
             lines.push(("roman", roman));
         }
         let toks = font_lines(&lines);
-        let f = decode(&toks, &abstract_labels(toks.len())).unwrap();
+        let f = decode(&toks, &Labels::from_names(abstract_labels(toks.len()))).unwrap();
         assert_eq!(f.spans.len(), 1, "{:?}", f.spans);
         assert!(f.body_text.is_empty());
     }
@@ -1465,7 +1466,7 @@ Study study S St Stu Stud y dy udy tudy BLOCKEND LINEEND LINEINDENT SAMEFONT SAM
                 line,
             };
         }
-        let mut labels: Vec<String> = (0..toks.len())
+        let labels: Vec<String> = (0..toks.len())
             .map(|k| match k {
                 0 => "I-<author>",
                 1..=5 => "<author>",
@@ -1476,6 +1477,7 @@ Study study S St Stu Stud y dy udy tudy BLOCKEND LINEEND LINEINDENT SAMEFONT SAM
             })
             .map(String::from)
             .collect();
+        let mut labels = Labels::from_names(&labels);
         extend_byline(&toks, &mut labels, &lv);
         let f = decode(&toks, &labels).unwrap();
         assert_eq!(
@@ -1495,7 +1497,7 @@ Study study S St Stu Stud y dy udy tudy BLOCKEND LINEEND LINEINDENT SAMEFONT SAM
         for (k, t) in toks.iter_mut().enumerate() {
             t.at.line.line = usize::from(k >= 3);
         }
-        let mut labels: Vec<String> = [
+        let labels: Vec<String> = [
             "I-<author>",
             "<author>",
             "<author>",
@@ -1507,6 +1509,7 @@ Study study S St Stu Stud y dy udy tudy BLOCKEND LINEEND LINEINDENT SAMEFONT SAM
         .map(|s| s.to_string())
         .collect();
         let before = labels.clone();
+        let mut labels = Labels::from_names(&labels);
         extend_byline(&toks, &mut labels, &lv);
         assert_eq!(labels, before);
         // Name-shaped entries of which the lexicons know none: not enough to move.
@@ -1514,7 +1517,7 @@ Study study S St Stu Stud y dy udy tudy BLOCKEND LINEEND LINEINDENT SAMEFONT SAM
         for (k, t) in toks.iter_mut().enumerate() {
             t.at.line.line = usize::from(k >= 3);
         }
-        let mut labels: Vec<String> = (0..toks.len())
+        let labels: Vec<String> = (0..toks.len())
             .map(|k| match k {
                 0 => "I-<author>",
                 1 | 2 => "<author>",
@@ -1524,6 +1527,7 @@ Study study S St Stu Stud y dy udy tudy BLOCKEND LINEEND LINEINDENT SAMEFONT SAM
             .map(String::from)
             .collect();
         let before = labels.clone();
+        let mut labels = Labels::from_names(&labels);
         extend_byline(&toks, &mut labels, &lv);
         assert_eq!(labels, before);
     }
@@ -1543,7 +1547,7 @@ Study study S St Stu Stud y dy udy tudy BLOCKEND LINEEND LINEINDENT SAMEFONT SAM
             .iter()
             .map(|s| s.to_string())
             .collect();
-        let mut f = decode(&toks, &labels).unwrap();
+        let mut f = decode(&toks, &Labels::from_names(&labels)).unwrap();
         assert_eq!(f.all(Label::Author).count(), 2, "{:?}", f.spans);
         f.drop_authors_on(&toks, &[late].into_iter().collect());
         assert_eq!(f.all(Label::Author).collect::<Vec<_>>(), vec!["Jane Doe"]);
@@ -1552,7 +1556,7 @@ Study study S St Stu Stud y dy udy tudy BLOCKEND LINEEND LINEINDENT SAMEFONT SAM
         let mut toks = font_lines(&[("roman", "Jane Doe"), ("roman", "Jane Doe")]);
         toks[2].at.line = late;
         toks[3].at.line = late;
-        let mut f = decode(&toks, &labels).unwrap();
+        let mut f = decode(&toks, &Labels::from_names(&labels)).unwrap();
         f.drop_authors_on(&toks, &[late].into_iter().collect());
         assert_eq!(f.all(Label::Author).count(), 2, "{:?}", f.spans);
     }
@@ -1565,7 +1569,7 @@ Study study S St Stu Stud y dy udy tudy BLOCKEND LINEEND LINEINDENT SAMEFONT SAM
             ("lightit", "The city councils commitment on the"),
             ("lightit", "dissemination of information"),
         ]);
-        let f = decode(&toks, &title_labels(toks.len())).unwrap();
+        let f = decode(&toks, &Labels::from_names(title_labels(toks.len()))).unwrap();
         assert_eq!(
             f.first(Label::Title),
             Some("Compromiso de los Ayuntamientos\ncon la divulgación de información")
@@ -1576,7 +1580,7 @@ Study study S St Stu Stud y dy udy tudy BLOCKEND LINEEND LINEINDENT SAMEFONT SAM
             ("italic", "Cyperus"),
             ("roman", "rotundus and its antioxidant activity"),
         ]);
-        let f = decode(&toks, &title_labels(toks.len())).unwrap();
+        let f = decode(&toks, &Labels::from_names(title_labels(toks.len()))).unwrap();
         assert!(f
             .first(Label::Title)
             .unwrap()
@@ -1586,7 +1590,7 @@ Study study S St Stu Stud y dy udy tudy BLOCKEND LINEEND LINEINDENT SAMEFONT SAM
             ("roman", "A study of things"),
             ("roman", "and other things too"),
         ]);
-        let f = decode(&toks, &title_labels(toks.len())).unwrap();
+        let f = decode(&toks, &Labels::from_names(title_labels(toks.len()))).unwrap();
         assert!(f.first(Label::Title).unwrap().ends_with("other things too")); // A note in small type after the title, its last line in italics: the note's size
                                                                                // holds from its first line on, so it is cut off.
         let mut toks = font_lines(&[
@@ -1601,7 +1605,7 @@ Study study S St Stu Stud y dy udy tudy BLOCKEND LINEEND LINEINDENT SAMEFONT SAM
         for t in toks.iter_mut().skip(11) {
             t.font.1 = 70;
         }
-        let f = decode(&toks, &title_labels(toks.len())).unwrap();
+        let f = decode(&toks, &Labels::from_names(title_labels(toks.len()))).unwrap();
         assert_eq!(
             f.first(Label::Title),
             Some("Effects of a treatment on recovery\nin patients: a randomized trial")
@@ -1663,7 +1667,7 @@ Study study S St Stu Stud y dy udy tudy BLOCKEND LINEEND LINEINDENT SAMEFONT SAM
         .iter()
         .map(|s| s.to_string())
         .collect();
-        let fields = decode(&toks, &labels).unwrap();
+        let fields = decode(&toks, &Labels::from_names(&labels)).unwrap();
         assert_eq!(fields.first(Label::Title), Some("Deep Things"));
         assert_eq!(fields.largest, vec![2, 0, 0]);
         assert_eq!(fields.tokens, vec![0..2, 2..7, 7..8]);
@@ -1679,7 +1683,7 @@ Study study S St Stu Stud y dy udy tudy BLOCKEND LINEEND LINEINDENT SAMEFONT SAM
         assert_eq!(two.most_prominent(Label::Title), Some("Real Title"));
         assert_eq!(two.first(Label::Title), Some("Series Name"));
         assert_eq!(fields.first(Label::Email), Some("jane@x.org"));
-        assert!(decode(&toks[..2], &labels).is_err());
+        assert!(decode(&toks[..2], &Labels::from_names(&labels)).is_err());
     }
 
     #[test]

@@ -5,6 +5,7 @@ lands). `models/<dir_name>/` holds a trained model's files: `model.crf` (CRFsuit
 training parameters, evaluation figures).
 */
 
+use crate::labels::Labels;
 use std::path::{Path, PathBuf};
 
 /// The corpus-reading types every spec's `read` names (defined with the corpus readers).
@@ -261,7 +262,7 @@ pub fn spec(name: ModelName, flavor: Option<Flavor>) -> Option<&'static dyn Mode
 /// tagging error of `model`.
 pub(crate) fn label_spans<L: Copy + PartialEq>(
     model: &str,
-    labels: &[String],
+    labels: &Labels,
     parse: fn(&str) -> Option<L>,
 ) -> crate::Result<Vec<crate::layout::Span<L>>> {
     let mut out: Vec<crate::layout::Span<L>> = Vec::new();

@@ -2,6 +2,7 @@
 //! (`<forename>`, `<middlename>`, `<surname>`, `<title>`, `<suffix>`, `<marker>`) and decode
 //! them into persons. Both share the columns of reference §3.6; templates differ in window.
 
+use crate::labels::Labels;
 use std::path::Path;
 use std::sync::OnceLock;
 
@@ -110,15 +111,12 @@ fn title_as_name(p: &mut Person) {
 /// being built already has (a second forename, a second surname, …), when a name part
 /// follows the affiliation marks of a named person, or when a title begins after a name part.
 /// Persons without any name part are left out.
-pub fn decode<L: AsRef<str>>(toks: &[Tok], labels: &[L]) -> Vec<Person> {
+pub fn decode(toks: &[Tok], labels: &Labels) -> Vec<Person> {
     decode_ranged(toks, labels).0
 }
 
 /// [`decode`], and per person the tokens from its first name part to its last.
-pub fn decode_ranged<L: AsRef<str>>(
-    toks: &[Tok],
-    labels: &[L],
-) -> (Vec<Person>, Vec<std::ops::Range<usize>>) {
+pub fn decode_ranged(toks: &[Tok], labels: &Labels) -> (Vec<Person>, Vec<std::ops::Range<usize>>) {
     let mut out = Vec::new();
     let mut ranges: Vec<std::ops::Range<usize>> = Vec::new();
     let mut cur = Person::default();
@@ -810,7 +808,7 @@ mod tests {
     fn people(text: &str, citation: bool, labels: &[Label]) -> Vec<Person> {
         let t = toks(text, citation);
         assert_eq!(t.len(), labels.len(), "{t:?}");
-        decode(&t, labels)
+        decode(&t, &Labels::from_names(labels))
     }
 
     fn all_parts(p: &Person) -> (String, String, String, String) {
@@ -1079,14 +1077,17 @@ mod tests {
             "<surname>",
         ];
         assert_eq!(toks.len(), labels.len());
-        let ps = decode(&toks, &labels);
+        let ps = decode(&toks, &Labels::from_names(labels));
         assert_eq!(ps.len(), 1);
         assert_eq!(ps[0].forename.as_deref(), Some("Vân"));
         assert_eq!(ps[0].middlename.as_deref(), Some("Anh"));
         assert_eq!(ps[0].surname.as_deref(), Some("Huynh-Thu"));
         // A lower-case or punctuation <other> is not a name part.
         let toks2 = toks_of("and Anh Huynh");
-        let ps = decode(&toks2, &["I-<other>", "I-<forename>", "I-<surname>"]);
+        let ps = decode(
+            &toks2,
+            &Labels::from_names(["I-<other>", "I-<forename>", "I-<surname>"]),
+        );
         assert_eq!(ps[0].forename.as_deref(), Some("Anh"));
         assert_eq!(ps[0].middlename, None);
     }
@@ -1095,7 +1096,7 @@ mod tests {
     fn joined(line: &str, labels: &[Label]) -> Vec<Person> {
         let t = toks(line, false);
         assert_eq!(t.len(), labels.len(), "{t:?}");
-        let (mut p, mut r) = decode_ranged(&t, labels);
+        let (mut p, mut r) = decode_ranged(&t, &Labels::from_names(labels));
         join_touching_persons(&mut p, &mut r, &t, &[]);
         assert_eq!(p.len(), r.len());
         p
@@ -1204,7 +1205,10 @@ mod tests {
         // Two names on two printed lines: left as read.
         let line = "Kofi Mensah Yaw Boateng";
         let t = toks(line, false);
-        let (mut p, mut r) = decode_ranged(&t, &[Forename, Surname, Forename, Surname]);
+        let (mut p, mut r) = decode_ranged(
+            &t,
+            &Labels::from_names([Forename, Surname, Forename, Surname]),
+        );
         join_touching_persons(&mut p, &mut r, &t, &[2]);
         assert_eq!(p.len(), 2);
         assert_eq!(r, vec![0..2, 2..4]);
@@ -1212,7 +1216,10 @@ mod tests {
         // the first reading, not between the two: one person.
         let line = "Caio Moreira Lima Silva";
         let t = toks(line, false);
-        let (mut p, mut r) = decode_ranged(&t, &[Forename, Surname, Forename, Surname]);
+        let (mut p, mut r) = decode_ranged(
+            &t,
+            &Labels::from_names([Forename, Surname, Forename, Surname]),
+        );
         join_touching_persons(&mut p, &mut r, &t, &[1]);
         assert_eq!(
             p.iter().map(parts).collect::<Vec<_>>(),

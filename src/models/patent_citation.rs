@@ -16,6 +16,7 @@
 //! matches, patent country code, kind code, punctuation type, token length, and the relative
 //! position over the paragraph's tokens, whitespace included.
 
+use crate::labels::Labels;
 use std::ops::Range;
 use std::path::Path;
 use std::sync::OnceLock;
@@ -184,7 +185,7 @@ pub struct Found {
 /// Labels → citations: each run of `<refPatent>` or `<refNPL>` tokens is one citation, from
 /// its first token's first byte to its last token's last byte, without the punctuation that
 /// can only surround it (`(`, `,`, `;`, `:`).
-pub fn decode(text: &str, t: &Tokens, labels: &[String]) -> Result<Vec<Found>> {
+pub fn decode(text: &str, t: &Tokens, labels: &Labels) -> Result<Vec<Found>> {
     let spans = super::label_spans("patent-citation", labels, Label::parse)?;
     let mut out = Vec::new();
     for s in spans {
@@ -610,7 +611,7 @@ mod tests {
         assert_eq!(labels[0], "I-<other>");
         let smith = t.toks.iter().position(|p| p.tok.text == "Smith").unwrap();
         assert_eq!(labels[smith], "I-<refNPL>");
-        let found = decode(text, &t, &labels).unwrap();
+        let found = decode(text, &t, &Labels::from_names(&labels)).unwrap();
         let texts: Vec<&str> = found.iter().map(|f| &text[f.range.clone()]).collect();
         assert_eq!(texts, vec!["EP 0 123 456 B1", "Smith, Nature"]);
     }
@@ -665,7 +666,7 @@ mod tests {
         let jp = t.toks.iter().position(|p| p.tok.text == "JP").unwrap();
         labels[jp] = "I-<refPatent>".into();
         labels[jp + 1] = "<refPatent>".into();
-        let found = decode(text, &t, &labels).unwrap();
+        let found = decode(text, &t, &Labels::from_names(&labels)).unwrap();
         let texts: Vec<&str> = found.iter().map(|f| &text[f.range.clone()]).collect();
         assert_eq!(
             texts,

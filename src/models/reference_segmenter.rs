@@ -21,6 +21,7 @@
 //! Each raw row's token is searched among the next 7 TEI entries, never going back; matched
 //! rows take the label, unmatched rows are dropped; each file is one sequence.
 
+use crate::labels::Labels;
 use std::ops::Range;
 use std::path::Path;
 use std::sync::OnceLock;
@@ -682,7 +683,7 @@ impl Pending {
 pub fn decode(
     facts: &[TokenFacts],
     zone: &[ZoneToken],
-    labels: &[String],
+    labels: &Labels,
 ) -> Result<Vec<RawReference>> {
     if facts.len() != labels.len() || zone.len() != labels.len() {
         return Err(Error::Tagging {
@@ -976,7 +977,7 @@ pp pp p pp pp pp p pp pp pp LINESTART LINEINDENT NOCAPS NODIGIT 0 0 0 0 0 0 0 0 
     /// [`decode`] of tokens made by [`rt`].
     fn decode_pairs(
         toks: &[(TokenFacts, ZoneToken)],
-        labels: &[String],
+        labels: &Labels,
     ) -> Result<Vec<RawReference>> {
         let (facts, zone): (Vec<_>, Vec<_>) = toks.iter().cloned().unzip();
         decode(&facts, &zone, labels)
@@ -1041,7 +1042,7 @@ pp pp p pp pp pp p pp pp pp LINESTART LINEINDENT NOCAPS NODIGIT 0 0 0 0 0 0 0 0 
         l.extend(["I-<other>", "<other>", "<reference>", "<reference>"]);
         l.extend(["I-<reference>", "<reference>", "<reference>"]);
         l.extend(["I-<label>", "<label>", "<label>"]);
-        let refs = decode(&facts, &zone, &labels(&l)).unwrap();
+        let refs = decode(&facts, &zone, &Labels::from_names(labels(&l))).unwrap();
         assert_eq!(refs.len(), 3, "{refs:?}");
         assert_eq!(refs[0].marker.as_deref(), Some("12"));
         assert_eq!(refs[0].text, "A. Smith, Deep learning Self-Supervised");
@@ -1064,14 +1065,14 @@ pp pp p pp pp pp p pp pp pp LINESTART LINEINDENT NOCAPS NODIGIT 0 0 0 0 0 0 0 0 
             "I-<label>",
             "I-<reference>",
         ];
-        let refs2 = decode(&f2, &z2, &labels(&l2)).unwrap();
+        let refs2 = decode(&f2, &z2, &Labels::from_names(labels(&l2))).unwrap();
         let got: Vec<(Option<&str>, &str)> = refs2
             .iter()
             .map(|r| (r.marker.as_deref(), r.text.as_str()))
             .collect();
         assert_eq!(got, vec![(Some("1"), "X"), (Some("2"), "Y")]);
-        assert!(decode(&f2[..2], &z2[..2], &labels(&l2)).is_err());
-        assert!(decode(&f2, &z2[..2], &labels(&l2)).is_err());
+        assert!(decode(&f2[..2], &z2[..2], &Labels::from_names(labels(&l2))).is_err());
+        assert!(decode(&f2, &z2[..2], &Labels::from_names(labels(&l2))).is_err());
     }
 
     #[test]
@@ -1165,7 +1166,7 @@ pp pp p pp pp pp p pp pp pp LINESTART LINEINDENT NOCAPS NODIGIT 0 0 0 0 0 0 0 0 
         l.extend(["<reference>"; 12]);
         l.extend(["I-<label>", "<label>", "<label>", "I-<reference>"]);
         l.extend(["<reference>"; 7]);
-        let refs = decode(&facts, &zone, &labels(&l)).unwrap();
+        let refs = decode(&facts, &zone, &Labels::from_names(labels(&l))).unwrap();
         assert_eq!(refs.len(), 2);
         assert_eq!(refs[0].marker.as_deref(), Some("1"));
         assert_eq!(refs[0].text, "A. Smith, Deep learning of things, 2001.");
@@ -1517,7 +1518,7 @@ pp pp p pp pp pp p pp pp pp LINESTART LINEINDENT NOCAPS NODIGIT 0 0 0 0 0 0 0 0 
             "<reference>",
             "<reference>",
         ]);
-        let refs = decode_pairs(&toks, &l).unwrap();
+        let refs = decode_pairs(&toks, &Labels::from_names(&l)).unwrap();
         assert_eq!(refs.len(), 2, "{refs:?}");
         assert!(
             refs[0]
@@ -1534,7 +1535,7 @@ pp pp p pp pp pp p pp pp pp LINESTART LINEINDENT NOCAPS NODIGIT 0 0 0 0 0 0 0 0 
         toks2[10] = rt("21", O);
         toks2[12] = rt("x", O);
         l2[12] = "<label>".into();
-        let refs = decode_pairs(&toks2, &l2).unwrap();
+        let refs = decode_pairs(&toks2, &Labels::from_names(&l2)).unwrap();
         assert_eq!(refs.len(), 2, "{refs:?}");
         assert!(refs[0].text.ends_with("ijerph1719696"), "{}", refs[0].text);
         // A cut-off rest labelled as the start of a reference (`aab3050)`), the next
@@ -1563,7 +1564,7 @@ pp pp p pp pp pp p pp pp pp LINESTART LINEINDENT NOCAPS NODIGIT 0 0 0 0 0 0 0 0 
             "<reference>",
             "<reference>",
         ]);
-        let refs = decode_pairs(&toks3, &l3).unwrap();
+        let refs = decode_pairs(&toks3, &Labels::from_names(&l3)).unwrap();
         assert_eq!(refs.len(), 2, "{refs:?}");
         assert_eq!(refs[0].text, "Lake (doi:10.1126/science.aab3050)");
         assert_eq!(refs[1].text, "Smieja M");

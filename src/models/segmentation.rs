@@ -7,6 +7,7 @@
 //! ([`LineFacts::from_raw`]); tagging reads them from a PDF's layout ([`document_lines`]); both
 //! end in the same [`rows`].
 
+use crate::labels::Labels;
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
@@ -802,7 +803,7 @@ impl Zones {
 }
 
 /// Labels (one per line, as the tagger returns them) → zones.
-pub fn decode(refs: &[LineRef], labels: &[String]) -> Result<Zones> {
+pub fn decode(refs: &[LineRef], labels: &Labels) -> Result<Zones> {
     if refs.len() != labels.len() {
         return Err(Error::Tagging {
             model: "segmentation".into(),
@@ -1299,7 +1300,7 @@ Analysis of analysis A An Ana Anal BLOCKSTART PAGEIN NEWFONT SAMEFONTSIZE 0 1 IN
             .take(12)
             .map(|s| s.to_string())
             .collect();
-        let mut z = decode(&refs, &labels).unwrap();
+        let mut z = decode(&refs, &Labels::from_names(&labels)).unwrap();
         z.rescue_footnotes_from_page_zone(&doc);
         // Page 1's footnote moves; the running head (top of the page), the running foot
         // (repeated on pages 2 and 3) and the page numbers stay furniture.
@@ -1346,7 +1347,7 @@ Analysis of analysis A An Ana Anal BLOCKSTART PAGEIN NEWFONT SAMEFONTSIZE 0 1 IN
             }
         })
         .collect();
-        let mut z = decode(&refs, &labels).unwrap();
+        let mut z = decode(&refs, &Labels::from_names(&labels)).unwrap();
         z.end_header_at_introduction(&doc);
         assert_eq!(z.lines(Label::Header).len(), 3, "{z:?}");
         assert_eq!(z.lines(Label::Body).len(), 3, "{z:?}");
@@ -1369,7 +1370,7 @@ Analysis of analysis A An Ana Anal BLOCKSTART PAGEIN NEWFONT SAMEFONTSIZE 0 1 IN
         };
         let doc = Document { pages: vec![p2] };
         let (_, refs) = document_lines(&doc);
-        let mut z = decode(&refs, &labels).unwrap();
+        let mut z = decode(&refs, &Labels::from_names(&labels)).unwrap();
         z.end_header_at_introduction(&doc);
         assert_eq!(z.lines(Label::Header).len(), 5, "{z:?}");
     }
@@ -1418,7 +1419,7 @@ Analysis of analysis A An Ana Anal BLOCKSTART PAGEIN NEWFONT SAMEFONTSIZE 0 1 IN
             pages: vec![page("sed")],
         };
         let (_, refs) = document_lines(&doc);
-        let mut z = decode(&refs, &labels).unwrap();
+        let mut z = decode(&refs, &Labels::from_names(&labels)).unwrap();
         z.extend_header_over_abstract(&doc, 40);
         assert_eq!(z.lines(Label::Header).len(), 4, "{z:?}");
         assert_eq!(z.lines(Label::Body).len(), 2);
@@ -1427,7 +1428,7 @@ Analysis of analysis A An Ana Anal BLOCKSTART PAGEIN NEWFONT SAMEFONTSIZE 0 1 IN
             pages: vec![page("Sed")],
         };
         let (_, refs) = document_lines(&doc);
-        let mut z = decode(&refs, &labels).unwrap();
+        let mut z = decode(&refs, &Labels::from_names(&labels)).unwrap();
         z.extend_header_over_abstract(&doc, 40);
         assert_eq!(z.lines(Label::Header).len(), 2, "{z:?}");
         assert!(ends_with_broken_word("were analy-"));
@@ -1472,7 +1473,7 @@ Analysis of analysis A An Ana Anal BLOCKSTART PAGEIN NEWFONT SAMEFONTSIZE 0 1 IN
         .iter()
         .map(|s| s.to_string())
         .collect();
-        let mut z = decode(&refs, &labels).unwrap();
+        let mut z = decode(&refs, &Labels::from_names(&labels)).unwrap();
         z.extend_header_over_abstract(&doc, 40);
         assert_eq!(z.lines(Label::Header).len(), 4, "{z:?}");
         assert_eq!(z.lines(Label::Body).len(), 2);
@@ -1488,7 +1489,7 @@ Analysis of analysis A An Ana Anal BLOCKSTART PAGEIN NEWFONT SAMEFONTSIZE 0 1 IN
         .iter()
         .map(|s| s.to_string())
         .collect();
-        let mut z = decode(&refs, &labels).unwrap();
+        let mut z = decode(&refs, &Labels::from_names(&labels)).unwrap();
         z.extend_header_over_abstract(&doc, 40);
         assert_eq!(z.lines(Label::Header).len(), 1);
         // The heading opening the body's first line (`Abstract: We study.`) pulls it too.
@@ -1519,7 +1520,7 @@ Analysis of analysis A An Ana Anal BLOCKSTART PAGEIN NEWFONT SAMEFONTSIZE 0 1 IN
             .iter()
             .map(|s| s.to_string())
             .collect();
-        let mut z = decode(&refs2, &labels).unwrap();
+        let mut z = decode(&refs2, &Labels::from_names(&labels)).unwrap();
         z.extend_header_over_abstract(&doc2, 40);
         assert_eq!(z.lines(Label::Header).len(), 3, "{z:?}");
         assert_eq!(z.lines(Label::Body).len(), 2);
@@ -1546,7 +1547,7 @@ Analysis of analysis A An Ana Anal BLOCKSTART PAGEIN NEWFONT SAMEFONTSIZE 0 1 IN
         let (_, refs3) = document_lines(&doc3);
         let run = |labels: &[&str]| {
             let labels: Vec<String> = labels.iter().map(|s| s.to_string()).collect();
-            let mut z = decode(&refs3, &labels).unwrap();
+            let mut z = decode(&refs3, &Labels::from_names(&labels)).unwrap();
             z.extend_header_over_abstract(&doc3, 40);
             z.lines(Label::Header).len()
         };
@@ -1598,7 +1599,7 @@ Analysis of analysis A An Ana Anal BLOCKSTART PAGEIN NEWFONT SAMEFONTSIZE 0 1 IN
         .iter()
         .map(|s| s.to_string())
         .collect();
-        let mut z = decode(&refs, &labels).unwrap();
+        let mut z = decode(&refs, &Labels::from_names(&labels)).unwrap();
         z.late_captions_to_body(&doc);
         // The caption and its line join the body; the front matter and a later header run
         // that is no caption stay header.
@@ -1629,14 +1630,14 @@ Analysis of analysis A An Ana Anal BLOCKSTART PAGEIN NEWFONT SAMEFONTSIZE 0 1 IN
         // a body head stays annex.
         let mut z = decode(
             &refs,
-            &labels([
+            &Labels::from_names(labels([
                 "I-<body>",
                 "<body>",
                 "I-<annex>",
                 "<annex>",
                 "I-<acknowledgement>",
                 "I-<annex>",
-            ]),
+            ])),
         )
         .unwrap();
         z.annex_with_body_heads_to_body(&doc);
@@ -1647,14 +1648,14 @@ Analysis of analysis A An Ana Anal BLOCKSTART PAGEIN NEWFONT SAMEFONTSIZE 0 1 IN
         // An appendix alone stays annex.
         let mut z = decode(
             &refs,
-            &labels([
+            &Labels::from_names(labels([
                 "I-<body>",
                 "<body>",
                 "<body>",
                 "<body>",
                 "I-<annex>",
                 "<annex>",
-            ]),
+            ])),
         )
         .unwrap();
         z.annex_with_body_heads_to_body(&doc);
@@ -1699,9 +1700,9 @@ Analysis of analysis A An Ana Anal BLOCKSTART PAGEIN NEWFONT SAMEFONTSIZE 0 1 IN
             .iter()
             .map(|s| s.to_string())
             .collect();
-        let z = decode(&refs, &labels).unwrap();
+        let z = decode(&refs, &Labels::from_names(&labels)).unwrap();
         assert_eq!(z.pieces.len(), 3);
         assert_eq!(z.lines(Label::Header).len(), 3);
-        assert!(decode(&refs[..1], &labels).is_err());
+        assert!(decode(&refs[..1], &Labels::from_names(&labels)).is_err());
     }
 }

@@ -8,6 +8,7 @@
 //! one `<table>` span (`figure::rows(&facts[span.tokens.clone()])` at run time); [`decode`]'s
 //! spans index that slice.
 
+use crate::labels::Labels;
 use std::path::Path;
 
 use crate::crf::{Sequence, TrainParams};
@@ -60,7 +61,7 @@ impl ModelSpec for Spec {
 
 /// Labels in, spans out: one [`Span`] per run of one label over the table's tokens, a new one
 /// at each `I-` prefix; an unknown label is a tagging error.
-pub fn decode(labels: &[String]) -> Result<Vec<Span<Label>>> {
+pub fn decode(labels: &Labels) -> Result<Vec<Span<Label>>> {
     crate::models::label_spans("table", labels, Label::parse)
 }
 
@@ -135,7 +136,7 @@ mod tests {
         let l: Vec<String> = ["I-<figure_head>", "I-<content>", "<content>", "I-<note>"]
             .map(String::from)
             .to_vec();
-        let got = crate::models::span_pairs(decode(&l).unwrap());
+        let got = crate::models::span_pairs(decode(&Labels::from_names(&l)).unwrap());
         assert_eq!(
             got,
             vec![
@@ -144,6 +145,6 @@ mod tests {
                 (Label::Note, 3..4),
             ]
         );
-        assert!(decode(&["<paragraph>".to_string()]).is_err());
+        assert!(decode(&Labels::from_names(&["<paragraph>".to_string()])).is_err());
     }
 }

@@ -130,9 +130,9 @@ pub fn plain(label: &str) -> &str {
 }
 
 /// Fields of a labelled sequence: `(plain label, first token, one past the last token)`.
-pub fn spans<S: AsRef<str>>(labels: &[S]) -> Vec<(String, usize, usize)> {
+pub fn spans<S: AsRef<str>>(labels: impl IntoIterator<Item = S>) -> Vec<(String, usize, usize)> {
     let mut out: Vec<(String, usize, usize)> = Vec::new();
-    for (i, l) in labels.iter().enumerate() {
+    for (i, l) in labels.into_iter().enumerate() {
         let l = l.as_ref();
         let p = plain(l);
         match out.last_mut() {
@@ -202,7 +202,7 @@ mod tests {
     fn spans_follow_i_prefixes_and_label_changes() {
         let labels = ["I-<a>", "<a>", "I-<a>", "<b>", "<b>", "I-<b>"];
         assert_eq!(
-            spans(&labels),
+            spans(labels),
             vec![
                 ("<a>".to_string(), 0, 2),
                 ("<a>".to_string(), 2, 3),
@@ -375,18 +375,18 @@ mod decode_props {
             c in labelled(CIT),
         ) {
             let lex = Lexicons::default();
-            for x in date::decode(&d.0, &d.1) {
+            for x in date::decode(&d.0, &crate::labels::Labels::from_names(&d.1)) {
                 if let Some(w) = x.when() {
                     prop_assert!(w.len() >= 4);
                 }
             }
-            for p in name::decode(&n.0, &n.1) {
+            for p in name::decode(&n.0, &crate::labels::Labels::from_names(&n.1)) {
                 prop_assert!(p.forename.is_some() || p.middlename.is_some() || p.surname.is_some());
             }
-            for x in affiliation::decode(&a.0, &a.1, &lex) {
+            for x in affiliation::decode(&a.0, &crate::labels::Labels::from_names(&a.1), &lex) {
                 prop_assert!(!x.is_empty());
             }
-            let cit = citation::decode("raw", &c.0, &c.1);
+            let cit = citation::decode("raw", &c.0, &crate::labels::Labels::from_names(&c.1));
             let _ = (cit.page_range(), cit.doi(), cit.arxiv());
             let xml = crate::tei::bibl_struct(&cit, crate::tei::BiblOptions::default());
             prop_assert!(xml.starts_with("<biblStruct"));
@@ -519,7 +519,7 @@ mod case_props {
                     if begin { format!("I-{}", CIT[l]) } else { CIT[l].to_string() }
                 })
                 .collect();
-            let c = citation::decode(&p, &toks, &labels);
+            let c = citation::decode(&p, &toks, &crate::labels::Labels::from_names(&labels));
             let _ = (c.page_range(), c.doi(), c.arxiv());
             let xml = crate::tei::bibl_struct(&c, crate::tei::BiblOptions::default());
             prop_assert!(xml.starts_with("<biblStruct"));

@@ -407,11 +407,11 @@ impl DocStage {
         &mut self,
         model: ModelName,
         seqs: Vec<quire::features::Rows>,
-    ) -> Result<Vec<Vec<String>>, Error> {
+    ) -> Result<Vec<quire::labels::Labels>, Error> {
         if self.ctx.models.is_available(model) {
             self.labeler.label(model, seqs).await
         } else {
-            Ok(vec![Vec::new(); seqs.len()])
+            Ok(vec![quire::labels::Labels::empty(); seqs.len()])
         }
     }
 

@@ -113,7 +113,11 @@ impl Cascade for FulltextCascade {
             if let Some(t) = trace.as_mut() {
                 let (rows, labels) =
                     quire::metadata::debug_rows(&article.header, Some(&article.back));
-                t.record("metadata", &[rows], &[labels]);
+                t.record(
+                    "metadata",
+                    &[rows],
+                    &[quire::labels::Labels::from_names(&labels)],
+                );
             }
             Ok(FulltextOutput {
                 article,

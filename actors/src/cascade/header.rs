@@ -56,7 +56,11 @@ impl Cascade for HeaderCascade {
             let mut trace = stage.into_trace();
             if let Some(t) = trace.as_mut() {
                 let (rows, labels) = quire::metadata::debug_rows(&record, None);
-                t.record("metadata", &[rows], &[labels]);
+                t.record(
+                    "metadata",
+                    &[rows],
+                    &[quire::labels::Labels::from_names(&labels)],
+                );
             }
             Ok(HeaderOutput {
                 record,

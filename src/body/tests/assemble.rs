@@ -898,10 +898,12 @@ fn a_numbered_display_equation_read_as_paragraph_becomes_a_formula() {
 }
 
 /// Labels of a figure or table model: `(n, label)` runs, each opening with `I-`.
-fn model_labels(runs: &[(usize, &str)]) -> Vec<String> {
-    runs.iter()
-        .flat_map(|&(n, l)| (0..n).map(move |i| if i == 0 { format!("I-{l}") } else { l.into() }))
-        .collect()
+fn model_labels(runs: &[(usize, &str)]) -> crate::labels::Labels {
+    crate::labels::Labels::from_names(
+        runs.iter().flat_map(|&(n, l)| {
+            (0..n).map(move |i| if i == 0 { format!("I-{l}") } else { l.into() })
+        }),
+    )
 }
 
 #[test]

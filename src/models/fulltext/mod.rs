@@ -18,6 +18,7 @@
 //! computes the 27 columns for both. [`decode`] turns the labels into [`Span`]s over the zone
 //! tokens.
 
+use crate::labels::Labels;
 use std::path::Path;
 use std::sync::OnceLock;
 
@@ -327,7 +328,7 @@ impl ModelSpec for Spec {
 /// Labels in, spans out: one [`Span`] per contiguous run of one label over the zone tokens; a
 /// label with GROBID's `I-` prefix opens a new span even right after the same label. An
 /// unknown label is a tagging error.
-pub fn decode(labels: &[String]) -> Result<Vec<Span<Label>>> {
+pub fn decode(labels: &Labels) -> Result<Vec<Span<Label>>> {
     crate::models::label_spans("fulltext", labels, Label::parse)
 }
 
@@ -520,7 +521,7 @@ mod tests {
             "<paragraph>",
             "I-<figure>",
         ]);
-        let got = crate::models::span_pairs(decode(&labels).unwrap());
+        let got = crate::models::span_pairs(decode(&Labels::from_names(&labels)).unwrap());
         assert_eq!(
             got,
             vec![
@@ -532,8 +533,8 @@ mod tests {
                 (Label::Figure, 9..10),
             ]
         );
-        assert!(decode(&[]).unwrap().is_empty());
-        let err = decode(&strings(&["<paragraph>", "<title>"])).unwrap_err();
+        assert!(decode(&Labels::empty()).unwrap().is_empty());
+        let err = decode(&Labels::from_names(strings(&["<paragraph>", "<title>"]))).unwrap_err();
         assert!(err.to_string().contains("<title>"), "{err}");
     }
 }

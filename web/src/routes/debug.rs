@@ -86,7 +86,7 @@ struct LabelRows {
 }
 
 impl Cascade for LabelRows {
-    type Output = Vec<Vec<String>>;
+    type Output = Vec<quire::labels::Labels>;
     fn run(self, ctx: CascadeCtx) -> BoxFuture<'static, Result<Self::Output, quire_actors::Error>> {
         Box::pin(async move { ctx.models.label(self.model, None, self.seqs).await })
     }

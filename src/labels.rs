@@ -1,0 +1,285 @@
+/*!
+The labels a tagger answers, as one type from the model to the decoders.
+
+A model's label set ([`LabelSet`]) is the list of names it was trained with (`I-<title>`,
+`<title>`, `<other>`, …), in the model's id order, shared by every answer of that model. One
+sequence's answer ([`Labels`]) is a label id per token into that set: the tagger hands over
+its ids without writing a name per token, and a decoder reads each token's name (`labels[i]`,
+`labels.iter()`) from the set. Two answers are equal when they name the same labels in the same
+order, whichever sets they index.
+
+Decoders that rewrite a token's label ([`Labels::set`]) name a label of the same model; a name
+the set lacks is added to this answer's copy of the set, so a rewrite never fails.
+*/
+
+use std::fmt;
+use std::ops::Index;
+use std::sync::Arc;
+
+/// A model's label names in its id order (cheap to clone: the names are shared).
+#[derive(Clone, PartialEq, Eq)]
+pub struct LabelSet(Arc<[String]>);
+
+impl LabelSet {
+    /// The set of `names`, in this order (the model's ids are the positions).
+    pub fn new(names: Vec<String>) -> LabelSet {
+        assert!(
+            names.len() <= usize::from(u16::MAX),
+            "a label set holds at most {} names",
+            u16::MAX
+        );
+        LabelSet(names.into())
+    }
+
+    /// The names, in id order.
+    pub fn names(&self) -> &[String] {
+        &self.0
+    }
+
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// The id of `name`, if the set has it.
+    pub fn id(&self, name: &str) -> Option<u16> {
+        self.0.iter().position(|n| n == name).map(|i| i as u16)
+    }
+
+    /// An answer of this set from ids into it (each below [`LabelSet::len`]).
+    pub fn labels(&self, ids: Vec<u16>) -> Labels {
+        debug_assert!(ids.iter().all(|&i| usize::from(i) < self.len()));
+        Labels {
+            set: self.clone(),
+            ids,
+        }
+    }
+}
+
+impl fmt::Debug for LabelSet {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.0.iter()).finish()
+    }
+}
+
+/// One sequence's labels: a label per token, as ids into the [`LabelSet`] of the model that
+/// answered (see the module documentation).
+#[derive(Clone)]
+pub struct Labels {
+    set: LabelSet,
+    ids: Vec<u16>,
+}
+
+impl Labels {
+    /// Labels named one by one (gold data, tests, rows read back from a file): the set is the
+    /// distinct names in the order they first appear.
+    pub fn from_names<S: AsRef<str>>(names: impl IntoIterator<Item = S>) -> Labels {
+        let mut set: Vec<String> = Vec::new();
+        let ids = names
+            .into_iter()
+            .map(|n| {
+                let n = n.as_ref();
+                match set.iter().position(|s| s == n) {
+                    Some(i) => i as u16,
+                    None => {
+                        set.push(n.to_string());
+                        (set.len() - 1) as u16
+                    }
+                }
+            })
+            .collect();
+        Labels {
+            set: LabelSet::new(set),
+            ids,
+        }
+    }
+
+    /// No labels (an empty sequence's answer).
+    pub fn empty() -> Labels {
+        Labels::from_names(std::iter::empty::<&str>())
+    }
+
+    pub fn len(&self) -> usize {
+        self.ids.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.ids.is_empty()
+    }
+
+    /// Token `i`'s label name, if there is a token `i`.
+    pub fn get(&self, i: usize) -> Option<&str> {
+        self.ids
+            .get(i)
+            .map(|&id| self.set.0[usize::from(id)].as_str())
+    }
+
+    /// The names, token by token.
+    pub fn iter(&self) -> Names<'_> {
+        Names {
+            names: &self.set.0,
+            ids: self.ids.iter(),
+        }
+    }
+
+    /// The ids into [`Labels::label_set`], token by token.
+    pub fn ids(&self) -> &[u16] {
+        &self.ids
+    }
+
+    /// The set the ids index.
+    pub fn label_set(&self) -> &LabelSet {
+        &self.set
+    }
+
+    /// Token `i`'s label becomes `name` (added to this answer's set when the model's lacks
+    /// it). Panics when there is no token `i`, as indexing does.
+    pub fn set(&mut self, i: usize, name: &str) {
+        let id = match self.set.id(name) {
+            Some(id) => id,
+            None => {
+                let mut names = self.set.names().to_vec();
+                names.push(name.to_string());
+                self.set = LabelSet::new(names);
+                (self.set.len() - 1) as u16
+            }
+        };
+        self.ids[i] = id;
+    }
+
+    /// The names as owned strings (for writing out, or comparing with gold text).
+    pub fn to_names(&self) -> Vec<String> {
+        self.iter().map(str::to_string).collect()
+    }
+}
+
+impl Default for Labels {
+    fn default() -> Labels {
+        Labels::empty()
+    }
+}
+
+impl Index<usize> for Labels {
+    type Output = str;
+
+    fn index(&self, i: usize) -> &str {
+        &self.set.0[usize::from(self.ids[i])]
+    }
+}
+
+impl PartialEq for Labels {
+    fn eq(&self, other: &Labels) -> bool {
+        self.len() == other.len() && self.iter().eq(other.iter())
+    }
+}
+
+impl Eq for Labels {}
+
+impl<S: AsRef<str>> PartialEq<[S]> for Labels {
+    fn eq(&self, other: &[S]) -> bool {
+        self.len() == other.len() && self.iter().eq(other.iter().map(AsRef::as_ref))
+    }
+}
+
+impl<S: AsRef<str>> PartialEq<Vec<S>> for Labels {
+    fn eq(&self, other: &Vec<S>) -> bool {
+        *self == other[..]
+    }
+}
+
+impl fmt::Debug for Labels {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.iter()).finish()
+    }
+}
+
+impl<'a> IntoIterator for &'a Labels {
+    type Item = &'a str;
+    type IntoIter = Names<'a>;
+
+    fn into_iter(self) -> Names<'a> {
+        self.iter()
+    }
+}
+
+/// The names of an answer, token by token ([`Labels::iter`]).
+#[derive(Clone)]
+pub struct Names<'a> {
+    names: &'a [String],
+    ids: std::slice::Iter<'a, u16>,
+}
+
+impl<'a> Iterator for Names<'a> {
+    type Item = &'a str;
+
+    fn next(&mut self) -> Option<&'a str> {
+        self.ids
+            .next()
+            .map(|&id| self.names[usize::from(id)].as_str())
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.ids.size_hint()
+    }
+}
+
+impl DoubleEndedIterator for Names<'_> {
+    fn next_back(&mut self) -> Option<Self::Item> {
+        self.ids
+            .next_back()
+            .map(|&id| self.names[usize::from(id)].as_str())
+    }
+}
+
+impl ExactSizeIterator for Names<'_> {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn answers_read_their_names_from_the_set_and_compare_by_name() {
+        let set = LabelSet::new(vec!["I-<title>".into(), "<title>".into(), "<other>".into()]);
+        let a = set.labels(vec![0, 1, 1, 2]);
+        assert_eq!(a.len(), 4);
+        assert_eq!(&a[1], "<title>");
+        assert_eq!(a.get(3), Some("<other>"));
+        assert_eq!(a.get(4), None);
+        assert_eq!(
+            a.iter().collect::<Vec<_>>(),
+            ["I-<title>", "<title>", "<title>", "<other>"]
+        );
+        assert_eq!(a.ids(), &[0, 1, 1, 2]);
+        // The same names from another set (another order) are the same answer.
+        let b = Labels::from_names(["I-<title>", "<title>", "<title>", "<other>"]);
+        assert_eq!(b.ids(), &[0, 1, 1, 2]);
+        assert_eq!(a, b);
+        assert_eq!(a, vec!["I-<title>", "<title>", "<title>", "<other>"]);
+        let c = Labels::from_names(["<other>", "<title>", "<title>", "<other>"]);
+        assert_ne!(a, c);
+        assert_eq!(c.ids(), &[0, 1, 1, 0]);
+        assert_ne!(a, Labels::from_names(["I-<title>", "<title>", "<title>"]));
+        assert_eq!(
+            format!("{c:?}"),
+            r#"["<other>", "<title>", "<title>", "<other>"]"#
+        );
+        assert_eq!((&c).into_iter().count(), 4);
+    }
+
+    #[test]
+    fn a_rewrite_names_a_label_of_the_set_or_extends_a_copy_of_it() {
+        let set = LabelSet::new(vec!["<title>".into(), "<other>".into()]);
+        let mut a = set.labels(vec![0, 0, 0]);
+        a.set(2, "<other>");
+        assert_eq!(a.ids(), &[0, 0, 1]);
+        assert_eq!(a.label_set(), &set, "a name of the set keeps the set");
+        a.set(0, "I-<title>");
+        assert_eq!(a, vec!["I-<title>", "<title>", "<other>"]);
+        assert_eq!(set.len(), 2, "the model's set is not changed");
+        assert_eq!(a.to_names(), ["I-<title>", "<title>", "<other>"]);
+        assert!(Labels::empty().is_empty());
+    }
+}
