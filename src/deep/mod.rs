@@ -187,12 +187,22 @@ struct Lookup {
     labels: FxHashMap<String, u32>,
 }
 
+/// A token as the word vocabulary knows it: lower case, every ASCII digit a `0`.
 fn word_key(token: &str) -> String {
-    token
-        .chars()
-        .map(|c| if c.is_ascii_digit() { '0' } else { c })
-        .flat_map(char::to_lowercase)
-        .collect()
+    let mut key = String::new();
+    word_key_into(token, &mut key);
+    key
+}
+
+/// [`word_key`] into `key`, replacing what it held (tagging reuses one buffer per sequence).
+fn word_key_into(token: &str, key: &mut String) {
+    key.clear();
+    key.extend(
+        token
+            .chars()
+            .map(|c| if c.is_ascii_digit() { '0' } else { c })
+            .flat_map(char::to_lowercase),
+    );
 }
 
 impl Vocab {
@@ -338,11 +348,12 @@ impl Lookup {
         // Each token's word key once, for the learned words and the frozen channel's.
         let mut words = Vec::with_capacity(rows.len());
         let mut pre = Vec::new();
+        let mut key = String::new();
         for r in rows {
-            let key = word_key(r.first().unwrap_or(&empty));
-            words.push(*self.words.get(&key).unwrap_or(&0));
+            word_key_into(r.first().unwrap_or(&empty), &mut key);
+            words.push(*self.words.get(key.as_str()).unwrap_or(&0));
             if !self.pretrained.is_empty() {
-                pre.push(*self.pretrained.get(&key).unwrap_or(&0));
+                pre.push(*self.pretrained.get(key.as_str()).unwrap_or(&0));
             }
         }
         let chars = rows
