@@ -65,6 +65,14 @@ impl fmt::Debug for LabelSet {
     }
 }
 
+/// A token's label as a model's label type `L`: the label without GROBID's `I-` prefix, and
+/// whether the prefix was there (a field begins at this token even after the same label).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Tag<L> {
+    pub label: L,
+    pub begins: bool,
+}
+
 /// One sequence's labels: a label per token, as ids into the [`LabelSet`] of the model that
 /// answered (see the module documentation).
 #[derive(Clone)]
@@ -148,6 +156,41 @@ impl Labels {
             }
         };
         self.ids[i] = id;
+    }
+
+    /// Each token's label read as a model's label type (see [`Tag`]), `parse` called once
+    /// per name of the set, not once per token (it reads a name with or without its `I-`
+    /// prefix, as each model's `Label::parse` does). The first token whose name `parse` does
+    /// not know is the error, with its index and name.
+    pub fn tags<L: Copy>(
+        &self,
+        parse: impl Fn(&str) -> Option<L>,
+    ) -> Result<Vec<Tag<L>>, (usize, &str)> {
+        let parsed: Vec<Option<Tag<L>>> = self
+            .set
+            .names()
+            .iter()
+            .map(|n| {
+                parse(n).map(|label| Tag {
+                    label,
+                    begins: n.starts_with("I-"),
+                })
+            })
+            .collect();
+        self.ids
+            .iter()
+            .enumerate()
+            .map(|(i, &id)| parsed[usize::from(id)].ok_or((i, &self[i])))
+            .collect()
+    }
+
+    /// [`Labels::tags`] where a name `parse` does not know reads as `unknown` (a decoder's
+    /// `<other>`).
+    pub fn tags_or<L: Copy>(&self, parse: impl Fn(&str) -> Option<L>, unknown: L) -> Vec<Tag<L>> {
+        match self.tags(|n| Some(parse(n).unwrap_or(unknown))) {
+            Ok(tags) => tags,
+            Err(_) => unreachable!("every name parses"),
+        }
     }
 
     /// The names as owned strings (for writing out, or comparing with gold text).
@@ -281,5 +324,36 @@ mod tests {
         assert_eq!(set.len(), 2, "the model's set is not changed");
         assert_eq!(a.to_names(), ["I-<title>", "<title>", "<other>"]);
         assert!(Labels::empty().is_empty());
+    }
+
+    #[test]
+    fn tags_read_each_name_as_the_models_type_once_and_name_the_first_unknown_token() {
+        let parse = |n: &str| match n.strip_prefix("I-").unwrap_or(n) {
+            "<title>" => Some(1),
+            "<other>" => Some(2),
+            _ => None,
+        };
+        let a = Labels::from_names(["I-<title>", "<title>", "I-<title>", "<other>"]);
+        let tags = a.tags(parse).unwrap();
+        assert_eq!(
+            tags.iter().map(|t| (t.label, t.begins)).collect::<Vec<_>>(),
+            [(1, true), (1, false), (1, true), (2, false)]
+        );
+        let calls = std::cell::Cell::new(0);
+        let counted = |n: &str| {
+            calls.set(calls.get() + 1);
+            parse(n)
+        };
+        assert!(a.tags(counted).is_ok());
+        assert_eq!(calls.get(), 3, "once per name of the set");
+        let b = Labels::from_names(["<title>", "<note>", "I-<year>"]);
+        assert_eq!(b.tags(parse).unwrap_err(), (1, "<note>"));
+        assert_eq!(
+            b.tags_or(parse, 0)
+                .iter()
+                .map(|t| (t.label, t.begins))
+                .collect::<Vec<_>>(),
+            [(1, false), (0, false), (0, true)]
+        );
     }
 }

@@ -728,13 +728,13 @@ pub fn decode(tokens: &[HeaderToken], labels: &Labels) -> Result<HeaderFields> {
     for &c in &cuts {
         labels.set(c, "I-<abstract>");
     }
-    let labels = &labels;
+    // A label the header model does not know reads as `<other>`.
+    let tags = labels.tags_or(Label::parse, Label::Other);
     let mut fields = HeaderFields::default();
     let mut prev_sep = Sep::None;
-    for (k, (t, l)) in tokens.iter().zip(labels).enumerate() {
-        let label = Label::parse(l).unwrap_or(Label::Other);
-        let starts = l.starts_with("I-");
-        let extend = matches!(fields.spans.last(), Some((cur, _)) if *cur == label && !starts);
+    for (k, (t, tag)) in tokens.iter().zip(tags).enumerate() {
+        let label = tag.label;
+        let extend = matches!(fields.spans.last(), Some((cur, _)) if *cur == label && !tag.begins);
         if extend {
             if let Some((_, s)) = fields.spans.last_mut() {
                 match prev_sep {

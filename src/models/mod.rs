@@ -265,16 +265,16 @@ pub(crate) fn label_spans<L: Copy + PartialEq>(
     labels: &Labels,
     parse: fn(&str) -> Option<L>,
 ) -> crate::Result<Vec<crate::layout::Span<L>>> {
+    let tags = labels.tags(parse).map_err(|(i, l)| crate::Error::Tagging {
+        model: model.into(),
+        reason: format!("unknown label `{l}` at token {i}"),
+    })?;
     let mut out: Vec<crate::layout::Span<L>> = Vec::new();
-    for (i, l) in labels.iter().enumerate() {
-        let label = parse(l).ok_or_else(|| crate::Error::Tagging {
-            model: model.into(),
-            reason: format!("unknown label `{l}` at token {i}"),
-        })?;
+    for (i, tag) in tags.into_iter().enumerate() {
         match out.last_mut() {
-            Some(s) if s.label == label && !l.starts_with("I-") => s.tokens.end = i + 1,
+            Some(s) if s.label == tag.label && !tag.begins => s.tokens.end = i + 1,
             _ => out.push(crate::layout::Span {
-                label,
+                label: tag.label,
                 tokens: i..i + 1,
             }),
         }

@@ -708,9 +708,11 @@ pub fn decode(
     // begins a reference when one of them did.
     let mut rest_end = 0;
     let mut begin_after_rest = false;
-    for (i, l) in labels.iter().enumerate() {
-        let mut label = Label::parse(l).unwrap_or(Label::Other);
-        let mut begins = l.starts_with("I-");
+    // A label the model does not know reads as `<other>`.
+    let tags = labels.tags_or(Label::parse, Label::Other);
+    for (i, tag) in tags.into_iter().enumerate() {
+        let mut label = tag.label;
+        let mut begins = tag.begins;
         if i >= rest_end
             && text_sep == Sep::Newline
             && !cur.text.is_empty()

@@ -811,12 +811,12 @@ pub fn decode(refs: &[LineRef], labels: &Labels) -> Result<Zones> {
         });
     }
     let mut zones = Zones::default();
-    for (r, l) in refs.iter().zip(labels) {
-        let label = Label::parse(l).unwrap_or(Label::Other);
-        let starts = l.starts_with("I-");
+    // A label the model does not know reads as `<other>`.
+    let tags = labels.tags_or(Label::parse, Label::Other);
+    for (r, tag) in refs.iter().zip(tags) {
         match zones.pieces.last_mut() {
-            Some((cur, v)) if *cur == label && !starts => v.push(*r),
-            _ => zones.pieces.push((label, vec![*r])),
+            Some((cur, v)) if *cur == tag.label && !tag.begins => v.push(*r),
+            _ => zones.pieces.push((tag.label, vec![*r])),
         }
     }
     Ok(zones)
