@@ -2,15 +2,15 @@
 //! department, laboratory, address parts, country, marker) and decodes them into
 //! affiliations with their addresses and ISO country codes.
 
-use crate::labels::Labels;
 use std::path::Path;
 use std::sync::OnceLock;
 
 use crate::corpus::rules::AffiliationRules;
 use crate::crf::{Sequence, TrainParams};
 use crate::features::{self as f, Tok};
+use crate::labels::Labels;
 use crate::lexicon::{Kind, LexView, Lexicons};
-use crate::models::text::{self, spans};
+use crate::models::text;
 use crate::models::{ModelName, ModelSpec, Part, ReadStats};
 use crate::Result;
 
@@ -65,20 +65,20 @@ fn trim_field(s: &str) -> String {
 pub fn decode(toks: &[Tok], labels: &Labels, lex: &Lexicons) -> Vec<Affiliation> {
     let mut out = Vec::new();
     let mut cur = Affiliation::default();
-    for (label, a, b) in spans(labels) {
+    for (label, a, b) in text::label_fields(labels, Label::parse, Label::Other) {
         let raw = text::join_tokens(toks.get(a..b).unwrap_or_default());
         let value = trim_field(&raw);
         let is_org = matches!(
-            label.as_str(),
-            "<institution>" | "<department>" | "<laboratory>"
+            label,
+            Label::Institution | Label::Department | Label::Laboratory
         );
-        let new = (label == "<marker>" && !cur.is_empty())
+        let new = (label == Label::Marker && !cur.is_empty())
             || (is_org && cur.has_address())
-            || (label == "<country>" && cur.country.is_some());
+            || (label == Label::Country && cur.country.is_some());
         if new {
             out.push(std::mem::take(&mut cur));
         }
-        if label != "<other>" || !cur.raw.is_empty() {
+        if label != Label::Other || !cur.raw.is_empty() {
             if !cur.raw.is_empty() {
                 cur.raw.push(' ');
             }
@@ -87,21 +87,21 @@ pub fn decode(toks: &[Tok], labels: &Labels, lex: &Lexicons) -> Vec<Affiliation>
         if value.is_empty() {
             continue;
         }
-        match label.as_str() {
-            "<marker>" => cur.markers.push(value),
-            "<institution>" => cur.institutions.push(value),
-            "<department>" => cur.departments.push(value),
-            "<laboratory>" => cur.laboratories.push(value),
-            "<addrLine>" => cur.addr_lines.push(value),
-            "<postBox>" => cur.post_box = Some(value),
-            "<postCode>" => cur.post_code = Some(value),
-            "<settlement>" => cur.settlement = Some(value),
-            "<region>" => cur.region = Some(value),
-            "<country>" => {
+        match label {
+            Label::Marker => cur.markers.push(value),
+            Label::Institution => cur.institutions.push(value),
+            Label::Department => cur.departments.push(value),
+            Label::Laboratory => cur.laboratories.push(value),
+            Label::AddrLine => cur.addr_lines.push(value),
+            Label::PostBox => cur.post_box = Some(value),
+            Label::PostCode => cur.post_code = Some(value),
+            Label::Settlement => cur.settlement = Some(value),
+            Label::Region => cur.region = Some(value),
+            Label::Country => {
                 cur.country_code = lex.country_code(&value).map(str::to_string);
                 cur.country = Some(value);
             }
-            _ => {}
+            Label::Other => {}
         }
     }
     out.push(cur);

@@ -2,15 +2,15 @@
 //! date, volume, pages, …) and decodes them into a [`Citation`]. Authors/editors then go
 //! through a name model and the date through the date model (the string cascade).
 
-use crate::labels::Labels;
 use std::path::Path;
 use std::sync::OnceLock;
 
 use crate::corpus::rules::CitationRules;
 use crate::crf::{Sequence, TrainParams};
 use crate::features::{self as f, Tok};
+use crate::labels::{Labels, Tag};
 use crate::lexicon::{Kind, LexView};
-use crate::models::text::{self, spans};
+use crate::models::text;
 use crate::models::{ModelName, ModelSpec, Part, ReadStats};
 use crate::Result;
 
@@ -257,8 +257,8 @@ fn abbreviation_period(raw: &str, v: String, dot_after: bool) -> String {
 }
 
 /// Whether token `i` is labelled `<other>` (either `I-<other>` or its continuation).
-fn is_other(labels: &Labels, i: usize) -> bool {
-    labels.get(i).is_some_and(|l| text::plain(l) == "<other>")
+fn is_other(tags: &[Tag<Label>], i: usize) -> bool {
+    tags.get(i).is_some_and(|t| t.label == Label::Other)
 }
 
 /// A title's own marks that the model left outside it, on `<other>` tokens next to it: the
@@ -267,7 +267,7 @@ fn is_other(labels: &Labels, i: usize) -> bool {
 /// anxiety”`), and a final `?` or `!`. `printed` is the text of tokens `a..b`.
 fn widen_title(
     toks: &[Tok],
-    labels: &Labels,
+    tags: &[Tag<Label>],
     (a, b): (usize, usize),
     printed: &str,
 ) -> (usize, usize) {
@@ -283,15 +283,15 @@ fn widen_title(
         }
         // The odd mark pairs with the one on whichever side holds one (on both sides it is
         // not known which, so the title stays as labelled).
-        let before = a > 0 && is_other(labels, a - 1) && is(a - 1, q.open);
-        let after = is_other(labels, b) && is(b, q.close);
+        let before = a > 0 && is_other(tags, a - 1) && is(a - 1, q.open);
+        let after = is_other(tags, b) && is(b, q.close);
         if before && !after {
             a -= 1;
         } else if after && !before {
             b += 1;
         }
     }
-    if b > a && is_other(labels, b) && matches!(text(b), "?" | "!") {
+    if b > a && is_other(tags, b) && matches!(text(b), "?" | "!") {
         b += 1;
     }
     (a, b)
@@ -309,8 +309,9 @@ pub fn decode(raw: &str, toks: &[Tok], labels: &Labels) -> Citation {
     // Where the kept date span starts and ends: a second date span right after it ("June 1",
     // "2018" around the comma of "June 1, 2018") continues it.
     let mut date_span: Option<(usize, usize)> = None;
-    for (label, a, b) in spans(labels) {
-        if label == "<other>" {
+    let tags = labels.tags_or(Label::parse, Label::Other);
+    for (label, a, b) in text::label_fields(labels, Label::parse, Label::Other) {
+        if label == Label::Other {
             continue;
         }
         // Identifiers, URLs and the free-text fields keep the input's own spacing: a title's
@@ -322,15 +323,24 @@ pub fn decode(raw: &str, toks: &[Tok], labels: &Labels) -> Citation {
                 .and_then(|r| text::source_text(&norm, r, a, b))
                 .unwrap_or_else(|| text::join_tokens(toks.get(a..b).unwrap_or_default()))
         };
-        let mut value = match label.as_str() {
-            "<web>" | "<pubnum>" | "<title>" | "<journal>" | "<booktitle>" | "<series>"
-            | "<publisher>" | "<location>" | "<institution>" | "<note>" | "<tech>"
-            | "<collaboration>" => printed(a, b),
+        let mut value = match label {
+            Label::Web
+            | Label::Pubnum
+            | Label::Title
+            | Label::Journal
+            | Label::Booktitle
+            | Label::Series
+            | Label::Publisher
+            | Label::Location
+            | Label::Institution
+            | Label::Note
+            | Label::Tech
+            | Label::Collaboration => printed(a, b),
             _ => text::join_tokens(toks.get(a..b).unwrap_or_default()),
         };
         // A title's text is cut again only when it takes back a mark beside it.
-        let (a, b) = if label == "<title>" {
-            let wide = widen_title(toks, labels, (a, b), &value);
+        let (a, b) = if label == Label::Title {
+            let wide = widen_title(toks, &tags, (a, b), &value);
             if wide != (a, b) {
                 value = printed(wide.0, wide.1);
             }
@@ -338,27 +348,29 @@ pub fn decode(raw: &str, toks: &[Tok], labels: &Labels) -> Citation {
         } else {
             (a, b)
         };
-        let v = match label.as_str() {
-            "<author>" | "<editor>" => value.trim().to_string(),
-            "<title>" | "<booktitle>" | "<series>" => strip_wrapping(&clean_field(&value)),
-            "<journal>" => {
-                let dot_after = is_other(labels, b)
+        let v = match label {
+            Label::Author | Label::Editor => value.trim().to_string(),
+            Label::Title | Label::Booktitle | Label::Series => strip_wrapping(&clean_field(&value)),
+            Label::Journal => {
+                let dot_after = is_other(&tags, b)
                     && toks
                         .get(b)
                         .is_some_and(|t| t.text == "." && !t.space_before);
                 abbreviation_period(&value, strip_wrapping(&clean_field(&value)), dot_after)
             }
-            "<pages>" | "<volume>" | "<issue>" | "<date>" => strip_wrapping(&clean_field(&value)),
-            "<web>" | "<pubnum>" => value.trim().trim_end_matches([',', ';']).to_string(),
+            Label::Pages | Label::Volume | Label::Issue | Label::Date => {
+                strip_wrapping(&clean_field(&value))
+            }
+            Label::Web | Label::Pubnum => value.trim().trim_end_matches([',', ';']).to_string(),
             _ => clean_field(&value),
         };
         if v.is_empty() {
             continue;
         }
-        match label.as_str() {
-            "<author>" => put(&mut c.author_text, v),
-            "<editor>" => put(&mut c.editor_text, v),
-            "<date>" => match date_span {
+        match label {
+            Label::Author => put(&mut c.author_text, v),
+            Label::Editor => put(&mut c.editor_text, v),
+            Label::Date => match date_span {
                 None => {
                     c.date_text = Some(v);
                     date_span = Some((a, b));
@@ -370,22 +382,22 @@ pub fn decode(raw: &str, toks: &[Tok], labels: &Labels) -> Citation {
                 }
                 Some(_) => {}
             },
-            "<title>" => put(&mut c.title, v),
-            "<journal>" => first(&mut c.journal, v),
-            "<booktitle>" => first(&mut c.booktitle, v),
-            "<series>" => put(&mut c.series, v),
-            "<institution>" => put(&mut c.institution, v),
-            "<collaboration>" => put(&mut c.collaboration, v),
-            "<note>" => put(&mut c.note, v),
-            "<tech>" => put(&mut c.tech, v),
-            "<volume>" => first(&mut c.volume, v),
-            "<issue>" => first(&mut c.issue, v),
-            "<pages>" => first(&mut c.pages, v),
-            "<location>" => first(&mut c.location, v),
-            "<publisher>" => first(&mut c.publisher, v),
-            "<web>" => put(&mut c.web, v),
-            "<pubnum>" => c.pubnums.push(v),
-            _ => {}
+            Label::Title => put(&mut c.title, v),
+            Label::Journal => first(&mut c.journal, v),
+            Label::Booktitle => first(&mut c.booktitle, v),
+            Label::Series => put(&mut c.series, v),
+            Label::Institution => put(&mut c.institution, v),
+            Label::Collaboration => put(&mut c.collaboration, v),
+            Label::Note => put(&mut c.note, v),
+            Label::Tech => put(&mut c.tech, v),
+            Label::Volume => first(&mut c.volume, v),
+            Label::Issue => first(&mut c.issue, v),
+            Label::Pages => first(&mut c.pages, v),
+            Label::Location => first(&mut c.location, v),
+            Label::Publisher => first(&mut c.publisher, v),
+            Label::Web => put(&mut c.web, v),
+            Label::Pubnum => c.pubnums.push(v),
+            Label::Other => {}
         }
     }
     split_leading_year(&mut c);

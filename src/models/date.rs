@@ -1,15 +1,15 @@
 //! Date model: labels the tokens of a raw date string (`<year>`, `<month>`, `<day>`,
 //! `<other>`) and decodes them into dates normalised to ISO 8601 (year, year-month or full).
 
-use crate::labels::Labels;
 use std::path::Path;
 use std::sync::OnceLock;
 
 use crate::corpus::rules::DateRules;
 use crate::crf::{Sequence, TrainParams};
 use crate::features::{self as f, Tok};
+use crate::labels::Labels;
 use crate::lexicon::LexView;
-use crate::models::text::{self, spans};
+use crate::models::text;
 use crate::models::{ModelName, ModelSpec, Part, ReadStats};
 use crate::Result;
 
@@ -146,19 +146,17 @@ fn parse_day(s: &str) -> Option<u32> {
 }
 
 /// Dates from labelled tokens. A new date starts whenever a year, month or day label repeats
-/// for the date being built; dates without any recognised part are left out. `labels` are
-/// [`Label`]s or the model's own output (`I-<year>`, `<year>`, …).
+/// for the date being built; dates without any recognised part are left out.
 pub fn decode(toks: &[Tok], labels: &Labels) -> Vec<Date> {
-    let names: Vec<&str> = labels.iter().collect();
     let mut out: Vec<Date> = Vec::new();
     let mut cur = Date::default();
     let mut seen = [false; 3];
-    for (label, a, b) in spans(&names) {
-        let slot = match label.as_str() {
-            "<year>" => 0,
-            "<month>" => 1,
-            "<day>" => 2,
-            _ => continue,
+    for (label, a, b) in text::label_fields(labels, Label::parse, Label::Other) {
+        let slot = match label {
+            Label::Year => 0,
+            Label::Month => 1,
+            Label::Day => 2,
+            Label::Other => continue,
         };
         let value = text::join_tokens(toks.get(a..b).unwrap_or_default());
         if seen[slot] {

@@ -21,12 +21,12 @@
 //! set to 0 as in the corpus's rows: [`crate::body::figure::model_rows`]), and [`decode`]'s
 //! spans index that slice. At training the facts come from the raw rows ([`fulltext::TokenFacts::from_raw`]).
 
-use crate::labels::Labels;
 use std::path::Path;
 use std::sync::OnceLock;
 
 use crate::corpus::layout::{self as corpus, FilePair, PairRead, TeiEvent, Unmatched};
 use crate::crf::{Sequence, TrainParams};
+use crate::labels::Labels;
 use crate::layout::Span;
 use crate::models::{fulltext, text};
 use crate::models::{ModelName, ModelSpec, Part, ReadStats};

@@ -15,7 +15,6 @@
 //! not per file as for the other lexicons). Training writes them to
 //! `<models>/lexicon/funders.txt` and `infrastructures.txt`, which tagging loads.
 
-use crate::labels::Labels;
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 use std::sync::OnceLock;
@@ -23,6 +22,7 @@ use std::sync::OnceLock;
 use crate::corpus::{self, Labelled, Rules};
 use crate::crf::{Sequence, TrainParams};
 use crate::features::{self as f, gazetteer_key, Gazetteer, Tok};
+use crate::labels::Labels;
 use crate::models::text;
 use crate::models::{ModelName, ModelSpec, Part, ReadStats};
 use crate::{Error, Result};

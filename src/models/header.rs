@@ -8,13 +8,13 @@
 //! layout at run time ([`document_tokens`]); [`rows`] then computes the 31 feature columns,
 //! lexical ones included, for both.
 
-use crate::labels::Labels;
 use std::ops::Range;
 use std::path::Path;
 
 use crate::corpus::layout::{self as corpus, PairRead, TeiEvent, Unmatched};
 use crate::crf::{Sequence, TrainParams};
 use crate::flavor::Flavor;
+use crate::labels::Labels;
 use crate::layout::{Document, ZoneToken};
 use crate::lexicon::{Kind, LexView};
 use crate::models::lexical::{self as lx, bit};

@@ -5,8 +5,9 @@ lands). `models/<dir_name>/` holds a trained model's files: `model.crf` (CRFsuit
 training parameters, evaluation figures).
 */
 
-use crate::labels::Labels;
 use std::path::{Path, PathBuf};
+
+use crate::labels::Labels;
 
 /// The corpus-reading types every spec's `read` names (defined with the corpus readers).
 pub use crate::corpus::{Part, ReadStats};

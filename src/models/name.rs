@@ -2,15 +2,15 @@
 //! (`<forename>`, `<middlename>`, `<surname>`, `<title>`, `<suffix>`, `<marker>`) and decode
 //! them into persons. Both share the columns of reference §3.6; templates differ in window.
 
-use crate::labels::Labels;
 use std::path::Path;
 use std::sync::OnceLock;
 
 use crate::corpus::rules::NameRules;
 use crate::crf::{Sequence, TrainParams};
 use crate::features::{self as f, Tok};
+use crate::labels::Labels;
 use crate::lexicon::{Kind, LexView};
-use crate::models::text::{self, spans};
+use crate::models::text;
 use crate::models::{ModelName, ModelSpec, Part, ReadStats};
 use crate::Result;
 
@@ -125,15 +125,16 @@ pub fn decode_ranged(toks: &[Tok], labels: &Labels) -> (Vec<Person>, Vec<std::op
     // them is the next person's (`… Teles 1,2 , Bia …` gives `Bia` to a new person, not
     // to Teles).
     let mut closed = false;
-    for (label, a, b) in given_name_rescue(toks, spans(labels)) {
+    let fields = text::label_fields(labels, Label::parse, Label::Other);
+    for (label, a, b) in given_name_rescue(toks, fields) {
         let value = text::join_tokens(toks.get(a..b).unwrap_or_default());
-        let starts_new = match label.as_str() {
-            "<forename>" => cur.forename.is_some() || closed,
+        let starts_new = match label {
+            Label::Forename => cur.forename.is_some() || closed,
             // A title after a title-only entry closed by its marks opens the next entry too.
-            "<title>" => !cur.is_empty() || !cur.markers.is_empty(),
-            "<middlename>" => (cur.middlename.is_some() && cur.surname.is_some()) || closed,
-            "<surname>" => cur.surname.is_some() || closed,
-            _ => false,
+            Label::Title => !cur.is_empty() || !cur.markers.is_empty(),
+            Label::Middlename => (cur.middlename.is_some() && cur.surname.is_some()) || closed,
+            Label::Surname => cur.surname.is_some() || closed,
+            Label::Marker | Label::Suffix | Label::Other => false,
         };
         if starts_new {
             closed = false;
@@ -145,23 +146,23 @@ pub fn decode_ranged(toks: &[Tok], labels: &Labels) -> (Vec<Person>, Vec<std::op
                 ranges.push(r);
             }
         }
-        if label != "<marker>" && label != "<other>" {
+        if label != Label::Marker && label != Label::Other {
             let r = cur_range.get_or_insert(a..b);
             r.end = b;
         }
         let v = clean_part(&value);
-        match label.as_str() {
-            "<forename>" => {
+        match label {
+            Label::Forename => {
                 if cur.forename.is_none() && cur.surname.is_some() {
                     cur.surname_first = true;
                 }
                 set(&mut cur.forename, v)
             }
-            "<middlename>" => set(&mut cur.middlename, v),
-            "<surname>" => set(&mut cur.surname, v),
-            "<title>" => set(&mut cur.title, v),
-            "<suffix>" => set(&mut cur.suffix, v),
-            "<marker>" => {
+            Label::Middlename => set(&mut cur.middlename, v),
+            Label::Surname => set(&mut cur.surname, v),
+            Label::Title => set(&mut cur.title, v),
+            Label::Suffix => set(&mut cur.suffix, v),
+            Label::Marker => {
                 let m: Vec<String> = value
                     .split([',', ' '])
                     .map(str::trim)
@@ -181,7 +182,7 @@ pub fn decode_ranged(toks: &[Tok], labels: &Labels) -> (Vec<Person>, Vec<std::op
                     cur.markers.extend(m);
                 }
             }
-            _ => {}
+            Label::Other => {}
         }
     }
     title_as_name(&mut cur);
@@ -210,8 +211,8 @@ pub fn decode_ranged(toks: &[Tok], labels: &Labels) -> (Vec<Person>, Vec<std::op
 /// its middle name, instead of being dropped.
 fn given_name_rescue(
     toks: &[Tok],
-    spans: Vec<(String, usize, usize)>,
-) -> Vec<(String, usize, usize)> {
+    spans: Vec<(Label, usize, usize)>,
+) -> Vec<(Label, usize, usize)> {
     let mut out = spans;
     for i in 0..out.len() {
         let (label, a, b) = &out[i];
@@ -223,19 +224,19 @@ fn given_name_rescue(
                     && cs.all(char::is_lowercase)
             });
         let opens_person = i == 0
-            || matches!(out[i - 1].0.as_str(), "<surname>" | "<marker>" | "<suffix>")
+            || matches!(out[i - 1].0, Label::Surname | Label::Marker | Label::Suffix)
             || toks
                 .get(out[i - 1].2.saturating_sub(1))
                 .is_some_and(|t| t.text == "," || t.text == ";" || t.text == "and");
         let before_forename = out
             .get(i + 1)
-            .is_some_and(|(next, ..)| next == "<forename>")
+            .is_some_and(|(next, ..)| *next == Label::Forename)
             && out
                 .get(i + 2)
-                .is_some_and(|(after, ..)| after == "<surname>");
-        if label == "<other>" && one_word && opens_person && before_forename {
-            out[i].0 = "<forename>".to_string();
-            out[i + 1].0 = "<middlename>".to_string();
+                .is_some_and(|(after, ..)| *after == Label::Surname);
+        if *label == Label::Other && one_word && opens_person && before_forename {
+            out[i].0 = Label::Forename;
+            out[i + 1].0 = Label::Middlename;
         }
     }
     out

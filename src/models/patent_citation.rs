@@ -16,13 +16,13 @@
 //! matches, patent country code, kind code, punctuation type, token length, and the relative
 //! position over the paragraph's tokens, whitespace included.
 
-use crate::labels::Labels;
 use std::ops::Range;
 use std::path::Path;
 use std::sync::OnceLock;
 
 use crate::crf::{Sequence, TrainParams};
 use crate::features::{self as f, Tok};
+use crate::labels::Labels;
 use crate::lexicon::{Kind, LexView};
 use crate::models::text;
 use crate::models::{ModelName, ModelSpec, Part, ReadStats};

@@ -21,13 +21,13 @@
 //! Each raw row's token is searched among the next 7 TEI entries, never going back; matched
 //! rows take the label, unmatched rows are dropped; each file is one sequence.
 
-use crate::labels::Labels;
 use std::ops::Range;
 use std::path::Path;
 use std::sync::OnceLock;
 
 use crate::corpus::layout::{self as corpus, FilePair, PairRead, TeiEvent, Unmatched};
 use crate::crf::{Sequence, TrainParams};
+use crate::labels::Labels;
 use crate::layout::{Document, ZoneToken};
 use crate::lexicon::LexView;
 use crate::models::header::{Pos, Sep};

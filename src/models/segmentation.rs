@@ -7,13 +7,13 @@
 //! ([`LineFacts::from_raw`]); tagging reads them from a PDF's layout ([`document_lines`]); both
 //! end in the same [`rows`].
 
-use crate::labels::Labels;
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 use crate::corpus::layout::{self as corpus, PairRead, TeiEvent, Unmatched};
 use crate::crf::{Sequence, TrainParams};
 use crate::flavor::Flavor;
+use crate::labels::Labels;
 use crate::layout::{BBox, Block, Document};
 use crate::lexicon::LexView;
 use crate::models::lexical::{self as lx, bit};

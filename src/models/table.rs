@@ -8,10 +8,10 @@
 //! one `<table>` span (`figure::rows(&facts[span.tokens.clone()])` at run time); [`decode`]'s
 //! spans index that slice.
 
-use crate::labels::Labels;
 use std::path::Path;
 
 use crate::crf::{Sequence, TrainParams};
+use crate::labels::Labels;
 use crate::layout::Span;
 use crate::models::figure;
 use crate::models::{ModelName, ModelSpec, Part, ReadStats};

@@ -143,6 +143,24 @@ pub fn spans<S: AsRef<str>>(labels: impl IntoIterator<Item = S>) -> Vec<(String,
     out
 }
 
+/// Fields of an answer read as the model's label type: `(label, first token, one past the last
+/// token)`; a field ends where the label changes or an `I-` label opens the next one, as in
+/// [`spans`]. Names `parse` does not know read as `unknown` (the model's `<other>`).
+pub fn label_fields<L: Copy + PartialEq>(
+    labels: &crate::labels::Labels,
+    parse: fn(&str) -> Option<L>,
+    unknown: L,
+) -> Vec<(L, usize, usize)> {
+    let mut out: Vec<(L, usize, usize)> = Vec::new();
+    for (i, t) in labels.tags_or(parse, unknown).into_iter().enumerate() {
+        match out.last_mut() {
+            Some(last) if !t.begins && last.0 == t.label => last.2 = i + 1,
+            _ => out.push((t.label, i, i + 1)),
+        }
+    }
+    out
+}
+
 /// Join tokens back into text: no space before closing punctuation or after opening
 /// brackets, none around hyphens, slashes and apostrophes inside words, one elsewhere.
 pub fn join_tokens(toks: &[Tok]) -> String {

@@ -18,13 +18,13 @@
 //! computes the 27 columns for both. [`decode`] turns the labels into [`Span`]s over the zone
 //! tokens.
 
-use crate::labels::Labels;
 use std::path::Path;
 use std::sync::OnceLock;
 
 use crate::corpus::layout::{self as corpus, PairRead, TeiEvent, Unmatched};
 use crate::crf::{Sequence, TrainParams};
 use crate::flavor::Flavor;
+use crate::labels::Labels;
 use crate::layout::Span;
 use crate::models::text;
 use crate::models::{ModelName, ModelSpec, Part, ReadStats};
