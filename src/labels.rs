@@ -4,12 +4,13 @@ The labels a tagger answers, as one type from the model to the decoders.
 A model's label set ([`LabelSet`]) is the list of names it was trained with (`I-<title>`,
 `<title>`, `<other>`, …), in the model's id order, shared by every answer of that model. One
 sequence's answer ([`Labels`]) is a label id per token into that set: the tagger hands over
-its ids without writing a name per token, and a decoder reads each token's name (`labels[i]`,
-`labels.iter()`) from the set. Two answers are equal when they name the same labels in the same
-order, whichever sets they index.
+its ids without writing a name per token, and each token's name (`labels[i]`, `labels.iter()`)
+is read from the set. Two answers are equal when they name the same labels in the same order,
+whichever sets they index.
 
-Decoders that rewrite a token's label ([`Labels::set`]) name a label of the same model; a name
-the set lacks is added to this answer's copy of the set, so a rewrite never fails.
+A decoder reads an answer as its model's `Label` enum ([`Labels::tags`]: each name of the set
+parsed once, and whether it carries GROBID's `I-` prefix); rules that change a token's label
+before decoding change those [`Tag`]s, never the answer.
 */
 
 use std::fmt;
@@ -141,21 +142,6 @@ impl Labels {
     /// The set the ids index.
     pub fn label_set(&self) -> &LabelSet {
         &self.set
-    }
-
-    /// Token `i`'s label becomes `name` (added to this answer's set when the model's lacks
-    /// it). Panics when there is no token `i`, as indexing does.
-    pub fn set(&mut self, i: usize, name: &str) {
-        let id = match self.set.id(name) {
-            Some(id) => id,
-            None => {
-                let mut names = self.set.names().to_vec();
-                names.push(name.to_string());
-                self.set = LabelSet::new(names);
-                (self.set.len() - 1) as u16
-            }
-        };
-        self.ids[i] = id;
     }
 
     /// Each token's label read as a model's label type (see [`Tag`]), `parse` called once
@@ -296,6 +282,7 @@ mod tests {
             ["I-<title>", "<title>", "<title>", "<other>"]
         );
         assert_eq!(a.ids(), &[0, 1, 1, 2]);
+        assert_eq!((set.id("<other>"), set.id("<note>")), (Some(2), None));
         // The same names from another set (another order) are the same answer.
         let b = Labels::from_names(["I-<title>", "<title>", "<title>", "<other>"]);
         assert_eq!(b.ids(), &[0, 1, 1, 2]);
@@ -310,20 +297,6 @@ mod tests {
             r#"["<other>", "<title>", "<title>", "<other>"]"#
         );
         assert_eq!((&c).into_iter().count(), 4);
-    }
-
-    #[test]
-    fn a_rewrite_names_a_label_of_the_set_or_extends_a_copy_of_it() {
-        let set = LabelSet::new(vec!["<title>".into(), "<other>".into()]);
-        let mut a = set.labels(vec![0, 0, 0]);
-        a.set(2, "<other>");
-        assert_eq!(a.ids(), &[0, 0, 1]);
-        assert_eq!(a.label_set(), &set, "a name of the set keeps the set");
-        a.set(0, "I-<title>");
-        assert_eq!(a, vec!["I-<title>", "<title>", "<other>"]);
-        assert_eq!(set.len(), 2, "the model's set is not changed");
-        assert_eq!(a.to_names(), ["I-<title>", "<title>", "<other>"]);
-        assert!(Labels::empty().is_empty());
     }
 
     #[test]

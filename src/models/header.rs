@@ -14,7 +14,7 @@ use std::path::Path;
 use crate::corpus::layout::{self as corpus, PairRead, TeiEvent, Unmatched};
 use crate::crf::{Sequence, TrainParams};
 use crate::flavor::Flavor;
-use crate::labels::Labels;
+use crate::labels::{Labels, Tag};
 use crate::layout::{Document, ZoneToken};
 use crate::lexicon::{Kind, LexView};
 use crate::models::lexical::{self as lx, bit};
@@ -650,18 +650,17 @@ fn name_item(item: &[HeaderToken], lex: &LexView) -> Option<bool> {
 /// it, in the same font, become author tokens, up to the first entry that is not shaped as
 /// a name, when at least half of those entries hold a given name or surname the lexicons
 /// know.
-pub fn extend_byline(tokens: &[HeaderToken], labels: &mut Labels, lex: &LexView) {
-    let n = tokens.len().min(labels.len());
-    let is = |l: &str, label: Label| Label::parse(l) == Some(label);
+fn extend_byline(tokens: &[HeaderToken], tags: &mut [Tag<Label>], lex: &LexView) {
+    let n = tokens.len().min(tags.len());
     let sep = |t: &str| matches!(t, "," | ";" | "and" | "&");
     let mut k = 0;
     while k < n {
-        if !is(&labels[k], Label::Author) {
+        if tags[k].label != Label::Author {
             k += 1;
             continue;
         }
         let mut e = k;
-        while e + 1 < n && is(&labels[e + 1], Label::Author) {
+        while e + 1 < n && tags[e + 1].label == Label::Author {
             e += 1;
         }
         let font = tokens[e].font.clone();
@@ -679,10 +678,10 @@ pub fn extend_byline(tokens: &[HeaderToken], labels: &mut Labels, lex: &LexView)
             }
             let item = &tokens[j..m];
             let mut fits = !item.is_empty();
-            for (t, l) in item.iter().zip(labels.iter().skip(j).take(m - j)) {
+            for (t, tag) in item.iter().zip(&tags[j..m]) {
                 let continues = t.at.line == line || next_line(line, t.at.line);
-                if is(l, Label::Author)
-                    || is(l, Label::Title)
+                if tag.label == Label::Author
+                    || tag.label == Label::Title
                     || t.font != font
                     || !continues
                     || t.facts.email
@@ -707,8 +706,11 @@ pub fn extend_byline(tokens: &[HeaderToken], labels: &mut Labels, lex: &LexView)
         if 2 * known < entries {
             accepted = e;
         }
-        for i in e + 1..(accepted + 1).min(labels.len()) {
-            labels.set(i, "<author>");
+        for tag in tags.iter_mut().take(accepted + 1).skip(e + 1) {
+            *tag = Tag {
+                label: Label::Author,
+                begins: false,
+            };
         }
         k = accepted.max(e) + 1;
     }
@@ -716,20 +718,24 @@ pub fn extend_byline(tokens: &[HeaderToken], labels: &mut Labels, lex: &LexView)
 
 /// Labelled tokens → field spans. Tokens keep their separators, so a span's text has the
 /// PDF's spaces and line breaks (`\n`); hyphenation is left to the field's post-processing.
-pub fn decode(tokens: &[HeaderToken], labels: &Labels) -> Result<HeaderFields> {
+pub fn decode(tokens: &[HeaderToken], labels: &Labels, lex: &LexView) -> Result<HeaderFields> {
+    // A label the header model does not know reads as `<other>`.
+    let mut tags = labels.tags_or(Label::parse, Label::Other);
+    extend_byline(tokens, &mut tags, lex);
     if tokens.len() != labels.len() {
         return Err(Error::Tagging {
             model: "header".into(),
             reason: format!("{} tokens but {} labels", tokens.len(), labels.len()),
         });
     }
-    let mut labels = second_title_out(tokens, labels);
-    let cuts = abstract_in_other_face(tokens, &labels);
+    second_title_out(tokens, &mut tags);
+    let cuts = abstract_in_other_face(tokens, &tags);
     for &c in &cuts {
-        labels.set(c, "I-<abstract>");
+        tags[c] = Tag {
+            label: Label::Abstract,
+            begins: true,
+        };
     }
-    // A label the header model does not know reads as `<other>`.
-    let tags = labels.tags_or(Label::parse, Label::Other);
     let mut fields = HeaderFields::default();
     let mut prev_sep = Sep::None;
     for (k, (t, tag)) in tokens.iter().zip(tags).enumerate() {
@@ -775,9 +781,8 @@ pub fn decode(tokens: &[HeaderToken], labels: &Labels) -> Result<HeaderFields> {
 /// the tokens from there to the end of the run use, the tokens become `<other>`. Both parts
 /// hold three tokens at least; a word in italics (a species name) does not cut the title, as
 /// the tokens after it return to the title's font.
-fn second_title_out(tokens: &[HeaderToken], labels: &Labels) -> Labels {
-    let mut out = labels.clone();
-    for Range { start: a, end: b } in label_runs(labels, "<title>") {
+fn second_title_out(tokens: &[HeaderToken], tags: &mut [Tag<Label>]) {
+    for Range { start: a, end: b } in label_runs(tags, Label::Title) {
         let run = &tokens[a..b];
         let cut = (3..run.len().saturating_sub(2)).find(|&k| {
             let t = &run[k];
@@ -794,26 +799,31 @@ fn second_title_out(tokens: &[HeaderToken], labels: &Labels) -> Labels {
             shares(&|u| u.font == t.font) || shares(&|u| u.font.1 == t.font.1)
         });
         if let Some(k) = cut {
-            out.set(a + k, "I-<other>");
-            for i in a + k + 1..b {
-                out.set(i, "<other>");
+            tags[a + k] = Tag {
+                label: Label::Other,
+                begins: true,
+            };
+            for tag in &mut tags[a + k + 1..b] {
+                *tag = Tag {
+                    label: Label::Other,
+                    begins: false,
+                };
             }
         }
     }
-    out
 }
 
-/// The runs of `label` in `labels` (a run opens at its `I-` label or where the label starts).
-fn label_runs(labels: &Labels, label: &str) -> Vec<Range<usize>> {
+/// The runs of `label` in `tags` (a run opens at its `I-` label or where the label starts).
+fn label_runs(tags: &[Tag<Label>], label: Label) -> Vec<Range<usize>> {
     let mut runs = Vec::new();
     let mut a = 0;
-    while a < labels.len() {
-        if labels[a].trim_start_matches("I-") != label {
+    while a < tags.len() {
+        if tags[a].label != label {
             a += 1;
             continue;
         }
         let mut b = a + 1;
-        while b < labels.len() && labels[b] == *label {
+        while b < tags.len() && tags[b].label == label && !tags[b].begins {
             b += 1;
         }
         runs.push(a..b);
@@ -827,10 +837,10 @@ fn label_runs(labels: &Labels, label: &str) -> Vec<Range<usize>> {
 /// tokens before use (an abstract set in bold, then the unheaded introduction in the body
 /// face), both parts 40 tokens at least. A structured abstract's bold part labels do not cut:
 /// its text, in the body face, comes before.
-fn abstract_in_other_face(tokens: &[HeaderToken], labels: &Labels) -> Vec<usize> {
+fn abstract_in_other_face(tokens: &[HeaderToken], tags: &[Tag<Label>]) -> Vec<usize> {
     const MIN_PART: usize = 40;
     let mut cuts = Vec::new();
-    for Range { start: a, end: b } in label_runs(labels, "<abstract>") {
+    for Range { start: a, end: b } in label_runs(tags, Label::Abstract) {
         let run = &tokens[a..b];
         let cut = (MIN_PART..run.len().saturating_sub(MIN_PART - 1)).find(|&k| {
             let t = &run[k];
@@ -1236,6 +1246,15 @@ impl ModelSpec for Spec {
 mod tests {
     use super::*;
 
+    /// The decoder with empty lexicons (no byline run-on has a known name to move).
+    fn decode_plain(toks: &[HeaderToken], labels: &Labels) -> Result<HeaderFields> {
+        decode(
+            toks,
+            labels,
+            &LexView::new(&crate::lexicon::Lexicons::default()),
+        )
+    }
+
     fn no_lex() -> crate::lexicon::Lexicons {
         crate::lexicon::Lexicons::default()
     }
@@ -1408,7 +1427,7 @@ Study study S St Stu Stud y dy udy tudy BLOCKEND LINEEND LINEINDENT SAMEFONT SAM
         let mut lines: Vec<(&str, &str)> = vec![("bold", bold); 5];
         lines.extend(vec![("roman", roman); 5]);
         let toks = font_lines(&lines);
-        let f = decode(&toks, &Labels::from_names(abstract_labels(toks.len()))).unwrap();
+        let f = decode_plain(&toks, &Labels::from_names(abstract_labels(toks.len()))).unwrap();
         assert_eq!(f.spans.len(), 2, "{:?}", f.spans);
         assert_eq!(f.body_text, vec![1]);
         assert!(f.spans[1].1.starts_with("plants have long"));
@@ -1420,7 +1439,7 @@ Study study S St Stu Stud y dy udy tudy BLOCKEND LINEEND LINEINDENT SAMEFONT SAM
             lines.push(("roman", roman));
         }
         let toks = font_lines(&lines);
-        let f = decode(&toks, &Labels::from_names(abstract_labels(toks.len()))).unwrap();
+        let f = decode_plain(&toks, &Labels::from_names(abstract_labels(toks.len()))).unwrap();
         assert_eq!(f.spans.len(), 1, "{:?}", f.spans);
         assert!(f.body_text.is_empty());
     }
@@ -1477,9 +1496,7 @@ Study study S St Stu Stud y dy udy tudy BLOCKEND LINEEND LINEINDENT SAMEFONT SAM
             })
             .map(String::from)
             .collect();
-        let mut labels = Labels::from_names(&labels);
-        extend_byline(&toks, &mut labels, &lv);
-        let f = decode(&toks, &labels).unwrap();
+        let f = decode(&toks, &Labels::from_names(&labels), &lv).unwrap();
         assert_eq!(
             f.first(Label::Author),
             Some("Anna Rossi , Bo Lind ,\nGiulia Ferri , Kate Nowicki"),
@@ -1508,10 +1525,10 @@ Study study S St Stu Stud y dy udy tudy BLOCKEND LINEEND LINEINDENT SAMEFONT SAM
         .iter()
         .map(|s| s.to_string())
         .collect();
-        let before = labels.clone();
-        let mut labels = Labels::from_names(&labels);
-        extend_byline(&toks, &mut labels, &lv);
-        assert_eq!(labels, before);
+        let before = Labels::from_names(&labels).tags_or(Label::parse, Label::Other);
+        let mut tags = before.clone();
+        extend_byline(&toks, &mut tags, &lv);
+        assert_eq!(tags, before);
         // Name-shaped entries of which the lexicons know none: not enough to move.
         let mut toks = font_lines(&[("roman", "Anna Rossi ,"), ("roman", "Xy Zw , Qv Wx")]);
         for (k, t) in toks.iter_mut().enumerate() {
@@ -1526,10 +1543,10 @@ Study study S St Stu Stud y dy udy tudy BLOCKEND LINEEND LINEINDENT SAMEFONT SAM
             })
             .map(String::from)
             .collect();
-        let before = labels.clone();
-        let mut labels = Labels::from_names(&labels);
-        extend_byline(&toks, &mut labels, &lv);
-        assert_eq!(labels, before);
+        let before = Labels::from_names(&labels).tags_or(Label::parse, Label::Other);
+        let mut tags = before.clone();
+        extend_byline(&toks, &mut tags, &lv);
+        assert_eq!(tags, before);
     }
 
     #[test]
@@ -1547,7 +1564,7 @@ Study study S St Stu Stud y dy udy tudy BLOCKEND LINEEND LINEINDENT SAMEFONT SAM
             .iter()
             .map(|s| s.to_string())
             .collect();
-        let mut f = decode(&toks, &Labels::from_names(&labels)).unwrap();
+        let mut f = decode_plain(&toks, &Labels::from_names(&labels)).unwrap();
         assert_eq!(f.all(Label::Author).count(), 2, "{:?}", f.spans);
         f.drop_authors_on(&toks, &[late].into_iter().collect());
         assert_eq!(f.all(Label::Author).collect::<Vec<_>>(), vec!["Jane Doe"]);
@@ -1556,7 +1573,7 @@ Study study S St Stu Stud y dy udy tudy BLOCKEND LINEEND LINEINDENT SAMEFONT SAM
         let mut toks = font_lines(&[("roman", "Jane Doe"), ("roman", "Jane Doe")]);
         toks[2].at.line = late;
         toks[3].at.line = late;
-        let mut f = decode(&toks, &Labels::from_names(&labels)).unwrap();
+        let mut f = decode_plain(&toks, &Labels::from_names(&labels)).unwrap();
         f.drop_authors_on(&toks, &[late].into_iter().collect());
         assert_eq!(f.all(Label::Author).count(), 2, "{:?}", f.spans);
     }
@@ -1569,7 +1586,7 @@ Study study S St Stu Stud y dy udy tudy BLOCKEND LINEEND LINEINDENT SAMEFONT SAM
             ("lightit", "The city councils commitment on the"),
             ("lightit", "dissemination of information"),
         ]);
-        let f = decode(&toks, &Labels::from_names(title_labels(toks.len()))).unwrap();
+        let f = decode_plain(&toks, &Labels::from_names(title_labels(toks.len()))).unwrap();
         assert_eq!(
             f.first(Label::Title),
             Some("Compromiso de los Ayuntamientos\ncon la divulgación de información")
@@ -1580,7 +1597,7 @@ Study study S St Stu Stud y dy udy tudy BLOCKEND LINEEND LINEINDENT SAMEFONT SAM
             ("italic", "Cyperus"),
             ("roman", "rotundus and its antioxidant activity"),
         ]);
-        let f = decode(&toks, &Labels::from_names(title_labels(toks.len()))).unwrap();
+        let f = decode_plain(&toks, &Labels::from_names(title_labels(toks.len()))).unwrap();
         assert!(f
             .first(Label::Title)
             .unwrap()
@@ -1590,7 +1607,7 @@ Study study S St Stu Stud y dy udy tudy BLOCKEND LINEEND LINEINDENT SAMEFONT SAM
             ("roman", "A study of things"),
             ("roman", "and other things too"),
         ]);
-        let f = decode(&toks, &Labels::from_names(title_labels(toks.len()))).unwrap();
+        let f = decode_plain(&toks, &Labels::from_names(title_labels(toks.len()))).unwrap();
         assert!(f.first(Label::Title).unwrap().ends_with("other things too")); // A note in small type after the title, its last line in italics: the note's size
                                                                                // holds from its first line on, so it is cut off.
         let mut toks = font_lines(&[
@@ -1605,7 +1622,7 @@ Study study S St Stu Stud y dy udy tudy BLOCKEND LINEEND LINEINDENT SAMEFONT SAM
         for t in toks.iter_mut().skip(11) {
             t.font.1 = 70;
         }
-        let f = decode(&toks, &Labels::from_names(title_labels(toks.len()))).unwrap();
+        let f = decode_plain(&toks, &Labels::from_names(title_labels(toks.len()))).unwrap();
         assert_eq!(
             f.first(Label::Title),
             Some("Effects of a treatment on recovery\nin patients: a randomized trial")
@@ -1667,7 +1684,7 @@ Study study S St Stu Stud y dy udy tudy BLOCKEND LINEEND LINEINDENT SAMEFONT SAM
         .iter()
         .map(|s| s.to_string())
         .collect();
-        let fields = decode(&toks, &Labels::from_names(&labels)).unwrap();
+        let fields = decode_plain(&toks, &Labels::from_names(&labels)).unwrap();
         assert_eq!(fields.first(Label::Title), Some("Deep Things"));
         assert_eq!(fields.largest, vec![2, 0, 0]);
         assert_eq!(fields.tokens, vec![0..2, 2..7, 7..8]);
@@ -1683,7 +1700,7 @@ Study study S St Stu Stud y dy udy tudy BLOCKEND LINEEND LINEINDENT SAMEFONT SAM
         assert_eq!(two.most_prominent(Label::Title), Some("Real Title"));
         assert_eq!(two.first(Label::Title), Some("Series Name"));
         assert_eq!(fields.first(Label::Email), Some("jane@x.org"));
-        assert!(decode(&toks[..2], &Labels::from_names(&labels)).is_err());
+        assert!(decode_plain(&toks[..2], &Labels::from_names(&labels)).is_err());
     }
 
     #[test]

@@ -167,9 +167,8 @@ impl DocStage {
         let mut fields = if rows.is_empty() {
             HeaderFields::default()
         } else {
-            let mut labels = self.labeler.label(ModelName::Header, vec![rows]).await?;
-            header::extend_byline(&tokens, &mut labels[0], &LexView::new(&self.lex));
-            header::decode(&tokens, &labels[0])?
+            let labels = self.labeler.label(ModelName::Header, vec![rows]).await?;
+            header::decode(&tokens, &labels[0], &LexView::new(&self.lex))?
         };
         fields.drop_authors_on(&tokens, &late_lines);
         header_record::rescue_authors_by_email(&mut fields);
