@@ -11,6 +11,7 @@ rows, so the decoders above them do not change.
 
 use std::path::Path;
 
+use crate::features::Row;
 use crate::labels::{LabelSet, Labels};
 use crate::{crf, deep, Error, Result};
 
@@ -190,7 +191,7 @@ impl Tagger {
         }
     }
 
-    pub fn label(&self, rows: &[crate::features::Row]) -> Result<Labels> {
+    pub fn label(&self, rows: &[Row]) -> Result<Labels> {
         match self {
             Tagger::Crf(m) => m.label(rows),
             Tagger::Deep(m) => m.label(rows),
@@ -199,7 +200,7 @@ impl Tagger {
     }
 
     /// Label several sequences (batched by length for the deep model).
-    pub fn label_many(&self, seqs: &[&[crate::features::Row]]) -> Result<Vec<Labels>> {
+    pub fn label_many(&self, seqs: &[&[Row]]) -> Result<Vec<Labels>> {
         match self {
             Tagger::Crf(m) => seqs.iter().map(|rows| m.label(rows)).collect(),
             Tagger::Deep(m) => m.label_many(seqs),
@@ -292,18 +293,14 @@ impl Combined {
     }
 
     /// Label several sequences (the BiLSTM-CRFs' part batched by length).
-    pub fn label_many(&self, seqs: &[&[crate::features::Row]]) -> Result<Vec<Labels>> {
+    pub fn label_many(&self, seqs: &[&[Row]]) -> Result<Vec<Labels>> {
         let all: Vec<usize> = (0..self.deep_models()).collect();
         self.label_many_of(&all, seqs)
     }
 
     /// [`Combined::label_many`] with only these members of the ensemble (0 is `deep`, then
     /// those of [`Combined::and_also`] in order).
-    pub fn label_many_of(
-        &self,
-        which: &[usize],
-        seqs: &[&[crate::features::Row]],
-    ) -> Result<Vec<Labels>> {
+    pub fn label_many_of(&self, which: &[usize], seqs: &[&[Row]]) -> Result<Vec<Labels>> {
         let members: Vec<(&deep::Model, &[usize])> = which
             .iter()
             .map(|&k| match k {
@@ -381,6 +378,7 @@ impl From<crf::Model> for Tagger {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::features::Rows;
 
     #[test]
     fn the_declaration_names_the_architecture_and_defaults_to_crf() {
@@ -515,7 +513,7 @@ mod tests {
     }
 
     /// The CRF's chain score of `labels` for `rows`.
-    fn crf_score(crf: &crf::Model, rows: &[crate::features::Row], labels: &Labels) -> f32 {
+    fn crf_score(crf: &crf::Model, rows: &[Row], labels: &Labels) -> f32 {
         let ids: Vec<usize> = labels
             .iter()
             .map(|l| crf.labels().iter().position(|x| x == l).unwrap())
@@ -534,7 +532,7 @@ mod tests {
     }
 
     /// A BiLSTM-CRF's chain score of `labels` for `rows`.
-    fn deep_score(m: &deep::Model, rows: &[crate::features::Row], labels: &Labels) -> f32 {
+    fn deep_score(m: &deep::Model, rows: &[Row], labels: &Labels) -> f32 {
         let ids: Vec<usize> = labels
             .iter()
             .map(|l| m.labels().iter().position(|x| x == l).unwrap())
@@ -552,7 +550,7 @@ mod tests {
     }
 
     /// The product-of-experts score of `labels` for `rows`.
-    fn combined_score(c: &Combined, rows: &[crate::features::Row], labels: &Labels) -> f32 {
+    fn combined_score(c: &Combined, rows: &[Row], labels: &Labels) -> f32 {
         let w = c.crf_weight();
         w * crf_score(&c.crf, rows, labels) + (1.0 - w) * deep_score(&c.deep, rows, labels)
     }
@@ -560,7 +558,7 @@ mod tests {
     #[test]
     fn an_ensemble_decodes_the_mean_of_its_members_and_each_member_as_its_own_pair() {
         let (data, crf, _, a) = pair();
-        let rows: Vec<&[crate::features::Row]> = data.iter().map(|s| s.rows.as_slice()).collect();
+        let rows: Vec<&[Row]> = data.iter().map(|s| s.rows.as_slice()).collect();
         // Seeded training is reproducible, so training seed 7 twice gives one model twice.
         let alone = |deep: deep::Model| {
             Combined::new(crf.clone(), deep, 0.3)
@@ -584,7 +582,7 @@ mod tests {
         assert!(e.label_many_of(&[], &rows).is_err());
         let joint = e.label_many(&rows).unwrap();
         let b = &e.more[0].0;
-        let mean_score = |r: &[crate::features::Row], l: &Labels| {
+        let mean_score = |r: &[Row], l: &Labels| {
             0.3 * crf_score(&e.crf, r, l) + 0.35 * (deep_score(&e.deep, r, l) + deep_score(b, r, l))
         };
         let crf_labels: Vec<Labels> = rows.iter().map(|r| crf.label(r).unwrap()).collect();
@@ -600,7 +598,7 @@ mod tests {
     fn a_combined_pair_decodes_as_either_model_at_the_ends_and_finds_the_best_joint_path() {
         let (data, crf, _, deep) = pair();
         let deep = deep.model;
-        let mut inputs: Vec<crate::features::Rows> = data.iter().map(|s| s.rows.clone()).collect();
+        let mut inputs: Vec<Rows> = data.iter().map(|s| s.rows.clone()).collect();
         for odd in [
             &["Wei", "Li", ",", "Ann"][..],
             &["Smith", "Smith", "."],
@@ -608,7 +606,7 @@ mod tests {
         ] {
             inputs.push(odd.iter().map(|t| vec![(*t).into()]).collect());
         }
-        let rows: Vec<&[crate::features::Row]> = inputs.iter().map(|r| r.as_slice()).collect();
+        let rows: Vec<&[Row]> = inputs.iter().map(|r| r.as_slice()).collect();
         let crf_labels: Vec<Labels> = rows.iter().map(|r| crf.label(r).unwrap()).collect();
         let deep_labels = deep.label_many(&rows).unwrap();
         let mut c = Combined::new(crf, deep, 1.0).unwrap();
@@ -678,7 +676,7 @@ mod tests {
             panic!("not a pair")
         };
         assert_eq!(c.crf_weight(), 0.25);
-        let rows: Vec<&[crate::features::Row]> = data.iter().map(|s| s.rows.as_slice()).collect();
+        let rows: Vec<&[Row]> = data.iter().map(|s| s.rows.as_slice()).collect();
         assert_eq!(t.label_many(&rows).unwrap(), c.label_many(&rows).unwrap());
         assert_eq!(
             t.label(rows[1]).unwrap(),

@@ -6,8 +6,9 @@ checks in one place that the model answered one label per token, and records the
 in the trace.
 */
 
-use quire::features::Tok;
+use quire::features::{Rows, Tok};
 use quire::flavor::Flavor;
+use quire::labels::Labels;
 use quire::lexicon::LexView;
 use quire::models::ModelName;
 
@@ -51,11 +52,7 @@ impl Labeler {
     /// sequences get no labels and cost nothing; the answer has one label per row of every
     /// sequence, or the call fails with `TAGGING_ERROR`. Only the segmentation, header and
     /// fulltext models have flavoured variants; the request's flavour is passed to those.
-    pub async fn label(
-        &mut self,
-        model: ModelName,
-        seqs: Vec<quire::features::Rows>,
-    ) -> Result<Vec<quire::labels::Labels>, Error> {
+    pub async fn label(&mut self, model: ModelName, seqs: Vec<Rows>) -> Result<Vec<Labels>, Error> {
         let flavor = match model {
             ModelName::Segmentation | ModelName::Header => self.flavor,
             // GROBID's light-ref full-text data is the light data (one model for both).
@@ -74,7 +71,7 @@ impl Labeler {
                 batch.push(seq);
             }
         }
-        let mut out: Vec<quire::labels::Labels> = vec![quire::labels::Labels::empty(); n];
+        let mut out: Vec<Labels> = vec![Labels::empty(); n];
         if batch.is_empty() {
             return Ok(out);
         }
@@ -92,8 +89,8 @@ impl Labeler {
         &mut self,
         model: ModelName,
         toks: &[Vec<Tok>],
-        seqs: Vec<quire::features::Rows>,
-    ) -> Result<Vec<quire::labels::Labels>, Error> {
+        seqs: Vec<Rows>,
+    ) -> Result<Vec<Labels>, Error> {
         let labels = self.label(model, seqs).await?;
         if let Some(trace) = self.trace.as_mut() {
             let kept: Vec<Vec<Tok>> = toks.iter().filter(|t| !t.is_empty()).cloned().collect();
@@ -113,8 +110,8 @@ impl Labeler {
         model: ModelName,
         view: &LexView<'_>,
         toks: &[Vec<Tok>],
-        rows: fn(&[Tok], &LexView<'_>) -> quire::features::Rows,
-        mut decode: impl FnMut(usize, &[Tok], &quire::labels::Labels) -> R,
+        rows: fn(&[Tok], &LexView<'_>) -> Rows,
+        mut decode: impl FnMut(usize, &[Tok], &Labels) -> R,
     ) -> Result<Vec<R>, Error> {
         let batch = toks.iter().map(|t| rows(t, view)).collect();
         let labels = self.label_toks(model, toks, batch).await?;
@@ -130,8 +127,8 @@ impl Labeler {
         &mut self,
         model: ModelName,
         flavor: Option<Flavor>,
-        batch: Vec<quire::features::Rows>,
-    ) -> Result<Vec<quire::labels::Labels>, Error> {
+        batch: Vec<Rows>,
+    ) -> Result<Vec<Labels>, Error> {
         let lens: Vec<usize> = batch.iter().map(Vec::len).collect();
         // The trace needs the rows after the call; without a trace nothing is copied.
         let (labels, rows) = match self.trace {

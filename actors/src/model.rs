@@ -22,7 +22,9 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use actix::{Actor, Addr, Handler, Message, SyncArbiter, SyncContext};
+use quire::features::{Row, Rows};
 use quire::flavor::Flavor;
+use quire::labels::Labels;
 use quire::models::ModelName;
 use quire::tagger::{self, Tagger};
 
@@ -301,7 +303,7 @@ impl ModelActor {
 /// Label sequences: feature rows per token per sequence in, one label per token out.
 #[derive(Debug)]
 pub struct Label {
-    pub seqs: Vec<quire::features::Rows>,
+    pub seqs: Vec<Rows>,
     /// Set when the asker stopped waiting ([`Waiting`] dropped: its request timed out); the
     /// actor then tags no further sequence of this message, queued or under way.
     pub abandoned: Arc<AtomicBool>,
@@ -310,7 +312,7 @@ pub struct Label {
 impl Label {
     /// A message for `seqs` and the guard that marks it abandoned when dropped: keep the
     /// guard alive while awaiting the answer.
-    pub fn new(seqs: Vec<quire::features::Rows>) -> (Label, Waiting) {
+    pub fn new(seqs: Vec<Rows>) -> (Label, Waiting) {
         let abandoned = Arc::new(AtomicBool::new(false));
         (
             Label {
@@ -334,11 +336,11 @@ impl Drop for Waiting {
 }
 
 impl Message for Label {
-    type Result = Result<Vec<quire::labels::Labels>, Error>;
+    type Result = Result<Vec<Labels>, Error>;
 }
 
 impl Handler<Label> for ModelActor {
-    type Result = Result<Vec<quire::labels::Labels>, Error>;
+    type Result = Result<Vec<Labels>, Error>;
 
     fn handle(&mut self, msg: Label, ctx: &mut Self::Context) -> Self::Result {
         self.guarded(ctx, |slot| {
@@ -360,7 +362,7 @@ impl Handler<Label> for ModelActor {
                         stage: format!("model `{}` (request abandoned)", slot.key),
                     });
                 }
-                let rows: Vec<&[quire::features::Row]> = chunk.iter().map(Vec::as_slice).collect();
+                let rows: Vec<&[Row]> = chunk.iter().map(Vec::as_slice).collect();
                 for (rows, labels) in chunk.iter().zip(model.label_many(&rows)?) {
                     if labels.len() != rows.len() {
                         return Err(Error::Engine(quire::Error::Tagging {

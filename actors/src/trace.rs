@@ -7,13 +7,14 @@ filters sections by key; the cascade still runs in full.
 */
 
 use quire::corpus::create::Invocation;
-use quire::features::Tok;
+use quire::features::{Rows, Tok};
+use quire::labels::Labels;
 use quire::models::ModelName;
 
 /// One model invocation: its key (`name-citation`), the feature rows of every token, and the
 /// predicted labels. Several sequences labelled in one batch are recorded as one entry, with
 /// an empty row (and empty label) between sequences.
-pub type TraceEntry = (String, quire::features::Rows, Vec<String>);
+pub type TraceEntry = (String, Rows, Vec<String>);
 
 /// Collects the invocations of one request, in order.
 #[derive(Debug, Clone, Default)]
@@ -30,12 +31,7 @@ impl DebugTrace {
     }
 
     /// Records one batch: `seqs[i]` are the rows of sequence i and `labels[i]` its labels.
-    pub fn record(
-        &mut self,
-        key: &str,
-        seqs: &[quire::features::Rows],
-        labels: &[quire::labels::Labels],
-    ) {
+    pub fn record(&mut self, key: &str, seqs: &[Rows], labels: &[Labels]) {
         let mut rows = Vec::new();
         let mut out = Vec::new();
         for (i, (seq, labs)) in seqs.iter().zip(labels).enumerate() {
@@ -147,9 +143,9 @@ pub fn format_debug_dump(entries: &[TraceEntry], filter: Option<&[String]>) -> S
 #[cfg(test)]
 mod tests {
     use super::*;
-    use quire::labels::Labels;
+    use Labels;
 
-    fn rows(tokens: &[&str]) -> quire::features::Rows {
+    fn rows(tokens: &[&str]) -> Rows {
         tokens
             .iter()
             .map(|t| vec![(*t).into(), t.to_lowercase().into()])

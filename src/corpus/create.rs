@@ -20,7 +20,7 @@ label changes; `<other>` runs are written as bare text and so merge with a neigh
 `<other>` run. [`canonical`] gives the labels a reader gets back from such a file.
 */
 
-use crate::features::Tok;
+use crate::features::{Row, Rows, Tok};
 use crate::flavor::Flavor;
 use crate::layout::{Document, Sep};
 use crate::models::segmentation::{self, Zones};
@@ -33,7 +33,7 @@ use crate::{tokenizer, Error, Result};
 #[derive(Debug, Clone, PartialEq)]
 pub struct Invocation {
     pub model: ModelName,
-    pub rows: Vec<crate::features::Rows>,
+    pub rows: Vec<Rows>,
     pub labels: Vec<Vec<String>>,
     pub toks: Option<Vec<Vec<Tok>>>,
 }
@@ -186,7 +186,7 @@ fn tei_document(stem: &str, body: &str) -> String {
     )
 }
 
-fn raw_file(rows: &[crate::features::Row]) -> String {
+fn raw_file(rows: &[Row]) -> String {
     let mut s = String::new();
     for r in rows {
         s.push_str(&r.join(" "));
@@ -358,7 +358,7 @@ fn layout_files(
     stem: &str,
     flavor: Option<Flavor>,
     items: &[Item<'_>],
-    rows: &[crate::features::Row],
+    rows: &[Row],
     labels: &[String],
 ) -> Result<Vec<TrainingFile>> {
     let mut body = String::new();
@@ -391,21 +391,14 @@ fn mismatch(model: ModelName, what: String) -> Error {
 }
 
 /// The first (only) sequence of the first invocation of `model`.
-fn first_seq(
-    calls: &[Invocation],
-    model: ModelName,
-) -> Option<(&[crate::features::Row], &[String])> {
+fn first_seq(calls: &[Invocation], model: ModelName) -> Option<(&[Row], &[String])> {
     let c = calls.iter().find(|c| c.model == model)?;
     Some((c.rows.first()?.as_slice(), c.labels.first()?.as_slice()))
 }
 
 /// Items of a layout model's tokens: the row's first column (the text the reader aligns on)
 /// and the separator the layout put after the previous token.
-fn token_items<'a>(
-    model: ModelName,
-    rows: &'a [crate::features::Row],
-    seps: &[Sep],
-) -> Result<Vec<Item<'a>>> {
+fn token_items<'a>(model: ModelName, rows: &'a [Row], seps: &[Sep]) -> Result<Vec<Item<'a>>> {
     if rows.len() != seps.len() {
         return Err(mismatch(
             model,

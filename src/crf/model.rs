@@ -11,6 +11,7 @@ use super::format::{self, Tables, AMBIGUOUS, NO_DENSE_ROW};
 use super::fxhash::Poly2;
 use super::template::Template;
 use super::ModelMeta;
+use crate::features::Row;
 use crate::labels::{LabelSet, Labels};
 use crate::{Error, Result};
 
@@ -107,7 +108,7 @@ impl Model {
     }
 
     /// Label feature rows (column 0 = token); one label per row.
-    pub fn label(&self, rows: &[crate::features::Row]) -> Result<Labels> {
+    pub fn label(&self, rows: &[Row]) -> Result<Labels> {
         let ids = self.label_ids(rows)?;
         Ok(self
             .label_set
@@ -115,7 +116,7 @@ impl Model {
     }
 
     /// Label feature rows, returning label ids (indexes into [`Model::labels`]).
-    pub fn label_ids(&self, rows: &[crate::features::Row]) -> Result<Vec<u32>> {
+    pub fn label_ids(&self, rows: &[Row]) -> Result<Vec<u32>> {
         self.with_state(rows, |model, state, sc| {
             model.viterbi(state, rows.len(), sc)
         })
@@ -123,7 +124,7 @@ impl Model {
 
     /// The state scores of feature rows: for each token, the summed weights of its
     /// attributes per label (`rows.len() × L`, row-major, the order of [`Model::labels`]).
-    pub fn state_scores(&self, rows: &[crate::features::Row]) -> Result<Vec<f64>> {
+    pub fn state_scores(&self, rows: &[Row]) -> Result<Vec<f64>> {
         self.with_state(rows, |_, state, _| state.to_vec())
     }
 
@@ -135,7 +136,7 @@ impl Model {
     /// Compute the state scores of `rows` into the thread's scratch and hand them to `then`.
     fn with_state<T: Default>(
         &self,
-        rows: &[crate::features::Row],
+        rows: &[Row],
         then: impl FnOnce(&Model, &[f64], &mut Scratch) -> T,
     ) -> Result<T> {
         if rows.is_empty() {
@@ -423,6 +424,7 @@ thread_local! {
 mod tests {
     use super::*;
     use crate::crf::{train, Sequence, TrainParams};
+    use crate::features::Rows;
 
     fn data() -> Vec<Sequence> {
         let words = [
@@ -467,11 +469,11 @@ mod tests {
     #[test]
     fn a_long_sequence_leaves_no_large_scratch_behind() {
         let m = model();
-        let short: crate::features::Rows = ["the", "cat", "sat"]
+        let short: Rows = ["the", "cat", "sat"]
             .iter()
             .map(|w| vec![(*w).into()])
             .collect();
-        let long: crate::features::Rows = short.iter().cycle().take(300_000).cloned().collect();
+        let long: Rows = short.iter().cycle().take(300_000).cloned().collect();
         let scratch = || SCRATCH.with(|c| c.borrow().bytes());
         let first = m.label(&short).unwrap();
         let kept = scratch();

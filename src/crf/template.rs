@@ -10,6 +10,7 @@ tagger intern or look up attributes without allocating a `String` per attribute.
 */
 
 use super::fxhash::Poly2;
+use crate::features::Row;
 use crate::{Error, Result};
 
 /// One piece of a unigram pattern: literal text or a `%x[row,col]` reference.
@@ -147,7 +148,7 @@ impl Template {
     }
 
     /// Check that every row has the columns the template reads.
-    pub fn check_rows(&self, rows: &[crate::features::Row]) -> Result<()> {
+    pub fn check_rows(&self, rows: &[Row]) -> Result<()> {
         if let Some(max) = self.max_col {
             if let Some((i, r)) = rows.iter().enumerate().find(|(_, r)| r.len() <= max) {
                 return Err(Error::BadInput(format!(
@@ -162,7 +163,7 @@ impl Template {
     /// Attribute strings per token. A column missing from a row expands to an empty value
     /// (use [`Template::check_rows`] first to refuse such rows). Identical strings produced
     /// for one token are kept once (Wapiti's collisions).
-    pub fn expand(&self, rows: &[crate::features::Row]) -> Vec<Vec<String>> {
+    pub fn expand(&self, rows: &[Row]) -> Vec<Vec<String>> {
         let mut out: Vec<Vec<String>> = vec![Vec::new(); rows.len()];
         let mut buf = String::new();
         self.expand_with(rows, &mut buf, |t, attr| {
@@ -176,12 +177,7 @@ impl Template {
 
     /// Expand every pattern at every token, calling `sink(token, attribute)` with the attribute
     /// held in `buf`. Duplicates within a token are not removed here.
-    pub fn expand_with(
-        &self,
-        rows: &[crate::features::Row],
-        buf: &mut String,
-        mut sink: impl FnMut(usize, &str),
-    ) {
+    pub fn expand_with(&self, rows: &[Row], buf: &mut String, mut sink: impl FnMut(usize, &str)) {
         let n = rows.len() as isize;
         for t in 0..rows.len() {
             for pat in &self.patterns {
@@ -246,13 +242,7 @@ impl Template {
     /// Feed the bytes of pattern `p` expanded at token `t` to `f`, piece by piece (literal
     /// text, cell values, padding symbols), without building the string.
     #[inline]
-    pub(crate) fn pieces(
-        &self,
-        rows: &[crate::features::Row],
-        t: usize,
-        p: usize,
-        mut f: impl FnMut(&[u8]),
-    ) {
+    pub(crate) fn pieces(&self, rows: &[Row], t: usize, p: usize, mut f: impl FnMut(&[u8])) {
         let n = rows.len() as isize;
         let Some(pat) = self.patterns.get(p) else {
             return;
@@ -353,8 +343,9 @@ fn parse_pattern(line: &str) -> std::result::Result<Vec<Piece>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::features::Rows;
 
-    fn rows(toks: &[&[&str]]) -> crate::features::Rows {
+    fn rows(toks: &[&[&str]]) -> Rows {
         toks.iter()
             .map(|r| r.iter().map(|s| (*s).into()).collect())
             .collect()

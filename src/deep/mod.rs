@@ -56,6 +56,7 @@ use rand::{Rng, SeedableRng};
 use crate::crf::fxhash::FxHashMap;
 use crate::crf::Sequence;
 use crate::eval::Evaluation;
+use crate::features::Row;
 use crate::labels::Labels;
 use crate::{Error, Result};
 
@@ -337,12 +338,7 @@ impl Encoded {
 }
 
 impl Lookup {
-    fn encode(
-        &self,
-        vocab: &Vocab,
-        rows: &[crate::features::Row],
-        labels: Option<&[String]>,
-    ) -> Encoded {
+    fn encode(&self, vocab: &Vocab, rows: &[Row], labels: Option<&[String]>) -> Encoded {
         let max_chars = vocab.params.max_chars;
         let empty = crate::features::Feature::default();
         // Each token's word key once, for the learned words and the frozen channel's.
@@ -603,18 +599,18 @@ impl Model {
     }
 
     /// Label one sequence of feature rows.
-    pub fn label(&self, rows: &[crate::features::Row]) -> Result<Labels> {
+    pub fn label(&self, rows: &[Row]) -> Result<Labels> {
         Ok(self.label_many(&[rows])?.pop().unwrap_or_default())
     }
 
     /// Label the rows of every sequence of `data` (batched by length).
     pub fn label_all(&self, data: &[Sequence]) -> Result<Vec<Labels>> {
-        let rows: Vec<&[crate::features::Row]> = data.iter().map(|s| s.rows.as_slice()).collect();
+        let rows: Vec<&[Row]> = data.iter().map(|s| s.rows.as_slice()).collect();
         self.label_many(&rows)
     }
 
     /// Label several sequences, batched by length.
-    pub fn label_many(&self, seqs: &[&[crate::features::Row]]) -> Result<Vec<Labels>> {
+    pub fn label_many(&self, seqs: &[&[Row]]) -> Result<Vec<Labels>> {
         let chain = self.chain()?;
         Ok(self
             .emissions_many(seqs)?
@@ -643,7 +639,7 @@ impl Model {
 
     /// The label scores (`[T][L]`, the order of [`Model::labels`]) the network gives each
     /// token of each sequence, batched by length; an empty sequence gets none.
-    pub fn emissions_many(&self, seqs: &[&[crate::features::Row]]) -> Result<Vec<Vec<Vec<f32>>>> {
+    pub fn emissions_many(&self, seqs: &[&[Row]]) -> Result<Vec<Vec<Vec<f32>>>> {
         let encoded: Vec<Encoded> = seqs
             .iter()
             .map(|r| self.lookup.encode(&self.vocab, r, None))

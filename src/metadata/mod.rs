@@ -15,6 +15,7 @@ pub mod orcid;
 pub mod statements;
 
 use crate::document::{Article, HeaderRecord, OtherAbstract};
+use crate::features::{Row, Rows};
 use crate::layout::Document;
 
 /// One laid-out page as text: its blocks (lines joined), their lines, each block's words with
@@ -285,13 +286,10 @@ pub fn enrich_article(a: &mut Article) {
 /// What this module found, as rows of the `debugMode` dump's `metadata` section: one row of
 /// tab-separated values per finding, its label after it (`<language>`, `<licence>`,
 /// `<orcid>`, `<statement>`).
-pub fn debug_rows(
-    h: &HeaderRecord,
-    back: Option<&crate::document::Back>,
-) -> (crate::features::Rows, Vec<String>) {
-    let mut rows: crate::features::Rows = Vec::new();
+pub fn debug_rows(h: &HeaderRecord, back: Option<&crate::document::Back>) -> (Rows, Vec<String>) {
+    let mut rows: Rows = Vec::new();
     let mut labels: Vec<String> = Vec::new();
-    let mut push = |row: crate::features::Row, label: &str| {
+    let mut push = |row: Row, label: &str| {
         rows.push(row);
         labels.push(format!("<{label}>"));
     };

@@ -12,6 +12,7 @@ use std::path::Path;
 
 use crate::corpus::layout::{self as corpus, PairRead, TeiEvent, Unmatched};
 use crate::crf::{Sequence, TrainParams};
+use crate::features::{Row, Rows};
 use crate::flavor::Flavor;
 use crate::labels::Labels;
 use crate::layout::{BBox, Block, Document};
@@ -170,13 +171,13 @@ impl LineFacts {
 }
 
 /// THE feature function: facts in, the 33 feature columns out (reference §3.1).
-pub fn rows(lines: &[LineFacts], lex: &LexView<'_>) -> crate::features::Rows {
+pub fn rows(lines: &[LineFacts], lex: &LexView<'_>) -> Rows {
     lines.iter().map(|l| row(l, lex)).collect()
 }
 
-fn row(f: &LineFacts, lex: &LexView<'_>) -> crate::features::Row {
+fn row(f: &LineFacts, lex: &LexView<'_>) -> Row {
     let t = f.first.as_str();
-    let mut r: crate::features::Row = Vec::with_capacity(33);
+    let mut r: Row = Vec::with_capacity(33);
     r.push(t.into());
     r.push(f.second.as_str().into());
     r.push(t.to_lowercase().into());

@@ -12,6 +12,7 @@
 use std::collections::HashSet;
 
 use crate::document::Reference;
+use crate::features::{Row, Rows};
 use crate::layout::{Document, LineRef, Sep, ZoneToken};
 use crate::models::lexical::{self as lx, bit, Pos};
 use crate::models::segmentation::{self, SizeChange};
@@ -123,13 +124,13 @@ impl TokenFacts {
 
 /// THE feature function: facts in, the 27 feature columns of reference §3.3 out (no lexicon
 /// column: the fulltext model has none).
-pub fn rows(tokens: &[TokenFacts]) -> crate::features::Rows {
+pub fn rows(tokens: &[TokenFacts]) -> Rows {
     tokens.iter().map(row).collect()
 }
 
-fn row(f: &TokenFacts) -> crate::features::Row {
+fn row(f: &TokenFacts) -> Row {
     let t = f.text.as_str();
-    let mut r: crate::features::Row = Vec::with_capacity(COLUMNS);
+    let mut r: Row = Vec::with_capacity(COLUMNS);
     crate::features::push_lexical(&mut r, t);
     r.push(f.block.as_str(lx::BLOCK_POS).into());
     r.push(f.line.as_str(lx::LINE_POS).into());

@@ -19,6 +19,8 @@ use std::time::Duration;
 
 use actix_web::{web, HttpResponse};
 use futures::future::BoxFuture;
+use quire::features::Rows;
+use quire::labels::Labels;
 use quire::layout::PageRange;
 use quire::models::ModelName;
 use quire_actors::{Cascade, CascadeCtx};
@@ -82,11 +84,11 @@ impl Cascade for Sleep {
 /// Labels given rows with one model: the smallest cascade.
 struct LabelRows {
     model: ModelName,
-    seqs: Vec<quire::features::Rows>,
+    seqs: Vec<Rows>,
 }
 
 impl Cascade for LabelRows {
-    type Output = Vec<quire::labels::Labels>;
+    type Output = Vec<Labels>;
     fn run(self, ctx: CascadeCtx) -> BoxFuture<'static, Result<Self::Output, quire_actors::Error>> {
         Box::pin(async move { ctx.models.label(self.model, None, self.seqs).await })
     }
@@ -121,19 +123,19 @@ async fn label(state: State, params: Params) -> Result<HttpResponse, ApiError> {
     Ok(HttpResponse::Ok().body(body.join("\n\n")))
 }
 
-fn rows_from_param(rows: &str) -> Vec<quire::features::Rows> {
+fn rows_from_param(rows: &str) -> Vec<Rows> {
     rows.split("\n\n")
         .map(|seq| {
             seq.lines()
                 .filter(|l| !l.trim().is_empty())
                 .map(|l| l.split('\t').map(quire::features::Feature::from).collect())
-                .collect::<quire::features::Rows>()
+                .collect::<Rows>()
         })
         .filter(|s| !s.is_empty())
         .collect()
 }
 
-fn rows_from_text(model: ModelName, text: &str) -> Result<Vec<quire::features::Rows>, ApiError> {
+fn rows_from_text(model: ModelName, text: &str) -> Result<Vec<Rows>, ApiError> {
     let spec = quire::models::spec(model, None).ok_or_else(|| {
         ApiError::invalid("model", format!("Quire has no definition of `{model}` yet"))
     })?;
