@@ -45,11 +45,6 @@ impl LabelSet {
         self.0.is_empty()
     }
 
-    /// The id of `name`, if the set has it.
-    pub fn id(&self, name: &str) -> Option<u16> {
-        self.0.iter().position(|n| n == name).map(|i| i as u16)
-    }
-
     /// An answer of this set from ids into it (each below [`LabelSet::len`]).
     pub fn labels(&self, ids: Vec<u16>) -> Labels {
         debug_assert!(ids.iter().all(|&i| usize::from(i) < self.len()));
@@ -72,6 +67,19 @@ impl fmt::Debug for LabelSet {
 pub struct Tag<L> {
     pub label: L,
     pub begins: bool,
+}
+
+/// The fields of tagged tokens, GROBID's way: `(label, first token, one past the last token)`
+/// per run of one label, a new field at each `I-` label even after the same label.
+pub fn fields<L: Copy + PartialEq>(tags: &[Tag<L>]) -> Vec<(L, usize, usize)> {
+    let mut out: Vec<(L, usize, usize)> = Vec::new();
+    for (i, t) in tags.iter().enumerate() {
+        match out.last_mut() {
+            Some(last) if !t.begins && last.0 == t.label => last.2 = i + 1,
+            _ => out.push((t.label, i, i + 1)),
+        }
+    }
+    out
 }
 
 /// One sequence's labels: a label per token, as ids into the [`LabelSet`] of the model that
@@ -119,13 +127,6 @@ impl Labels {
         self.ids.is_empty()
     }
 
-    /// Token `i`'s label name, if there is a token `i`.
-    pub fn get(&self, i: usize) -> Option<&str> {
-        self.ids
-            .get(i)
-            .map(|&id| self.set.0[usize::from(id)].as_str())
-    }
-
     /// The names, token by token.
     pub fn iter(&self) -> Names<'_> {
         Names {
@@ -134,14 +135,9 @@ impl Labels {
         }
     }
 
-    /// The ids into [`Labels::label_set`], token by token.
+    /// The ids into the answering model's label set, token by token.
     pub fn ids(&self) -> &[u16] {
         &self.ids
-    }
-
-    /// The set the ids index.
-    pub fn label_set(&self) -> &LabelSet {
-        &self.set
     }
 
     /// Each token's label read as a model's label type (see [`Tag`]), `parse` called once
@@ -275,14 +271,12 @@ mod tests {
         let a = set.labels(vec![0, 1, 1, 2]);
         assert_eq!(a.len(), 4);
         assert_eq!(&a[1], "<title>");
-        assert_eq!(a.get(3), Some("<other>"));
-        assert_eq!(a.get(4), None);
+        assert_eq!(&a[3], "<other>");
         assert_eq!(
             a.iter().collect::<Vec<_>>(),
             ["I-<title>", "<title>", "<title>", "<other>"]
         );
         assert_eq!(a.ids(), &[0, 1, 1, 2]);
-        assert_eq!((set.id("<other>"), set.id("<note>")), (Some(2), None));
         // The same names from another set (another order) are the same answer.
         let b = Labels::from_names(["I-<title>", "<title>", "<title>", "<other>"]);
         assert_eq!(b.ids(), &[0, 1, 1, 2]);
@@ -328,5 +322,7 @@ mod tests {
                 .collect::<Vec<_>>(),
             [(1, false), (0, false), (0, true)]
         );
+        assert_eq!(fields(&tags), [(1, 0, 2), (1, 2, 3), (2, 3, 4)]);
+        assert!(fields::<i32>(&[]).is_empty());
     }
 }

@@ -12,7 +12,7 @@ rows, so the decoders above them do not change.
 use std::path::Path;
 
 use crate::features::Row;
-use crate::labels::{LabelSet, Labels};
+use crate::labels::Labels;
 use crate::{crf, deep, Error, Result};
 
 /// The declaration file in a model's folder.
@@ -179,15 +179,6 @@ impl Tagger {
             Tagger::Crf(m) => m.labels(),
             Tagger::Deep(m) => m.labels(),
             Tagger::Combined(c) => c.crf.labels(),
-        }
-    }
-
-    /// The label set of the answers (the CRF's for a pair).
-    pub fn label_set(&self) -> &LabelSet {
-        match self {
-            Tagger::Crf(m) => m.label_set(),
-            Tagger::Deep(m) => m.label_set(),
-            Tagger::Combined(c) => c.crf.label_set(),
         }
     }
 

@@ -143,7 +143,6 @@ pub fn format_debug_dump(entries: &[TraceEntry], filter: Option<&[String]>) -> S
 #[cfg(test)]
 mod tests {
     use super::*;
-    use Labels;
 
     fn rows(tokens: &[&str]) -> Rows {
         tokens

@@ -555,11 +555,6 @@ impl Model {
         &self.vocab.labels
     }
 
-    /// The label set, shared by every answer.
-    pub fn label_set(&self) -> &crate::labels::LabelSet {
-        &self.label_set
-    }
-
     /// The vectors of the frozen word channel, when the model has one.
     pub fn frozen_vectors(&self) -> Result<Option<embed::Embeddings>> {
         let Some(e) = &self.net.pre else {

@@ -829,6 +829,9 @@ pub fn file(a: &mut Article) {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+    use StatementKind::*;
+
     #[test]
     fn ascii_heads_read_as_the_normaliser_reads_them() {
         for s in [
@@ -838,16 +841,13 @@ mod tests {
             "  Funding\t(NIH) R01-123; x.y ",
             "",
         ] {
-            assert_eq!(super::letters(s), super::letters_decomposed(s), "{s:?}");
+            assert_eq!(letters(s), letters_decomposed(s), "{s:?}");
         }
         assert_eq!(
-            super::letters("Contribuição dos autores"),
+            letters("Contribuição dos autores"),
             "contribuicaodosautores"
         );
     }
-
-    use super::*;
-    use StatementKind::*;
 
     #[test]
     fn heads_of_each_kind() {

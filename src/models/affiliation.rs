@@ -65,7 +65,7 @@ fn trim_field(s: &str) -> String {
 pub fn decode(toks: &[Tok], labels: &Labels, lex: &Lexicons) -> Vec<Affiliation> {
     let mut out = Vec::new();
     let mut cur = Affiliation::default();
-    for (label, a, b) in text::label_fields(labels, Label::parse, Label::Other) {
+    for (label, a, b) in crate::labels::fields(&labels.tags_or(Label::parse, Label::Other)) {
         let raw = text::join_tokens(toks.get(a..b).unwrap_or_default());
         let value = trim_field(&raw);
         let is_org = matches!(

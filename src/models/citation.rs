@@ -310,7 +310,7 @@ pub fn decode(raw: &str, toks: &[Tok], labels: &Labels) -> Citation {
     // "2018" around the comma of "June 1, 2018") continues it.
     let mut date_span: Option<(usize, usize)> = None;
     let tags = labels.tags_or(Label::parse, Label::Other);
-    for (label, a, b) in text::label_fields(labels, Label::parse, Label::Other) {
+    for (label, a, b) in crate::labels::fields(&tags) {
         if label == Label::Other {
             continue;
         }

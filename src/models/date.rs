@@ -151,7 +151,7 @@ pub fn decode(toks: &[Tok], labels: &Labels) -> Vec<Date> {
     let mut out: Vec<Date> = Vec::new();
     let mut cur = Date::default();
     let mut seen = [false; 3];
-    for (label, a, b) in text::label_fields(labels, Label::parse, Label::Other) {
+    for (label, a, b) in crate::labels::fields(&labels.tags_or(Label::parse, Label::Other)) {
         let slot = match label {
             Label::Year => 0,
             Label::Month => 1,

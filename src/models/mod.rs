@@ -270,17 +270,13 @@ pub(crate) fn label_spans<L: Copy + PartialEq>(
         model: model.into(),
         reason: format!("unknown label `{l}` at token {i}"),
     })?;
-    let mut out: Vec<crate::layout::Span<L>> = Vec::new();
-    for (i, tag) in tags.into_iter().enumerate() {
-        match out.last_mut() {
-            Some(s) if s.label == tag.label && !tag.begins => s.tokens.end = i + 1,
-            _ => out.push(crate::layout::Span {
-                label: tag.label,
-                tokens: i..i + 1,
-            }),
-        }
-    }
-    Ok(out)
+    Ok(crate::labels::fields(&tags)
+        .into_iter()
+        .map(|(label, a, b)| crate::layout::Span {
+            label,
+            tokens: a..b,
+        })
+        .collect())
 }
 
 /// Test helper: spans as `(label, token range)` pairs, for comparing decoders' output.

@@ -125,7 +125,7 @@ pub fn decode_ranged(toks: &[Tok], labels: &Labels) -> (Vec<Person>, Vec<std::op
     // them is the next person's (`… Teles 1,2 , Bia …` gives `Bia` to a new person, not
     // to Teles).
     let mut closed = false;
-    let fields = text::label_fields(labels, Label::parse, Label::Other);
+    let fields = crate::labels::fields(&labels.tags_or(Label::parse, Label::Other));
     for (label, a, b) in given_name_rescue(toks, fields) {
         let value = text::join_tokens(toks.get(a..b).unwrap_or_default());
         let starts_new = match label {

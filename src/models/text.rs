@@ -130,32 +130,14 @@ pub fn plain(label: &str) -> &str {
 }
 
 /// Fields of a labelled sequence: `(plain label, first token, one past the last token)`.
-pub fn spans<S: AsRef<str>>(labels: impl IntoIterator<Item = S>) -> Vec<(String, usize, usize)> {
+pub fn spans<S: AsRef<str>>(labels: &[S]) -> Vec<(String, usize, usize)> {
     let mut out: Vec<(String, usize, usize)> = Vec::new();
-    for (i, l) in labels.into_iter().enumerate() {
+    for (i, l) in labels.iter().enumerate() {
         let l = l.as_ref();
         let p = plain(l);
         match out.last_mut() {
             Some(last) if !l.starts_with("I-") && last.0 == p => last.2 = i + 1,
             _ => out.push((p.to_string(), i, i + 1)),
-        }
-    }
-    out
-}
-
-/// Fields of an answer read as the model's label type: `(label, first token, one past the last
-/// token)`; a field ends where the label changes or an `I-` label opens the next one, as in
-/// [`spans`]. Names `parse` does not know read as `unknown` (the model's `<other>`).
-pub fn label_fields<L: Copy + PartialEq>(
-    labels: &crate::labels::Labels,
-    parse: fn(&str) -> Option<L>,
-    unknown: L,
-) -> Vec<(L, usize, usize)> {
-    let mut out: Vec<(L, usize, usize)> = Vec::new();
-    for (i, t) in labels.tags_or(parse, unknown).into_iter().enumerate() {
-        match out.last_mut() {
-            Some(last) if !t.begins && last.0 == t.label => last.2 = i + 1,
-            _ => out.push((t.label, i, i + 1)),
         }
     }
     out
@@ -220,7 +202,7 @@ mod tests {
     fn spans_follow_i_prefixes_and_label_changes() {
         let labels = ["I-<a>", "<a>", "I-<a>", "<b>", "<b>", "I-<b>"];
         assert_eq!(
-            spans(labels),
+            spans(&labels),
             vec![
                 ("<a>".to_string(), 0, 2),
                 ("<a>".to_string(), 2, 3),
