@@ -18,6 +18,7 @@ use crate::labels::{Labels, Tag};
 use crate::layout::{Document, ZoneToken};
 use crate::lexicon::{Kind, LexView};
 use crate::models::lexical::{self as lx, bit};
+use crate::models::name;
 use crate::models::segmentation::{LineRef, SizeChange};
 use crate::models::{ModelName, ModelSpec, Part, ReadStats};
 use crate::{Error, Result};
@@ -591,12 +592,6 @@ const NOT_NAME_WORDS: &[&str] = &[
     "unit",
 ];
 
-/// Lower-case words inside a name (`Anna de Souza`, `Ludwig van Beethoven`).
-const NAME_PARTICLES: &[&str] = &[
-    "al", "bin", "da", "das", "de", "del", "della", "den", "der", "di", "do", "dos", "du", "e",
-    "el", "la", "le", "ten", "ter", "van", "von", "y", "zu",
-];
-
 /// Whether `b` is the line right after `a`: the next line of a block, or the first of the
 /// next block, on the same page.
 fn next_line(a: LineRef, b: LineRef) -> bool {
@@ -628,7 +623,7 @@ fn name_item(item: &[HeaderToken], lex: &LexView) -> Option<bool> {
     let shaped = |w: &&str| {
         let w = w.trim_end_matches('.');
         let lower = w.to_lowercase();
-        if NAME_PARTICLES.contains(&lower.as_str()) {
+        if name::PARTICLES.contains(&lower.as_str()) {
             return true;
         }
         w.chars().next().is_some_and(char::is_uppercase)
@@ -1459,6 +1454,18 @@ Study study S St Stu Stud y dy udy tudy BLOCKEND LINEEND LINEINDENT SAMEFONT SAM
             sets,
             country_codes: Default::default(),
         }
+    }
+
+    #[test]
+    fn a_byline_entry_may_hold_any_particle_of_the_name_model() {
+        let lex = no_lex();
+        let lv = LexView::new(&lex);
+        let entry = |text: &str| name_item(&font_lines(&[("roman", text)]), &lv);
+        // `degli` and `e` are particles of the one list (`name::PARTICLES`).
+        assert_eq!(entry("Luca degli Alberti"), Some(false));
+        assert_eq!(entry("Ana Lima e Souza 2"), Some(false));
+        assert_eq!(entry("Luca degli Alberti , Rome"), None);
+        assert_eq!(entry("Luca magni Alberti"), None);
     }
 
     #[test]

@@ -242,12 +242,13 @@ fn given_name_rescue(
     out
 }
 
-/// Lower-case words that join a multi-word surname (`van der Berg`, `de la Cruz`), and
-/// capitalised prefixes that open one (`Al Sahab`, `Le Sommer`, `Mac Donald`).
-const SURNAME_PARTICLES: &[&str] = &[
+/// Lower-case words that join a multi-word surname (`van der Berg`, `de la Cruz`, `Silva e
+/// Souza`), and capitalised prefixes that open one (`Al Sahab`, `Le Sommer`, `Mac Donald`).
+/// The one list of name particles: the header's byline rules read it too.
+pub(crate) const PARTICLES: &[&str] = &[
     "a", "ab", "abou", "abu", "al", "ap", "bar", "ben", "bin", "da", "dal", "dalla", "das", "de",
-    "degli", "dei", "del", "della", "dello", "den", "der", "des", "di", "do", "dos", "du", "el",
-    "la", "las", "le", "les", "lo", "los", "mac", "mc", "st", "saint", "san", "santa", "ter",
+    "degli", "dei", "del", "della", "dello", "den", "der", "des", "di", "do", "dos", "du", "e",
+    "el", "la", "las", "le", "les", "lo", "los", "mac", "mc", "st", "saint", "san", "santa", "ter",
     "ten", "van", "vande", "vanden", "vander", "von", "vom", "y", "zu", "zum", "zur",
 ];
 
@@ -321,7 +322,7 @@ pub fn middle_words_out_of_surnames(persons: &mut [Person], lex: &LexView<'_>) {
         // Silva`: First `Joyce Kelly`, von `da`, Last `Silva`), known surnames or not.
         let particle_at = words
             .iter()
-            .position(|w| w.chars().all(char::is_lowercase) && SURNAME_PARTICLES.contains(w))
+            .position(|w| w.chars().all(char::is_lowercase) && PARTICLES.contains(w))
             .unwrap_or(words.len());
         let mut moved = 0;
         for (k, w) in words[..words.len() - 1].iter().enumerate() {
@@ -330,7 +331,7 @@ pub fn middle_words_out_of_surnames(persons: &mut [Person], lex: &LexView<'_>) {
                 && chars.clone().any(char::is_lowercase)
                 && chars.all(char::is_alphabetic);
             let lower = w.to_lowercase();
-            if !capitalised || SURNAME_PARTICLES.contains(&lower.as_str()) {
+            if !capitalised || PARTICLES.contains(&lower.as_str()) {
                 break;
             }
             let before_particle = k < particle_at && particle_at < words.len();
