@@ -338,12 +338,10 @@ impl Combined {
             .enumerate()
             .map(|(n, rows)| {
                 let state = self.crf.state_scores(rows)?;
-                let mut scores: Vec<Vec<f32>> = state
-                    .chunks_exact(l.max(1))
-                    .map(|s| s.iter().map(|&x| w * x as f32).collect())
-                    .collect();
+                let mut scores =
+                    deep::Emissions::new(l.max(1), state.iter().map(|&x| w * x as f32).collect());
                 for ((_, map), em) in members.iter().zip(&deep_scores) {
-                    for (row, e) in scores.iter_mut().zip(&em[n]) {
+                    for (row, e) in scores.rows_mut().zip(em[n].rows()) {
                         for (i, x) in row.iter_mut().enumerate() {
                             *x += v * e[map[i]];
                         }

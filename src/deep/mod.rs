@@ -41,6 +41,7 @@ pub use io::{has_frozen_channel, read_vectors};
 pub use train::{train, train_from, Trained};
 
 pub(crate) use network::viterbi;
+pub use network::Emissions;
 use network::*;
 use simd::*;
 
@@ -632,14 +633,14 @@ impl Model {
         })
     }
 
-    /// The label scores (`[T][L]`, the order of [`Model::labels`]) the network gives each
+    /// The label scores (per token, the order of [`Model::labels`]) the network gives each
     /// token of each sequence, batched by length; an empty sequence gets none.
-    pub fn emissions_many(&self, seqs: &[&[Row]]) -> Result<Vec<Vec<Vec<f32>>>> {
+    pub fn emissions_many(&self, seqs: &[&[Row]]) -> Result<Vec<Emissions>> {
         let encoded: Vec<Encoded> = seqs
             .iter()
             .map(|r| self.lookup.encode(&self.vocab, r, None))
             .collect();
-        let mut out: Vec<Vec<Vec<f32>>> = vec![Vec::new(); seqs.len()];
+        let mut out: Vec<Emissions> = vec![Emissions::default(); seqs.len()];
         // Sorted by length, so that a padded batch holds sequences of close lengths.
         let mut order: Vec<usize> = (0..encoded.len())
             .filter(|&i| !encoded[i].words.is_empty())

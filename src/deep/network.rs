@@ -452,31 +452,81 @@ impl Net {
         (logz - score)?.mean_all()
     }
 
-    /// Label scores `[T][L]` of each sequence of the batch, padding cut off.
+    /// Label scores of each sequence of the batch, padding cut off.
     pub(super) fn emissions(
         &self,
         b: &Batch,
         tables: &TaggingTables,
-    ) -> candle_core::Result<Vec<Vec<Vec<f32>>>> {
-        let em = self.emissions_tagging(b, tables)?.to_vec3::<f32>()?;
+    ) -> candle_core::Result<Vec<Emissions>> {
+        let em = self.emissions_tagging(b, tables)?;
+        let labels = em.dim(2)?;
+        let flat: Vec<f32> = em.flatten_all()?.to_vec1()?;
         let lens: Vec<usize> = match &b.padded {
             Some((lens, _)) => lens.clone(),
             None => vec![b.t; b.b],
         };
-        Ok(em
+        Ok(lens
             .into_iter()
-            .zip(lens)
-            .map(|(mut seq, l)| {
-                seq.truncate(l);
-                seq
+            .enumerate()
+            .map(|(k, len)| {
+                let at = k * b.t * labels;
+                Emissions::new(labels, flat[at..at + len * labels].to_vec())
             })
             .collect())
     }
 }
 
-/// Viterbi over `[T][L]` scores.
+/// One sequence's label scores: `labels` per token, token after token, in one buffer
+/// (`em[t]` is token `t`'s row).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Emissions {
+    labels: usize,
+    scores: Vec<f32>,
+}
+
+impl Emissions {
+    /// `scores` holds `labels` values per token.
+    pub fn new(labels: usize, scores: Vec<f32>) -> Emissions {
+        assert!(
+            labels > 0 && scores.len().is_multiple_of(labels),
+            "{} scores in rows of {labels}",
+            scores.len()
+        );
+        Emissions { labels, scores }
+    }
+
+    /// Tokens.
+    pub fn len(&self) -> usize {
+        self.scores.len().checked_div(self.labels).unwrap_or(0)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.scores.is_empty()
+    }
+
+    /// Each token's row of scores.
+    pub fn rows(&self) -> std::slice::ChunksExact<'_, f32> {
+        self.scores.chunks_exact(self.labels.max(1))
+    }
+
+    /// Each token's row of scores, to change.
+    pub fn rows_mut(&mut self) -> std::slice::ChunksExactMut<'_, f32> {
+        self.scores.chunks_exact_mut(self.labels.max(1))
+    }
+}
+
+impl std::ops::Index<usize> for Emissions {
+    type Output = [f32];
+
+    fn index(&self, t: usize) -> &[f32] {
+        &self.scores[t * self.labels..(t + 1) * self.labels]
+    }
+}
+
+/// Viterbi over one sequence's scores: the best path's labels. One buffer of back-pointers
+/// for the whole sequence and two rows of scores, whatever its length.
 pub(crate) fn viterbi(
-    em: &[Vec<f32>],
+    em: &Emissions,
     trans: &[Vec<f32>],
     start: &[f32],
     end: &[f32],
@@ -487,20 +537,22 @@ pub(crate) fn viterbi(
     }
     let l = start.len();
     let mut score: Vec<f32> = (0..l).map(|j| start[j] + em[0][j]).collect();
-    let mut back = vec![vec![0usize; l]; t];
+    let mut next = vec![0f32; l];
+    let mut back = vec![0usize; t * l];
     for i in 1..t {
-        let mut next = vec![f32::NEG_INFINITY; l];
+        let (e, bi) = (&em[i], &mut back[i * l..(i + 1) * l]);
         for (j, nj) in next.iter_mut().enumerate() {
+            *nj = f32::NEG_INFINITY;
             for (k, sk) in score.iter().enumerate() {
                 let v = sk + trans[k][j];
                 if v > *nj {
                     *nj = v;
-                    back[i][j] = k;
+                    bi[j] = k;
                 }
             }
-            *nj += em[i][j];
+            *nj += e[j];
         }
-        score = next;
+        std::mem::swap(&mut score, &mut next);
     }
     let mut best = 0;
     for j in 1..l {
@@ -510,7 +562,7 @@ pub(crate) fn viterbi(
     }
     let mut path = vec![best; t];
     for i in (1..t).rev() {
-        path[i - 1] = back[i][path[i]];
+        path[i - 1] = back[i * l + path[i]];
     }
     path
 }

@@ -44,16 +44,30 @@ fn small_params() -> DeepParams {
 }
 
 #[test]
+fn emissions_are_rows_of_label_scores_in_one_buffer() {
+    let mut em = Emissions::new(3, vec![0.0, 1.0, 2.0, 3.0, 4.0, 5.0]);
+    assert_eq!(em.len(), 2);
+    assert_eq!(&em[1], &[3.0, 4.0, 5.0]);
+    for row in em.rows_mut() {
+        row[0] += 10.0;
+    }
+    let rows: Vec<&[f32]> = em.rows().collect();
+    assert_eq!(rows, vec![&[10.0, 1.0, 2.0][..], &[13.0, 4.0, 5.0][..]]);
+    assert!(Emissions::default().is_empty());
+    assert_eq!(Emissions::default().len(), 0);
+}
+
+#[test]
 fn viterbi_follows_transitions_over_emissions() {
     // Two labels; emissions favour label 1 at step 1, but 0 -> 1 is forbidden.
-    let em = vec![vec![2.0, 0.0], vec![0.0, 1.0]];
+    let em = Emissions::new(2, vec![2.0, 0.0, 0.0, 1.0]);
     let trans = vec![vec![0.0, -10.0], vec![0.0, 0.0]];
     assert_eq!(viterbi(&em, &trans, &[0.0, 0.0], &[0.0, 0.0]), vec![0, 0]);
     let open = vec![vec![0.0, 0.0], vec![0.0, 0.0]];
     assert_eq!(viterbi(&em, &open, &[0.0, 0.0], &[0.0, 0.0]), vec![0, 1]);
     // The end score decides the last label.
     assert_eq!(viterbi(&em, &open, &[0.0, 0.0], &[3.0, 0.0]), vec![0, 0]);
-    assert!(viterbi(&[], &open, &[0.0, 0.0], &[0.0, 0.0]).is_empty());
+    assert!(viterbi(&Emissions::default(), &open, &[0.0, 0.0], &[0.0, 0.0]).is_empty());
 }
 
 #[test]
