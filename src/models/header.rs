@@ -714,15 +714,15 @@ fn extend_byline(tokens: &[HeaderToken], tags: &mut [Tag<Label>], lex: &LexView)
 /// Labelled tokens → field spans. Tokens keep their separators, so a span's text has the
 /// PDF's spaces and line breaks (`\n`); hyphenation is left to the field's post-processing.
 pub fn decode(tokens: &[HeaderToken], labels: &Labels, lex: &LexView) -> Result<HeaderFields> {
-    // A label the header model does not know reads as `<other>`.
-    let mut tags = labels.tags_or(Label::parse, Label::Other);
-    extend_byline(tokens, &mut tags, lex);
     if tokens.len() != labels.len() {
         return Err(Error::Tagging {
             model: "header".into(),
             reason: format!("{} tokens but {} labels", tokens.len(), labels.len()),
         });
     }
+    // A label the header model does not know reads as `<other>`.
+    let mut tags = labels.tags_or(Label::parse, Label::Other);
+    extend_byline(tokens, &mut tags, lex);
     second_title_out(tokens, &mut tags);
     let cuts = abstract_in_other_face(tokens, &tags);
     for &c in &cuts {
@@ -808,23 +808,13 @@ fn second_title_out(tokens: &[HeaderToken], tags: &mut [Tag<Label>]) {
     }
 }
 
-/// The runs of `label` in `tags` (a run opens at its `I-` label or where the label starts).
+/// The fields of `label` in `tags` (a run opens at its `I-` label or where the label starts).
 fn label_runs(tags: &[Tag<Label>], label: Label) -> Vec<Range<usize>> {
-    let mut runs = Vec::new();
-    let mut a = 0;
-    while a < tags.len() {
-        if tags[a].label != label {
-            a += 1;
-            continue;
-        }
-        let mut b = a + 1;
-        while b < tags.len() && tags[b].label == label && !tags[b].begins {
-            b += 1;
-        }
-        runs.push(a..b);
-        a = b;
-    }
-    runs
+    crate::labels::fields(tags)
+        .into_iter()
+        .filter(|&(l, _, _)| l == label)
+        .map(|(_, a, b)| a..b)
+        .collect()
 }
 
 /// Where an `<abstract>` run turns into the body's opening text: a line start after a sentence

@@ -811,16 +811,14 @@ pub fn decode(refs: &[LineRef], labels: &Labels) -> Result<Zones> {
             reason: format!("{} lines but {} labels", refs.len(), labels.len()),
         });
     }
-    let mut zones = Zones::default();
     // A label the model does not know reads as `<other>`.
     let tags = labels.tags_or(Label::parse, Label::Other);
-    for (r, tag) in refs.iter().zip(tags) {
-        match zones.pieces.last_mut() {
-            Some((cur, v)) if *cur == tag.label && !tag.begins => v.push(*r),
-            _ => zones.pieces.push((tag.label, vec![*r])),
-        }
-    }
-    Ok(zones)
+    Ok(Zones {
+        pieces: crate::labels::fields(&tags)
+            .into_iter()
+            .map(|(label, a, b)| (label, refs[a..b].to_vec()))
+            .collect(),
+    })
 }
 
 // ---------------------------------------------------------------------------------------------
