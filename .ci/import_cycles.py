@@ -13,6 +13,10 @@ holds shared types would be a circle). Test-only code is left out: every item un
 `#[cfg(...)]` that names `test` (unit-test modules, `testutil`), since tests may reach
 anywhere. A circle is a strongly connected component of two or more modules.
 
+Layers: the training-time modules (`corpus` and `training`, with their children: corpus
+readers, lexicon building, the models' specs and the training driver) sit above the run-time
+engine. No other module may depend on them; such a dependency fails the check (no baseline).
+
     .ci/import_cycles.py                   print the circles; exit 1 when a circle is new or
                                            larger than in the baseline (import_cycles.baseline)
     .ci/import_cycles.py --write-baseline  accept the current circles as the baseline
@@ -309,6 +313,24 @@ def circles(mods, deps):
     return sorted(out, key=lambda c: (-len(c), c))
 
 
+# Top-level engine modules that only training and corpus tools use; the run-time engine
+# (everything else in src/) must not depend on them.
+TRAINING_TIME = {"corpus", "training"}
+
+
+def layer_breaches(mods, deps):
+    """(run-time file, training-time file, paths named) for each dependency that crosses the
+    layers the wrong way."""
+    out = []
+    for a in sorted(mods):
+        if a[:1] and a[0] in TRAINING_TIME:
+            continue
+        for b, paths in sorted(deps.get(a, {}).items()):
+            if b[:1] and b[0] in TRAINING_TIME:
+                out.append((mods[a], mods[b], sorted(set(paths))))
+    return out
+
+
 def read_baseline():
     if not os.path.exists(BASELINE):
         return []
@@ -338,6 +360,13 @@ def main(argv):
         return 0
     baseline = read_baseline()
     failed = False
+    breaches = layer_breaches(mods, deps)
+    names = ", ".join(sorted(TRAINING_TIME))
+    print(f"run-time modules that import training-time code ({names}): {len(breaches)}")
+    for a, b, paths in breaches:
+        failed = True
+        print(f"FAIL: {a} depends on {b} ({', '.join(paths[:3])}); move the code it needs down"
+              " into the run-time module that owns it, or the caller up into training")
     for c in current:
         inside = [b for b in baseline if set(c) <= b]
         if inside:

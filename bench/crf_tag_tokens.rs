@@ -144,7 +144,7 @@ fn real(name: &str, tokens: usize) {
     let Some(spec) = name
         .parse::<quire::models::ModelName>()
         .ok()
-        .and_then(|m| quire::models::spec(m, None))
+        .and_then(|m| quire::training::spec(m, None))
     else {
         println!("crf_tag_tokens/{name}: skipped: no spec for this model in this build");
         return;
@@ -158,7 +158,7 @@ fn real(name: &str, tokens: usize) {
         }
     };
     let bytes = std::fs::read(dir.join(quire::crf::MODEL_FILE)).expect("model file");
-    let (mut data, _) = match spec.read(&quire::config::dataset_dir(), quire::models::Part::Corpus)
+    let (mut data, _) = match spec.read(&quire::config::dataset_dir(), quire::corpus::Part::Corpus)
     {
         Ok(d) => d,
         Err(e) => {

@@ -107,12 +107,12 @@ fn python(t: &Template, data: &[Sequence]) -> Option<String> {
 /// The first `tokens` tokens (whole sequences) of a model's corpus, with its template.
 fn model_data(name: &str, tokens: usize) -> Option<(Template, Vec<Sequence>)> {
     let model: quire::models::ModelName = name.parse().ok()?;
-    let Some(spec) = quire::models::spec(model, None) else {
+    let Some(spec) = quire::training::spec(model, None) else {
         println!("crf_train_iter/{name}: skipped: no spec for this model in this build");
         return None;
     };
     let dataset = quire::config::dataset_dir();
-    let (mut data, _) = match spec.read(&dataset, quire::models::Part::Corpus) {
+    let (mut data, _) = match spec.read(&dataset, quire::corpus::Part::Corpus) {
         Ok(d) => d,
         Err(e) => {
             println!("crf_train_iter/{name}: skipped: {e}");

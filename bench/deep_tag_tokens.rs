@@ -44,7 +44,7 @@ fn main() {
     let Some(spec) = name
         .parse::<quire::models::ModelName>()
         .ok()
-        .and_then(|m| quire::models::spec(m, None))
+        .and_then(|m| quire::training::spec(m, None))
     else {
         println!("deep_tag_tokens/{name}: skipped: no spec for this model in this build");
         return;
@@ -63,7 +63,7 @@ fn main() {
         Ok(m) => m,
         Err(e) => return println!("deep_tag_tokens/{name}: skipped: {e}"),
     };
-    let (mut data, _) = match spec.read(&quire::config::dataset_dir(), quire::models::Part::Corpus)
+    let (mut data, _) = match spec.read(&quire::config::dataset_dir(), quire::corpus::Part::Corpus)
     {
         Ok(d) => d,
         Err(e) => return println!("deep_tag_tokens/{name}: skipped: {e}"),

@@ -92,7 +92,7 @@ impl ModelSlot {
     fn new(name: ModelName, flavor: Option<Flavor>, settings: &ModelSettings) -> ModelSlot {
         let key = name.dir_name(flavor);
         let dir = name.dir(&settings.models_dir, flavor);
-        let feature_version = quire::models::spec(name, flavor).map(|s| s.feature_version());
+        let feature_version = quire::models::feature_version(name, flavor);
         let state = if feature_version.is_none() {
             ModelState::Absent {
                 reason: format!("Quire has no definition of model `{key}` yet"),

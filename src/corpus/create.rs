@@ -669,7 +669,7 @@ mod tests {
                 "<tei><text><front>{open}x y{}</front></text></tei>",
                 close_of(open)
             );
-            let toks = header::tei_tokens(&parse_tei(&xml).unwrap());
+            let toks = crate::training::header::tei_tokens(&parse_tei(&xml).unwrap());
             assert_eq!(
                 toks,
                 vec![("x".into(), format!("I-{p}")), ("y".into(), p.into())]
@@ -685,7 +685,7 @@ mod tests {
                 "<tei><text><body>{open}x{}</body></text></tei>",
                 close_of(open)
             );
-            let toks = fulltext::tei_tokens(&parse_tei(&xml).unwrap());
+            let toks = crate::training::fulltext::tei_tokens(&parse_tei(&xml).unwrap());
             assert_eq!(toks, vec![("x".into(), format!("I-{p}"))], "{p}");
         }
         for l in segmentation::Label::ALL {
@@ -695,7 +695,7 @@ mod tests {
             }
             let open = segmentation_element(p).unwrap_or_else(|| panic!("segmentation {p}"));
             let xml = format!("<tei><text>{open}x y<lb/>{}</text></tei>", close_of(open));
-            let lines = segmentation::tei_lines(&parse_tei(&xml).unwrap());
+            let lines = crate::training::segmentation::tei_lines(&parse_tei(&xml).unwrap());
             assert_eq!(lines, vec![("x".into(), format!("I-{p}"))], "{p}");
         }
         for l in reference_segmenter::Label::ALL {
@@ -705,7 +705,7 @@ mod tests {
             }
             let open = refseg_element(p).unwrap();
             let xml = format!("<tei><text>{open}x{}</text></tei>", close_of(open));
-            let toks = reference_segmenter::tei_tokens(&parse_tei(&xml).unwrap());
+            let toks = crate::training::reference_segmenter::tei_tokens(&parse_tei(&xml).unwrap());
             assert_eq!(toks, vec![("x".into(), format!("I-{p}"))], "{p}");
         }
     }

@@ -10,6 +10,7 @@ pub mod create;
 pub mod layout;
 pub mod lexicons;
 pub mod rules;
+pub mod words;
 
 use std::path::{Path, PathBuf};
 

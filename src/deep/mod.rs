@@ -190,7 +190,7 @@ struct Lookup {
 }
 
 /// A token as the word vocabulary knows it: lower case, every ASCII digit a `0`.
-fn word_key(token: &str) -> String {
+pub(crate) fn word_key(token: &str) -> String {
     let mut key = String::new();
     word_key_into(token, &mut key);
     key

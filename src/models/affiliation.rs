@@ -2,17 +2,10 @@
 //! department, laboratory, address parts, country, marker) and decodes them into
 //! affiliations with their addresses and ISO country codes.
 
-use std::path::Path;
-use std::sync::OnceLock;
-
-use crate::corpus::rules::AffiliationRules;
-use crate::crf::{Sequence, TrainParams};
 use crate::features::{self as f, Tok};
 use crate::labels::Labels;
 use crate::lexicon::{Kind, LexView, Lexicons};
 use crate::models::text;
-use crate::models::{ModelName, ModelSpec, Part, ReadStats};
-use crate::Result;
 
 pub use crate::document::Affiliation;
 
@@ -33,6 +26,9 @@ model_labels!(
         Other => "<other>",
     }
 );
+
+/// Version of [`rows`]' columns; bump when a column changes (`meta.json` must match).
+pub const FEATURE_VERSION: u32 = 1;
 
 impl Affiliation {
     fn has_org(&self) -> bool {
@@ -144,61 +140,6 @@ pub fn rows(toks: &[Tok], lex: &LexView<'_>) -> crate::features::Rows {
 /// Tokens of a raw affiliation string; newlines are kept (they matter to the model).
 pub fn toks(text: &str) -> Vec<Tok> {
     f::toks_from_text(text, false)
-}
-
-pub struct Spec;
-
-pub static SPEC: Spec = Spec;
-
-impl ModelSpec for Spec {
-    fn name(&self) -> ModelName {
-        ModelName::AffiliationAddress
-    }
-    fn feature_version(&self) -> u32 {
-        1
-    }
-    fn template(&self) -> &'static str {
-        static T: OnceLock<String> = OnceLock::new();
-        T.get_or_init(|| {
-            text::shared_template(
-                text::TOKEN_WINDOW,
-                text::LOWER_WINDOW,
-                &[
-                    (14, &[0, 1]),
-                    (15, &[0, 1]),
-                    (16, &[0, 1]),
-                    (17, &[0, 1]),
-                    (18, &[0, 1]),
-                    (19, &[-2, -1, 0, 1, 2]),
-                    (20, &[-1, 0, 1]),
-                ],
-                &[],
-            )
-        })
-    }
-    fn default_params(&self) -> TrainParams {
-        TrainParams {
-            c1: 0.5,
-            c2: 0.0001,
-            epsilon: 1e-5,
-            window: 20,
-            max_iter: 2000,
-            threads: 2,
-        }
-    }
-    fn read(&self, dataset: &Path, part: Part) -> Result<(Vec<Sequence>, ReadStats)> {
-        text::read_sequences(
-            dataset,
-            "affiliation-address",
-            part,
-            &AffiliationRules,
-            rows,
-        )
-    }
-    fn rows_from_text(&self, text: &str) -> Option<crate::features::Rows> {
-        let lex = crate::lexicon::default_shared();
-        Some(rows(&toks(text), &LexView::new(&lex)))
-    }
 }
 
 #[cfg(test)]

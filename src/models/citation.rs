@@ -2,17 +2,10 @@
 //! date, volume, pages, …) and decodes them into a [`Citation`]. Authors/editors then go
 //! through a name model and the date through the date model (the string cascade).
 
-use std::path::Path;
-use std::sync::OnceLock;
-
-use crate::corpus::rules::CitationRules;
-use crate::crf::{Sequence, TrainParams};
 use crate::features::{self as f, Tok};
 use crate::labels::{Labels, Tag};
 use crate::lexicon::{Kind, LexView};
 use crate::models::text;
-use crate::models::{ModelName, ModelSpec, Part, ReadStats};
-use crate::Result;
 
 pub use crate::document::Citation;
 
@@ -41,6 +34,9 @@ model_labels!(
         Other => "<other>",
     }
 );
+
+/// Version of [`rows`]' columns; bump when a column changes (`meta.json` must match).
+pub const FEATURE_VERSION: u32 = 2;
 
 impl Citation {
     /// Nothing was recognised (an empty or unlabelled string).
@@ -589,102 +585,6 @@ pub fn rows(toks: &[Tok], lex: &LexView<'_>) -> crate::features::Rows {
 /// Columns of a citation feature row.
 pub const COLUMNS: usize = 36;
 
-pub struct Spec;
-
-pub static SPEC: Spec = Spec;
-
-impl ModelSpec for Spec {
-    fn name(&self) -> ModelName {
-        ModelName::Citation
-    }
-    fn feature_version(&self) -> u32 {
-        2
-    }
-    fn template(&self) -> &'static str {
-        static T: OnceLock<String> = OnceLock::new();
-        T.get_or_init(|| {
-            let mut w: Vec<(usize, &[i32])> = vec![
-                (0, &[-5, -4, -3, -2, -1, 0, 1, 2, 3, 4, 5]),
-                (1, &[-4, -3, -2, -1, 0, 1, 2, 3, 4]),
-                (2, &[0]),
-                (3, &[0]),
-                (4, &[0]),
-                (5, &[0]),
-                (6, &[0]),
-                (7, &[0]),
-                (8, &[0]),
-                (9, &[0]),
-                (10, &[-1, 0, 1]),
-                (11, &[-2, -1, 0, 1, 2]),
-                (12, &[-1, 0, 1]),
-                (13, &[-1, 0, 1]),
-            ];
-            for col in 14..=22 {
-                w.push((col, &[0, 1]));
-            }
-            w.extend([
-                (23, &[-1, 0, 1][..]),
-                (24, &[-1, 0, 1][..]),
-                (25, &[-1, 0, 1][..]),
-                (26, &[-1, 0, 1][..]),
-                (27, &[-3, -2, -1, 0, 1, 2, 3][..]),
-                (28, &[-1, 0][..]),
-                (29, &[-2, -1, 0, 1, 2][..]),
-                (30, &[-1, 0, 1][..]),
-                (31, &[-1, 0, 1][..]),
-                (32, &[0][..]),
-                (33, &[-1, 0, 1][..]),
-                (34, &[0][..]),
-                (35, &[-2, -1, 0, 1, 2][..]),
-            ]);
-            text::template_with_triples(
-                &w,
-                &[
-                    ((-1, 0), (0, 0)),
-                    ((0, 0), (1, 0)),
-                    ((0, 11), (1, 11)),
-                    ((-1, 11), (0, 11)),
-                    ((0, 32), (0, 33)),
-                    ((0, 33), (0, 11)),
-                    ((0, 29), (0, 27)),
-                    // Template version 2 (feature version unchanged): token bigrams two
-                    // away, lower-cased bigrams, shape bigrams, the punctuation before a
-                    // capitalised word, a quoted word's segment.
-                    ((-2, 0), (-1, 0)),
-                    ((1, 0), (2, 0)),
-                    ((-1, 1), (0, 1)),
-                    ((0, 1), (1, 1)),
-                    ((-1, 35), (0, 35)),
-                    ((0, 35), (1, 35)),
-                    ((-1, 27), (0, 11)),
-                    ((0, 33), (0, 30)),
-                ],
-                // The token trigram, and year / segment / `In`.
-                &[[(-1, 0), (0, 0), (1, 0)], [(0, 32), (0, 33), (0, 34)]],
-            )
-        })
-    }
-    fn default_params(&self) -> TrainParams {
-        TrainParams {
-            c1: 0.5,
-            c2: 0.0001,
-            epsilon: 1e-5,
-            window: 50,
-            // GROBID allows 3000; capped so training fits in minutes on two cores (the
-            // committed model used 250 iterations).
-            max_iter: 250,
-            threads: 2,
-        }
-    }
-    fn read(&self, dataset: &Path, part: Part) -> Result<(Vec<Sequence>, ReadStats)> {
-        text::read_sequences(dataset, "citation", part, &CitationRules, rows)
-    }
-    fn rows_from_text(&self, text: &str) -> Option<crate::features::Rows> {
-        let lex = crate::lexicon::default_shared();
-        Some(rows(&toks(&prepare(text)), &LexView::new(&lex)))
-    }
-}
-
 /// One page number as printed, without the spaces inside it and a trailing unit word
 /// (`p`, `pp`, `pages`) or period.
 fn page_number(s: &str) -> String {
@@ -701,7 +601,9 @@ fn page_number(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::corpus::rules::CitationRules;
     use crate::lexicon::Lexicons;
+    use std::path::Path;
     use Label::*;
 
     const REF: &str = "Smith, J. A. and van der Berg, K. (2019). Deep parsing of references. J. Doc. Eng. 12(3): 45-67. doi:10.1000/xyz";

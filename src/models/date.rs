@@ -1,17 +1,10 @@
 //! Date model: labels the tokens of a raw date string (`<year>`, `<month>`, `<day>`,
 //! `<other>`) and decodes them into dates normalised to ISO 8601 (year, year-month or full).
 
-use std::path::Path;
-use std::sync::OnceLock;
-
-use crate::corpus::rules::DateRules;
-use crate::crf::{Sequence, TrainParams};
 use crate::features::{self as f, Tok};
 use crate::labels::Labels;
 use crate::lexicon::LexView;
 use crate::models::text;
-use crate::models::{ModelName, ModelSpec, Part, ReadStats};
-use crate::Result;
 
 pub use crate::document::Date;
 
@@ -25,6 +18,9 @@ model_labels!(
         Other => "<other>",
     }
 );
+
+/// Version of [`rows`]' columns; bump when a column changes (`meta.json` must match).
+pub const FEATURE_VERSION: u32 = 2;
 
 impl Date {
     /// ISO 8601 form: `2019`, `2019-03` or `2019-03-05`; `None` without a year.
@@ -248,64 +244,6 @@ pub fn toks(text: &str) -> Vec<Tok> {
         }
     }
     out
-}
-
-pub struct Spec;
-
-pub static SPEC: Spec = Spec;
-
-impl ModelSpec for Spec {
-    fn name(&self) -> ModelName {
-        ModelName::Date
-    }
-    fn feature_version(&self) -> u32 {
-        2
-    }
-    fn template(&self) -> &'static str {
-        static T: OnceLock<String> = OnceLock::new();
-        T.get_or_init(|| {
-            text::shared_template(
-                text::TOKEN_WINDOW,
-                text::LOWER_WINDOW,
-                &[
-                    (14, &[-1, 0, 1]),
-                    (15, &[-1, 0, 1]),
-                    (16, &[-2, -1, 0, 1, 2]),
-                    (17, &[-4, -3, -2, -1, 0, 1, 2, 3, 4]),
-                    (18, &[0]),
-                ],
-                &[
-                    // What the neighbouring numbers can be decides between day and month
-                    // (`4-21-2010`, `Nov. 12th, 2010`, `April 97`).
-                    ((0, 17), (1, 17)),
-                    ((-1, 17), (0, 17)),
-                    ((0, 17), (0, 18)),
-                    ((0, 17), (2, 17)),
-                    ((-2, 17), (0, 17)),
-                    ((-2, 17), (2, 17)),
-                    ((0, 17), (4, 17)),
-                    ((-4, 17), (0, 17)),
-                ],
-            )
-        })
-    }
-    fn default_params(&self) -> TrainParams {
-        TrainParams {
-            c1: 0.5,
-            c2: 0.0001,
-            epsilon: 1e-5,
-            window: 20,
-            max_iter: 2000,
-            threads: 2,
-        }
-    }
-    fn read(&self, dataset: &Path, part: Part) -> Result<(Vec<Sequence>, ReadStats)> {
-        text::read_sequences(dataset, "date", part, &DateRules, rows)
-    }
-    fn rows_from_text(&self, text: &str) -> Option<crate::features::Rows> {
-        let lex = crate::lexicon::default_shared();
-        Some(rows(&toks(text), &LexView::new(&lex)))
-    }
 }
 
 #[cfg(test)]

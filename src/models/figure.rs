@@ -1,16 +1,6 @@
 //! Figure model: labels the tokens of one figure zone (its head, label, caption, content) —
-//! reference grobid-models.md §2.10, §3.9. This module also holds what the table model
-//! ([`crate::models::table`]) shares with it: GROBID reads both corpora with one TEI reader
-//! ([`tei_tokens`]) and aligns them the same way ([`read_pair`]).
-//!
-//! Corpus reading: each `<figure>` of a `tei/` file is one sequence. Its text is tokenised with
-//! the delimiter tokenizer, labelled by the innermost of `head` (`<figure_head>`), `label`,
-//! `figDesc`, `table`/`trash`/`content` (`<content>`), `note`; other text inside the figure is
-//! `<other>`. The raw rows (tab-separated, the fulltext features of the figure's tokens) are
-//! aligned as GROBID's `FigureTrainer` does: each row's token is searched among the next 7 TEI
-//! entries (line breaks and figure ends take room in that window), never going back; a matched
-//! row takes the label, an unmatched row is dropped; a figure end between two matched rows
-//! starts a new sequence.
+//! reference grobid-models.md §2.10, §3.9. The table model ([`crate::models::table`]) shares
+//! its features; both corpora are read by `crate::training::figure`.
 //!
 //! Features: GROBID hands the figure model the fulltext rows it already computed for the
 //! tokens of one `<figure>` span, label removed (reference §1.4 step 4). Quire does the same
@@ -21,15 +11,9 @@
 //! set to 0 as in the corpus's rows: [`crate::body::figure::model_rows`]), and [`decode`]'s
 //! spans index that slice. At training the facts come from the raw rows ([`fulltext::TokenFacts::from_raw`]).
 
-use std::path::Path;
-use std::sync::OnceLock;
-
-use crate::corpus::layout::{self as corpus, FilePair, PairRead, TeiEvent, Unmatched};
-use crate::crf::{Sequence, TrainParams};
 use crate::labels::Labels;
 use crate::layout::Span;
-use crate::models::{fulltext, text};
-use crate::models::{ModelName, ModelSpec, Part, ReadStats};
+use crate::models::fulltext;
 use crate::Result;
 
 model_labels!(
@@ -44,74 +28,6 @@ model_labels!(
     }
 );
 
-/// The label an element inside a `<figure>` gives its text (GROBID's figure/table TEI reader);
-/// `None`: the text keeps the enclosing label.
-fn element_label(name: &str) -> Option<&'static str> {
-    Some(match name {
-        "head" => "<figure_head>",
-        "figDesc" => "<figDesc>",
-        "table" | "trash" | "content" => "<content>",
-        "label" => "<label>",
-        "note" => "<note>",
-        _ => return None,
-    })
-}
-
-/// `(token, label)` entries of a figure or table TEI file. Each text chunk between element
-/// boundaries is tokenised, its first token `I-`; `<lb/>`/`<pb/>` add a
-/// [`corpus::NEWLINE`] entry and
-/// each figure's end an empty entry (a sequence end). Text outside figures belongs to no
-/// sequence and is left out.
-pub fn tei_tokens(events: &[TeiEvent]) -> Vec<(String, String)> {
-    let mut out: Vec<(String, String)> = Vec::new();
-    // The open elements inside the current figure, with the label each gives.
-    let mut stack: Vec<Option<&'static str>> = Vec::new();
-    let mut in_figure = 0usize;
-    // Pending text of the current chunk; `None` entries are line breaks.
-    let mut chunk: Vec<Option<String>> = Vec::new();
-    let flush = |chunk: &mut Vec<Option<String>>,
-                 stack: &[Option<&'static str>],
-                 out: &mut Vec<(String, String)>| {
-        let label = stack
-            .iter()
-            .rev()
-            .flatten()
-            .next()
-            .copied()
-            .unwrap_or("<other>");
-        corpus::push_chunk(out, chunk, label);
-        chunk.clear();
-    };
-    for ev in events {
-        match ev {
-            TeiEvent::Start(name, _) => {
-                if in_figure > 0 {
-                    flush(&mut chunk, &stack, &mut out);
-                    in_figure += 1;
-                    stack.push(element_label(name));
-                } else if name == "figure" {
-                    in_figure = 1;
-                    stack.clear();
-                    chunk.clear();
-                }
-            }
-            TeiEvent::End(_) if in_figure > 0 => {
-                flush(&mut chunk, &stack, &mut out);
-                in_figure -= 1;
-                if in_figure == 0 {
-                    out.push((String::new(), String::new()));
-                } else {
-                    stack.pop();
-                }
-            }
-            TeiEvent::Text(t) if in_figure > 0 => chunk.push(Some(t.clone())),
-            TeiEvent::LineBreak | TeiEvent::PageBreak if in_figure > 0 => chunk.push(None),
-            _ => {}
-        }
-    }
-    out
-}
-
 /// Figure and table rows keep GROBID's columns 0–25 (see the module documentation).
 pub const COLUMNS: usize = 26;
 
@@ -124,126 +40,9 @@ pub fn rows(facts: &[fulltext::TokenFacts]) -> crate::features::Rows {
     rows
 }
 
-/// Read one figure or table TEI + raw pair into sequences, one per figure (GROBID's
-/// `FigureTrainer`/`TableTrainer` rule, see the module documentation).
-pub fn read_pair(tei: &Path, raw: &Path) -> Result<std::result::Result<PairRead, String>> {
-    let events = corpus::walk_tei(tei)?;
-    let entries = tei_tokens(&events);
-    let raw_rows = corpus::read_raw_rows(raw)?;
-    if let Err(why) = corpus::check_columns(&raw_rows, COLUMNS) {
-        return Ok(Err(why));
-    }
-    let firsts: Vec<String> = raw_rows.iter().map(|r| r[0].clone()).collect();
-    let al = corpus::align_with(&firsts, &entries, 7, Unmatched::Leave, None);
-    // Figure ends before each TEI position, to cut sequences.
-    let mut ends_before = Vec::with_capacity(entries.len() + 1);
-    let mut n = 0usize;
-    for (tok, _) in &entries {
-        ends_before.push(n);
-        if tok.is_empty() {
-            n += 1;
-        }
-    }
-    let mut seqs: Vec<Sequence> = Vec::new();
-    let mut last: Option<usize> = None;
-    for (i, ((row, lab), pos)) in raw_rows
-        .iter()
-        .zip(&al.labels)
-        .zip(&al.positions)
-        .enumerate()
-    {
-        let (Some(lab), Some(pos)) = (lab, pos) else {
-            continue;
-        };
-        let Some(facts) = fulltext::TokenFacts::from_raw(row) else {
-            return Ok(Err(format!("raw row {} is not a fulltext row", i + 1)));
-        };
-        let new_seq = match last {
-            None => true,
-            Some(prev) => ends_before[*pos] > ends_before[prev],
-        };
-        if new_seq {
-            seqs.push(Sequence::default());
-        }
-        last = Some(*pos);
-        if let Some(s) = seqs.last_mut() {
-            s.rows.extend(rows(std::slice::from_ref(&facts)));
-            s.labels.push(lab.clone());
-        }
-    }
-    if seqs.is_empty() {
-        return Ok(Err("no row could be aligned".into()));
-    }
-    Ok(Ok(PairRead {
-        seqs,
-        unaligned: al.labels.len() - al.matched,
-    }))
-}
-
-/// Read `<dataset>/<sub>/{corpus,evaluation}` of the figure or table model.
-pub(crate) fn read_figure_dir(
-    dataset: &Path,
-    sub: &str,
-    part: Part,
-) -> Result<(Vec<Sequence>, ReadStats)> {
-    corpus::read_pairs(dataset, sub, part, sub, &|p: &FilePair| {
-        read_pair(&p.tei, &p.raw)
-    })
-}
-
-/// Quire's figure/table template: the fulltext one without column 26 (reference §4).
-pub(crate) fn figure_template() -> &'static str {
-    static T: OnceLock<String> = OnceLock::new();
-    T.get_or_init(|| {
-        text::template(
-            &fulltext::layout_windows(false),
-            &fulltext::layout_conjunctions(),
-        )
-    })
-}
-
-/// GROBID's figure and table settings: epsilon 1e-5, window 20, 2,000 iterations (§7).
-pub(crate) fn figure_params() -> TrainParams {
-    TrainParams {
-        c1: 0.5,
-        c2: 0.0001,
-        epsilon: 1e-5,
-        window: 20,
-        max_iter: 2000,
-        threads: 0,
-    }
-}
-
-pub struct Spec;
-
-pub static SPEC: Spec = Spec;
-
 /// Version of [`rows`]' layout (1 was GROBID's raw columns copied as printed; 2 computes
 /// them from [`fulltext::TokenFacts`]).
 pub const FEATURE_VERSION: u32 = 2;
-
-impl ModelSpec for Spec {
-    fn name(&self) -> ModelName {
-        ModelName::Figure
-    }
-    fn feature_version(&self) -> u32 {
-        FEATURE_VERSION
-    }
-    fn template(&self) -> &'static str {
-        figure_template()
-    }
-    fn default_params(&self) -> TrainParams {
-        figure_params()
-    }
-    fn read(&self, dataset: &Path, part: Part) -> Result<(Vec<Sequence>, ReadStats)> {
-        read_figure_dir(dataset, "figure", part)
-    }
-    fn write_resources(&self, _dataset: &Path, _models_dir: &Path) -> Result<()> {
-        // The fulltext rows use no lexicon.
-        Ok(())
-    }
-}
-
 /// Labels in, spans out: one [`Span`] per run of one label over the figure's tokens, a new one
 /// at each `I-` prefix; an unknown label is a tagging error.
 pub fn decode(labels: &Labels) -> Result<Vec<Span<Label>>> {
@@ -253,7 +52,10 @@ pub fn decode(labels: &Labels) -> Result<Vec<Span<Label>>> {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+    use crate::corpus::layout as corpus;
     use crate::corpus::layout::NEWLINE;
+    use crate::training::figure::*;
+    use std::path::Path;
 
     pub(crate) const TEI: &str = r#"<tei><teiHeader><fileDesc xml:id="_x.pdf"/></teiHeader>
 <text xml:lang="en">

@@ -1,6 +1,9 @@
 /*!
-The model registry: one name per GROBID model, and one module per model (added as each model
-lands). `models/<dir_name>/` holds a trained model's files: `model.crf` (CRFsuite format),
+The run-time models: one name per GROBID model, and one module per model with its labels, its
+feature function, its run-time facts and its decoder ([`feature_version`] says which models
+Quire serves). Reading a model's corpus, its template and its training parameters are
+training-time code, in `crate::training` (the engine's run-time path imports none of it;
+`.ci/import_cycles.py` checks). `models/<dir_name>/` holds a trained model's files: `model.crf` (CRFsuite format),
 `template.txt` (feature template) and `meta.json` (labels, feature version, data digest,
 training parameters, evaluation figures).
 */
@@ -9,8 +12,6 @@ use std::path::{Path, PathBuf};
 
 use crate::labels::Labels;
 
-/// The corpus-reading types every spec's `read` names (defined with the corpus readers).
-pub use crate::corpus::{Part, ReadStats};
 pub use crate::flavor::Flavor;
 
 /// Declares a model's `Label` enum (GROBID's labels, in the order given) with `ALL`, `as_str`,
@@ -57,8 +58,6 @@ macro_rules! model_labels {
 
 pub mod affiliation;
 pub mod citation;
-#[cfg(test)]
-mod corpus_check;
 pub mod date;
 pub mod figure;
 pub mod fulltext;
@@ -163,96 +162,25 @@ impl std::str::FromStr for ModelName {
     }
 }
 
-/// What the trainer, the evaluator and the CLI need from a model module. Each model module
-/// implements it once and adds its arm to [`spec`].
-pub trait ModelSpec: Sync {
-    fn name(&self) -> ModelName;
-    /// `Some(Flavor::ArticleLight)` for a flavour model.
-    fn flavor(&self) -> Option<Flavor> {
-        None
-    }
-    /// Bumped whenever the feature columns change; stored in `meta.json`, checked at load.
-    fn feature_version(&self) -> u32;
-    /// The feature template (Quire's own, CRF++-style `U..:%x[r,c]` lines and `B`).
-    fn template(&self) -> &'static str;
-    fn default_params(&self) -> crate::crf::TrainParams;
-    /// Read the corpus or evaluation part of `<dataset>/<model folder>` into sequences.
-    fn read(
-        &self,
-        dataset: &Path,
-        part: Part,
-    ) -> crate::Result<(Vec<crate::crf::Sequence>, ReadStats)>;
-    /// Write what the model needs at run time besides its own folder (the corpus-built
-    /// lexicons, `<models_dir>/lexicon`). Called by the training driver when it writes the model.
-    fn write_resources(&self, dataset: &Path, models_dir: &Path) -> crate::Result<()> {
-        crate::corpus::lexicons::built_for(dataset)
-            .lexicons
-            .save(&models_dir.join("lexicon"))
-    }
-    /// Feature rows for one raw input line (text-only models); `None` for layout models.
-    fn rows_from_text(&self, _text: &str) -> Option<crate::features::Rows> {
-        None
-    }
-}
-
-/// A model's spec with another feature template: `quire train --template FILE` trains with it
-/// (the template is written to the model folder, which is what tagging reads).
-pub struct WithTemplate {
-    pub inner: &'static dyn ModelSpec,
-    pub template: &'static str,
-}
-
-impl ModelSpec for WithTemplate {
-    fn name(&self) -> ModelName {
-        self.inner.name()
-    }
-    fn flavor(&self) -> Option<Flavor> {
-        self.inner.flavor()
-    }
-    fn feature_version(&self) -> u32 {
-        self.inner.feature_version()
-    }
-    fn template(&self) -> &'static str {
-        self.template
-    }
-    fn default_params(&self) -> crate::crf::TrainParams {
-        self.inner.default_params()
-    }
-    fn read(
-        &self,
-        dataset: &Path,
-        part: Part,
-    ) -> crate::Result<(Vec<crate::crf::Sequence>, ReadStats)> {
-        self.inner.read(dataset, part)
-    }
-    fn write_resources(&self, dataset: &Path, models_dir: &Path) -> crate::Result<()> {
-        self.inner.write_resources(dataset, models_dir)
-    }
-    fn rows_from_text(&self, text: &str) -> Option<crate::features::Rows> {
-        self.inner.rows_from_text(text)
-    }
-}
-
-/// The spec of a model, if Quire can train it.
-pub fn spec(name: ModelName, flavor: Option<Flavor>) -> Option<&'static dyn ModelSpec> {
-    // Each model module adds its arm here.
+/// The feature version of a model Quire serves (`meta.json`'s `feature_version` must match
+/// it when the model loads), or `None` for a model (or flavour) Quire has no features for.
+/// Training knows the same models through `training::spec`, which checks that both agree.
+pub fn feature_version(name: ModelName, flavor: Option<Flavor>) -> Option<u32> {
     match (name, flavor) {
-        (ModelName::Segmentation, None) => Some(&segmentation::SPEC),
-        (ModelName::Header, None) => Some(&header::SPEC),
-        (ModelName::Segmentation, Some(Flavor::ArticleLight)) => Some(&segmentation::LIGHT_SPEC),
-        (ModelName::Header, Some(Flavor::ArticleLight)) => Some(&header::LIGHT_SPEC),
-        (ModelName::Date, None) => Some(&date::SPEC),
-        (ModelName::NameHeader, None) => Some(&name::HEADER_SPEC),
-        (ModelName::NameCitation, None) => Some(&name::CITATION_SPEC),
-        (ModelName::AffiliationAddress, None) => Some(&affiliation::SPEC),
-        (ModelName::Citation, None) => Some(&citation::SPEC),
-        (ModelName::Fulltext, None) => Some(&fulltext::SPEC),
-        (ModelName::Fulltext, Some(Flavor::ArticleLight)) => Some(&fulltext::LIGHT_SPEC),
-        (ModelName::Figure, None) => Some(&figure::SPEC),
-        (ModelName::Table, None) => Some(&table::SPEC),
-        (ModelName::ReferenceSegmenter, None) => Some(&reference_segmenter::SPEC),
-        (ModelName::FundingAcknowledgement, None) => Some(&funding::SPEC),
-        (ModelName::PatentCitation, None) => Some(&patent_citation::SPEC),
+        (ModelName::Segmentation, None | Some(Flavor::ArticleLight)) => {
+            Some(segmentation::FEATURE_VERSION)
+        }
+        (ModelName::Header, None | Some(Flavor::ArticleLight)) => Some(header::FEATURE_VERSION),
+        (ModelName::Fulltext, None | Some(Flavor::ArticleLight)) => Some(fulltext::FEATURE_VERSION),
+        (ModelName::Date, None) => Some(date::FEATURE_VERSION),
+        (ModelName::NameHeader | ModelName::NameCitation, None) => Some(name::FEATURE_VERSION),
+        (ModelName::AffiliationAddress, None) => Some(affiliation::FEATURE_VERSION),
+        (ModelName::Citation, None) => Some(citation::FEATURE_VERSION),
+        (ModelName::Figure, None) => Some(figure::FEATURE_VERSION),
+        (ModelName::Table, None) => Some(table::FEATURE_VERSION),
+        (ModelName::ReferenceSegmenter, None) => Some(reference_segmenter::FEATURE_VERSION),
+        (ModelName::FundingAcknowledgement, None) => Some(funding::FEATURE_VERSION),
+        (ModelName::PatentCitation, None) => Some(patent_citation::FEATURE_VERSION),
         _ => None,
     }
 }
@@ -302,60 +230,5 @@ mod tests {
             ModelName::Header.dir_name(Some(Flavor::ArticleLight)),
             "header-article-light"
         );
-    }
-
-    #[test]
-    fn every_committed_model_was_trained_with_its_specs_template() {
-        // Tagging reads `template.txt` from the model folder; training writes the spec's
-        // template there. They must agree, or a retrained model would tag differently.
-        let models = Path::new(env!("CARGO_MANIFEST_DIR")).join("models");
-        let mut checked = 0;
-        for name in ModelName::ALL {
-            for flavor in [None, Some(Flavor::ArticleLight)] {
-                let file = name.dir(&models, flavor).join(crate::crf::TEMPLATE_FILE);
-                let (Some(spec), Ok(committed)) =
-                    (spec(name, flavor), std::fs::read_to_string(&file))
-                else {
-                    continue;
-                };
-                assert_eq!(spec.template(), committed, "{}", file.display());
-                checked += 1;
-            }
-        }
-        assert!(checked >= 9, "only {checked} committed models found");
-    }
-
-    /// Compatibility: every model committed under `models/` loads with the feature version its
-    /// spec expects now (a feature change without retraining fails here), its file stays small,
-    /// and it labels a corpus-free input without error.
-    #[test]
-    fn every_committed_model_loads_with_its_current_feature_version() {
-        use crate::crf::{Model, MODEL_FILE};
-        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("models");
-        let mut checked = 0;
-        for name in ModelName::ALL {
-            for flavor in [None, Some(Flavor::ArticleLight)] {
-                let Some(sp) = spec(name, flavor) else {
-                    continue;
-                };
-                let dir = name.dir(&root, flavor);
-                if !dir.join(MODEL_FILE).exists() {
-                    continue;
-                }
-                let model = Model::load(&dir, sp.feature_version())
-                    .unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
-                let size = std::fs::metadata(dir.join(MODEL_FILE)).unwrap().len();
-                assert!(size < 10 << 20, "{}: {size} bytes", dir.display());
-                assert_eq!(model.meta().labels.len(), model.labels().len());
-                if let Some(rows) = sp.rows_from_text("Smith J. 2001. A title. Nature 12, 1-5.") {
-                    let labels = model.label(&rows).unwrap();
-                    assert_eq!(labels.len(), rows.len());
-                }
-                checked += 1;
-            }
-        }
-        if checked == 0 {
-            crate::testutil::gate::skip(&format!("a committed model under {}", root.display()));
-        }
     }
 }

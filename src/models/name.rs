@@ -2,17 +2,10 @@
 //! (`<forename>`, `<middlename>`, `<surname>`, `<title>`, `<suffix>`, `<marker>`) and decode
 //! them into persons. Both share the columns of reference §3.6; templates differ in window.
 
-use std::path::Path;
-use std::sync::OnceLock;
-
-use crate::corpus::rules::NameRules;
-use crate::crf::{Sequence, TrainParams};
 use crate::features::{self as f, Tok};
 use crate::labels::Labels;
 use crate::lexicon::{Kind, LexView};
 use crate::models::text;
-use crate::models::{ModelName, ModelSpec, Part, ReadStats};
-use crate::Result;
 
 pub use crate::document::Person;
 
@@ -29,6 +22,9 @@ model_labels!(
         Other => "<other>",
     }
 );
+
+/// Version of [`rows`]' columns; bump when a column changes (`meta.json` must match).
+pub const FEATURE_VERSION: u32 = 1;
 
 impl Person {
     fn is_empty(&self) -> bool {
@@ -725,79 +721,6 @@ fn remove_et_al(text: &str) -> String {
             s
         }
         None => text.to_string(),
-    }
-}
-
-/// The two name models differ in their data and token window.
-pub struct Spec {
-    citation: bool,
-}
-
-pub static HEADER_SPEC: Spec = Spec { citation: false };
-pub static CITATION_SPEC: Spec = Spec { citation: true };
-
-fn build_template(citation: bool) -> String {
-    let (tok, low): (&[i32], &[i32]) = if citation {
-        (&[-4, -3, -2, -1, 0, 1, 2, 3, 4], text::TOKEN_WINDOW)
-    } else {
-        (text::TOKEN_WINDOW, text::LOWER_WINDOW)
-    };
-    text::shared_template(
-        tok,
-        low,
-        &[
-            (14, &[-2, -1, 0, 1, 2]),
-            (15, &[-2, -1, 0, 1, 2]),
-            (16, &[-2, -1, 0, 1, 2]),
-            (17, &[-2, -1, 0, 1, 2]),
-            (18, &[-1, 0, 1]),
-            (19, &[-2, -1, 0, 1, 2]),
-        ],
-        &[],
-    )
-}
-
-impl ModelSpec for Spec {
-    fn name(&self) -> ModelName {
-        if self.citation {
-            ModelName::NameCitation
-        } else {
-            ModelName::NameHeader
-        }
-    }
-    fn feature_version(&self) -> u32 {
-        1
-    }
-    fn template(&self) -> &'static str {
-        static H: OnceLock<String> = OnceLock::new();
-        static C: OnceLock<String> = OnceLock::new();
-        if self.citation {
-            C.get_or_init(|| build_template(true))
-        } else {
-            H.get_or_init(|| build_template(false))
-        }
-    }
-    fn default_params(&self) -> TrainParams {
-        TrainParams {
-            c1: 0.5,
-            c2: 0.0001,
-            epsilon: 1e-5,
-            window: 20,
-            max_iter: 2000,
-            threads: 2,
-        }
-    }
-    fn read(&self, dataset: &Path, part: Part) -> Result<(Vec<Sequence>, ReadStats)> {
-        let sub = if self.citation {
-            "name/citation"
-        } else {
-            "name/header"
-        };
-        text::read_sequences(dataset, sub, part, &NameRules, rows)
-    }
-    fn rows_from_text(&self, text: &str) -> Option<crate::features::Rows> {
-        let lex = crate::lexicon::default_shared();
-        Some(rows(&toks(text, self.citation), &LexView::new(&lex)))
     }
 }
 

@@ -8,13 +8,9 @@
 //! one `<table>` span (`figure::rows(&facts[span.tokens.clone()])` at run time); [`decode`]'s
 //! spans index that slice.
 
-use std::path::Path;
-
-use crate::crf::{Sequence, TrainParams};
 use crate::labels::Labels;
 use crate::layout::Span;
 use crate::models::figure;
-use crate::models::{ModelName, ModelSpec, Part, ReadStats};
 use crate::Result;
 
 model_labels!(
@@ -30,35 +26,8 @@ model_labels!(
     }
 );
 
-pub struct Spec;
-
-pub static SPEC: Spec = Spec;
-
 /// Version of the row layout: the figure model's ([`figure::FEATURE_VERSION`]).
 pub const FEATURE_VERSION: u32 = figure::FEATURE_VERSION;
-
-impl ModelSpec for Spec {
-    fn name(&self) -> ModelName {
-        ModelName::Table
-    }
-    fn feature_version(&self) -> u32 {
-        FEATURE_VERSION
-    }
-    fn template(&self) -> &'static str {
-        figure::figure_template()
-    }
-    fn default_params(&self) -> TrainParams {
-        figure::figure_params()
-    }
-    fn read(&self, dataset: &Path, part: Part) -> Result<(Vec<Sequence>, ReadStats)> {
-        figure::read_figure_dir(dataset, "table", part)
-    }
-    fn write_resources(&self, _dataset: &Path, _models_dir: &Path) -> Result<()> {
-        // The fulltext rows use no lexicon.
-        Ok(())
-    }
-}
-
 /// Labels in, spans out: one [`Span`] per run of one label over the table's tokens, a new one
 /// at each `I-` prefix; an unknown label is a tagging error.
 pub fn decode(labels: &Labels) -> Result<Vec<Span<Label>>> {
@@ -68,7 +37,10 @@ pub fn decode(labels: &Labels) -> Result<Vec<Span<Label>>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::corpus::Part;
     use crate::models::figure::tests::{raw_row, write};
+    use crate::training::figure::TABLE_SPEC as SPEC;
+    use crate::training::ModelSpec;
 
     const TEI: &str = r#"<tei><teiHeader><fileDesc xml:id="_t.pdf"/></teiHeader>
 <text xml:lang="en">

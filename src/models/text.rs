@@ -1,64 +1,16 @@
 /*!
-What the four text-only models (date, name, affiliation-address, citation) share: reading a
-corpus folder into CRF sequences through the model's one row function (with each training
-file's own lexicon entries hidden), building feature templates from a compact column list,
-and cutting a label sequence into fields (GROBID's clustering: a field starts at an `I-`
+What the four text-only models (date, name, affiliation-address, citation) share: the row
+function's type, building feature templates from a compact column list, and cutting a label sequence into fields (GROBID's clustering: a field starts at an `I-`
 label or where the plain label changes).
 */
 
 use std::fmt::Write;
-use std::path::Path;
 
-use crate::corpus::{self, Labelled, Rules};
-use crate::crf::Sequence;
 use crate::features::Tok;
 use crate::lexicon::LexView;
-use crate::models::{Part, ReadStats};
-use crate::Result;
 
 /// A model's row function: tokens in, one feature row per token out.
 pub type RowsFn = fn(&[Tok], &LexView<'_>) -> crate::features::Rows;
-
-/// Read `<dataset>/<sub>/{corpus,evaluation}` into CRF sequences. Corpus files are
-/// featurised without the lexicon entries only they contribute; evaluation files see the full
-/// lexicons, as run time does. Reading has no side effect: the training driver writes the
-/// lexicons beside the model (`ModelSpec::write_resources`), so the served lexicons are the ones
-/// the model was trained with.
-pub fn read_sequences(
-    dataset: &Path,
-    sub: &str,
-    part: Part,
-    rules: &dyn Rules,
-    rows: RowsFn,
-) -> Result<(Vec<Sequence>, ReadStats)> {
-    let dir = dataset.join(sub).join(match part {
-        Part::Corpus => "corpus",
-        Part::Evaluation => "evaluation",
-    });
-    let (files, stats) = corpus::read_dir(&dir, rules)?;
-    let built = crate::corpus::lexicons::built_for(dataset);
-    let mut out = Vec::new();
-    for f in &files {
-        let view = LexView {
-            lex: &built.lexicons,
-            exclusion: match part {
-                Part::Corpus => built.exclusion(&f.path),
-                Part::Evaluation => None,
-            },
-        };
-        for s in &f.seqs {
-            out.push(to_sequence(s, &view, rows));
-        }
-    }
-    Ok((out, stats))
-}
-
-pub fn to_sequence(s: &Labelled, view: &LexView<'_>, rows: RowsFn) -> Sequence {
-    Sequence {
-        rows: rows(&s.toks, view),
-        labels: s.labels.clone(),
-    }
-}
 
 /// Two `(row offset, column)` observations joined into one feature.
 pub type Conjunction = ((i32, usize), (i32, usize));
@@ -249,52 +201,6 @@ mod tests {
             .map(|t| Tok::new(*t))
             .collect();
         assert_eq!(join_tokens(&toks), "Smith, J. (2019) 45-67");
-    }
-}
-
-/// Gated on the unpacked dataset: every corpus and evaluation file of the five text models
-/// reads without error, and the sequences line up with their labels.
-#[cfg(test)]
-mod corpus_tests {
-    use crate::models::{spec, ModelName, Part};
-
-    #[test]
-    fn every_text_corpus_file_reads() {
-        let Some(dataset) = crate::testutil::gate::require_dataset("date/corpus") else {
-            return;
-        };
-        let tmp = std::env::temp_dir().join(format!("quire-lexicon-test-{}", std::process::id()));
-        std::env::set_var("QUIRE_MODELS_DIR", &tmp);
-        for m in [
-            ModelName::Date,
-            ModelName::NameHeader,
-            ModelName::NameCitation,
-            ModelName::AffiliationAddress,
-            ModelName::Citation,
-        ] {
-            let s = spec(m, None).expect("text model has a spec");
-            for part in [Part::Corpus, Part::Evaluation] {
-                let (seqs, stats) = s.read(&dataset, part).expect("corpus reads");
-                let malformed: Vec<_> = stats
-                    .files_dropped
-                    .iter()
-                    .filter(|(_, why)| !why.contains(".exclude"))
-                    .collect();
-                assert!(malformed.is_empty(), "{m} {part:?}: {malformed:?}");
-                assert!(!seqs.is_empty(), "{m} {part:?}");
-                for q in &seqs {
-                    assert_eq!(q.rows.len(), q.labels.len());
-                }
-                eprintln!(
-                    "{m} {part:?}: {} files read, {} dropped, {} sequences, {} tokens",
-                    stats.files_read,
-                    stats.files_dropped.len(),
-                    stats.sequences,
-                    stats.tokens
-                );
-            }
-        }
-        let _ = std::fs::remove_dir_all(&tmp);
     }
 }
 

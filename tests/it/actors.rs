@@ -79,8 +79,8 @@ fn an_absent_model_fails_with_a_message_naming_it() {
 fn defined_model() -> ModelName {
     ModelName::ALL
         .into_iter()
-        .find(|m| quire::models::spec(*m, None).is_some())
-        .expect("some model has a definition (quire::models::spec)")
+        .find(|m| quire::models::feature_version(*m, None).is_some())
+        .expect("some model has a definition (quire::models::feature_version)")
 }
 
 #[test]
@@ -140,7 +140,7 @@ fn without_preload_a_broken_model_fails_only_the_requests_that_need_it() {
 #[test]
 fn a_real_model_labels_through_pool_coordinator_and_actor_even_after_a_panic() {
     let models = crate::common::repo_root().join("models");
-    assert!(quire::models::spec(ModelName::Date, None).is_some());
+    assert!(quire::models::feature_version(ModelName::Date, None).is_some());
     if !crate::common::models_present(&["date"]) {
         return;
     }

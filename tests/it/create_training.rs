@@ -7,7 +7,9 @@ use std::io::Read as _;
 use std::path::Path;
 
 use quire::corpus::create::canonical;
-use quire::models::{spec, ModelName, Part};
+use quire::corpus::Part;
+use quire::models::ModelName;
+use quire::training::spec;
 use reqwest::blocking::multipart::{Form, Part as FormPart};
 
 use crate::common::Server;

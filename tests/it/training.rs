@@ -680,7 +680,7 @@ fn a_bilstm_crf_retrained_over_http_keeps_the_served_models_word_vectors() {
     // The served date BiLSTM-CRF reads a frozen word channel (trained here by the engine).
     let vectors = t.dataset.path().join("vectors.txt");
     std::fs::write(&vectors, "2 3\nmarch 0.5 -1 0.25\njune 0.4 -0.9 0.3\n").expect("write");
-    let spec = quire::models::spec(quire::models::ModelName::Date, None).expect("date");
+    let spec = quire::training::spec(quire::models::ModelName::Date, None).expect("date");
     let params = quire::deep::DeepParams {
         max_epochs: 2,
         embeddings: Some(vectors.clone()),

@@ -34,9 +34,11 @@ use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Instant;
 
 use anyhow::Context as _;
+use quire::corpus::Part;
 use quire::flavor::Flavor;
-use quire::models::{self, ModelName, ModelSpec, Part};
+use quire::models::ModelName;
 use quire::training::{self, Event, TrainingKind, TrainingReport};
+use quire::training::{self as models, ModelSpec};
 use quire_actors::trainer::{Canceller, ProgressSink, TrainingJob};
 use quire_actors::Models;
 

@@ -8,9 +8,11 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use anyhow::Context;
+use quire::corpus::{Part, ReadStats};
 use quire::crf::Sequence;
 use quire::flavor::Flavor;
-use quire::models::{self, text, ModelName, Part, ReadStats};
+use quire::models::{text, ModelName};
+use quire::training as models;
 
 #[derive(Debug, Clone, clap::Args)]
 pub struct CorpusArgs {

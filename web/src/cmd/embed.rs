@@ -53,13 +53,16 @@ pub fn run(args: EmbedArgs) -> anyhow::Result<()> {
         let entries =
             std::fs::read_dir(&dir).with_context(|| format!("reading {}", dir.display()))?;
         for e in entries.flatten() {
-            skip.insert(embed::document_stem(&e.file_name().to_string_lossy()));
+            skip.insert(quire::corpus::words::document_stem(
+                &e.file_name().to_string_lossy(),
+            ));
         }
     }
     let mut text = Vec::new();
     for name in &args.corpora {
         let dir = dataset.join(name).join("corpus");
-        let part = embed::corpus_text(&dir, &skip).with_context(|| format!("corpus `{name}`"))?;
+        let part = quire::corpus::words::corpus_text(&dir, &skip)
+            .with_context(|| format!("corpus `{name}`"))?;
         let tokens: usize = part.iter().map(Vec::len).sum();
         eprintln!("{name}: {} text runs, {tokens} tokens", part.len());
         text.extend(part);

@@ -10,12 +10,14 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 use anyhow::{bail, Context};
+use quire::corpus::Part;
 use quire::crf::Model;
 use quire::deep::DeepParams;
 use quire::eval::Evaluation;
 use quire::flavor::Flavor;
-use quire::models::{self, ModelName, ModelSpec, Part};
+use quire::models::ModelName;
 use quire::training::{self, Event, TrainingKind, DEFAULT_SEED};
+use quire::training::{self as models, ModelSpec};
 
 /// How `quire train` splits the data.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]

@@ -136,7 +136,7 @@ fn rows_from_param(rows: &str) -> Vec<Rows> {
 }
 
 fn rows_from_text(model: ModelName, text: &str) -> Result<Vec<Rows>, ApiError> {
-    let spec = quire::models::spec(model, None).ok_or_else(|| {
+    let spec = quire::training::spec(model, None).ok_or_else(|| {
         ApiError::invalid("model", format!("Quire has no definition of `{model}` yet"))
     })?;
     text.lines()

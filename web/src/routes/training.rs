@@ -18,7 +18,7 @@ child processes (`crate::training`).
 use actix_web::http::header;
 use actix_web::{web, HttpRequest, HttpResponse};
 use quire::flavor::Flavor;
-use quire::models::{self, ModelName};
+use quire::models::ModelName;
 use quire::training::{TrainingKind, DEFAULT_SEED};
 use quire_actors::trainer::{
     token_is_well_formed, CancelTraining, ListTrainings, StartTraining, TrainingState,
@@ -156,7 +156,7 @@ async fn model_training(
 ) -> Result<HttpResponse, ApiError> {
     guard(&state, &req)?;
     let (name, flavor) = model_param(&params)?;
-    if models::spec(name, flavor).is_none() {
+    if quire::training::spec(name, flavor).is_none() {
         return Err(ApiError::invalid(
             "model",
             format!(

@@ -4,8 +4,10 @@
 //! name, too many synchronisation failures, nothing aligned), every label is one of the model's,
 //! rows have the model's columns, and the counts are in the range measured on this snapshot.
 
+use crate::corpus::Part;
+use crate::models::ModelName;
 use crate::models::{figure, fulltext, funding, reference_segmenter, table};
-use crate::models::{spec, ModelName, Part};
+use crate::training::spec;
 
 /// Why GROBID's own trainers leave a file out; anything else is a reading error.
 const GROBID_REASONS: [&str; 4] = [

@@ -18,6 +18,20 @@ Progress goes to a callback as [`Event`]s; setting the `cancel` flag stops the c
 training at its next iteration and the run returns a report marked `cancelled`.
 */
 
+#[cfg(test)]
+mod corpus_check;
+pub mod figure;
+pub mod fulltext;
+pub mod funding;
+pub mod header;
+pub mod patent_citation;
+pub mod reference_segmenter;
+pub mod segmentation;
+pub mod spec;
+pub mod text;
+
+pub use spec::{ModelSpec, WithTemplate};
+
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -28,11 +42,36 @@ use rand::SeedableRng;
 use rayon::prelude::*;
 use sha2::{Digest, Sha256};
 
+use crate::corpus::{Part, ReadStats};
 use crate::crf::{Model, ModelMeta, Progress, Sequence, Template, TrainParams};
 use crate::deep::{self, DeepParams};
 use crate::eval::Evaluation;
-use crate::models::{ModelSpec, Part, ReadStats};
+use crate::flavor::Flavor;
+use crate::models::ModelName;
 use crate::{Error, Result};
+
+/// The spec of a model, if Quire can train it.
+pub fn spec(name: ModelName, flavor: Option<Flavor>) -> Option<&'static dyn ModelSpec> {
+    match (name, flavor) {
+        (ModelName::Segmentation, None) => Some(&segmentation::SPEC),
+        (ModelName::Header, None) => Some(&header::SPEC),
+        (ModelName::Segmentation, Some(Flavor::ArticleLight)) => Some(&segmentation::LIGHT_SPEC),
+        (ModelName::Header, Some(Flavor::ArticleLight)) => Some(&header::LIGHT_SPEC),
+        (ModelName::Date, None) => Some(&text::date::SPEC),
+        (ModelName::NameHeader, None) => Some(&text::name::HEADER_SPEC),
+        (ModelName::NameCitation, None) => Some(&text::name::CITATION_SPEC),
+        (ModelName::AffiliationAddress, None) => Some(&text::affiliation::SPEC),
+        (ModelName::Citation, None) => Some(&text::citation::SPEC),
+        (ModelName::Fulltext, None) => Some(&fulltext::SPEC),
+        (ModelName::Fulltext, Some(Flavor::ArticleLight)) => Some(&fulltext::LIGHT_SPEC),
+        (ModelName::Figure, None) => Some(&figure::SPEC),
+        (ModelName::Table, None) => Some(&figure::TABLE_SPEC),
+        (ModelName::ReferenceSegmenter, None) => Some(&reference_segmenter::SPEC),
+        (ModelName::FundingAcknowledgement, None) => Some(&funding::SPEC),
+        (ModelName::PatentCitation, None) => Some(&patent_citation::SPEC),
+        _ => None,
+    }
+}
 
 /// GROBID's n-fold shuffling seed, used when the caller gives none.
 pub const DEFAULT_SEED: u64 = 839_374_947_498;
@@ -1038,7 +1077,7 @@ mod tests {
     fn another_template_is_trained_written_and_read_back() {
         static TOY: Toy = Toy;
         let dir = temp("template");
-        let other = crate::models::WithTemplate {
+        let other = crate::training::WithTemplate {
             inner: &TOY,
             template: "U00:%x[0,0]\nU09:%x[0,0]/%x[-1,1]\nB\n",
         };
