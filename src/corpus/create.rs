@@ -22,6 +22,7 @@ label changes; `<other>` runs are written as bare text and so merge with a neigh
 
 use crate::features::{Row, Rows, Tok};
 use crate::flavor::Flavor;
+use crate::layout::tokens::LayoutTokens;
 use crate::layout::{Document, Sep};
 use crate::models::segmentation::{self, Zones};
 use crate::models::text::plain;
@@ -416,25 +417,25 @@ fn token_items<'a>(model: ModelName, rows: &'a [Row], seps: &[Sep]) -> Result<Ve
 }
 
 /// The separators after each token of the zone a token model labels.
-type ZoneSeps = fn(&Document, &Zones) -> Vec<Sep>;
+type ZoneSeps = fn(&Document, &LayoutTokens, &Zones) -> Vec<Sep>;
 
-fn header_seps(doc: &Document, zones: &Zones) -> Vec<Sep> {
+fn header_seps(doc: &Document, toks: &LayoutTokens, zones: &Zones) -> Vec<Sep> {
     let lines = zones.lines(segmentation::Label::Header);
-    header::document_tokens(doc, &lines)
+    header::document_tokens(doc, toks, &lines)
         .iter()
         .map(|t| t.at.sep)
         .collect()
 }
 
-fn refseg_seps(doc: &Document, zones: &Zones) -> Vec<Sep> {
+fn refseg_seps(doc: &Document, toks: &LayoutTokens, zones: &Zones) -> Vec<Sep> {
     let lines = zones.lines(segmentation::Label::References);
-    let (_, tokens) = refseg::document_tokens(doc, &lines);
+    let (_, tokens) = refseg::document_tokens(doc, toks, &lines);
     tokens.iter().map(|t| t.sep).collect()
 }
 
-fn fulltext_seps(doc: &Document, zones: &Zones) -> Vec<Sep> {
+fn fulltext_seps(doc: &Document, toks: &LayoutTokens, zones: &Zones) -> Vec<Sep> {
     let lines = zones.lines(segmentation::Label::Body);
-    let (_, tokens) = fulltext::document_tokens(doc, &lines);
+    let (_, tokens) = fulltext::document_tokens(doc, toks, &lines);
     tokens.iter().map(|t| t.sep).collect()
 }
 
@@ -516,9 +517,10 @@ pub fn training_files(
             fulltext_seps,
         ),
     ];
+    let toks = LayoutTokens::new(doc);
     for (kind, seps) in &token_models {
         if let Some((rows, labels)) = first_seq(calls, kind.model) {
-            let items = token_items(kind.model, rows, &seps(doc, zones))?;
+            let items = token_items(kind.model, rows, &seps(doc, &toks, zones))?;
             out.extend(layout_files(kind, stem, flavor, &items, rows, labels)?);
         }
     }

@@ -13,6 +13,7 @@ pub mod build;
 pub mod pdfium;
 pub mod render;
 pub mod symbol;
+pub mod tokens;
 pub mod worker;
 
 pub use build::Limits;

@@ -11,6 +11,7 @@
 use std::ops::Range;
 
 use crate::labels::{Labels, Tag};
+use crate::layout::tokens::{FontId, LayoutTokens};
 use crate::layout::{Document, ZoneToken};
 use crate::lexicon::{Kind, LexView};
 use crate::models::lexical::{self as lx, bit};
@@ -193,8 +194,9 @@ fn email_http_flags(texts: &[&str], spaced: &[bool]) -> (Vec<bool>, Vec<bool>) {
     )
 }
 
-/// The header tokens of the given lines (the segmentation's header zone), block by block.
-pub fn document_tokens(doc: &Document, lines: &[LineRef]) -> Vec<HeaderToken> {
+/// The header tokens of the given lines (the segmentation's header zone), block by block;
+/// `toks` are the document's layout tokens.
+pub fn document_tokens(doc: &Document, toks: &LayoutTokens, lines: &[LineRef]) -> Vec<HeaderToken> {
     // Font statistics over every token of the zone, whitespace tokens (size 0) included.
     let mut sizes: Vec<f32> = Vec::new();
     for r in lines {
@@ -214,7 +216,7 @@ pub fn document_tokens(doc: &Document, lines: &[LineRef]) -> Vec<HeaderToken> {
     };
 
     let mut out: Vec<HeaderToken> = Vec::new();
-    let mut prev_font: Option<String> = None;
+    let mut prev_font: Option<FontId> = None;
     let mut prev_size: Option<i64> = None;
     let mut prev_line_start: Option<f32> = None;
     let mut indented = false;
@@ -231,16 +233,10 @@ pub fn document_tokens(doc: &Document, lines: &[LineRef]) -> Vec<HeaderToken> {
             let Some(line) = doc.line(r) else {
                 continue;
             };
-            let n = line.tokens.len();
-            let mut first_in_line = true;
-            for (ti, t) in line.tokens.iter().enumerate() {
-                let text: String = t.text.chars().filter(|c| !c.is_whitespace()).collect();
-                if text.is_empty() || text.contains("@IMAGE") || text.contains("@PAGE") {
-                    continue;
-                }
-                let last_in_line = line.tokens[ti + 1..]
-                    .iter()
-                    .all(|u| u.text.trim().is_empty());
+            for lt in toks.line(r) {
+                let t = &line.tokens[lt.index];
+                let (first_in_line, last_in_line) = (lt.first, lt.blank_after);
+                let text = lt.text.clone();
                 if first_in_line && !out.is_empty() {
                     let cw = if text.chars().count() > 0 {
                         t.bbox.w / text.chars().count() as f32
@@ -258,8 +254,6 @@ pub fn document_tokens(doc: &Document, lines: &[LineRef]) -> Vec<HeaderToken> {
                 if first_in_line {
                     prev_line_start = Some(t.bbox.x);
                 }
-                let font = t.font.to_lowercase();
-                let size = t.font_size as i64;
                 let facts = TokenFacts {
                     text,
                     block: if block_tokens.is_empty() {
@@ -275,13 +269,8 @@ pub fn document_tokens(doc: &Document, lines: &[LineRef]) -> Vec<HeaderToken> {
                         Pos::In
                     },
                     indented,
-                    new_font: prev_font.as_deref() != Some(font.as_str()),
-                    font_size: match prev_size {
-                        None => SizeChange::Higher,
-                        Some(p) if size > p => SizeChange::Higher,
-                        Some(p) if size < p => SizeChange::Lower,
-                        Some(_) => SizeChange::Same,
-                    },
+                    new_font: prev_font != Some(lt.font),
+                    font_size: SizeChange::between(prev_size, lt.size),
                     bold: t.bold,
                     italic: t.italic,
                     email: false,
@@ -290,10 +279,9 @@ pub fn document_tokens(doc: &Document, lines: &[LineRef]) -> Vec<HeaderToken> {
                     smallest: t.font_size == smallest,
                     larger_than_average: t.font_size > mean,
                 };
-                prev_font = Some(font);
-                prev_size = Some(size);
-                first_in_line = false;
-                let sep = if last_in_line || ti + 1 == n {
+                prev_font = Some(lt.font);
+                prev_size = Some(lt.size);
+                let sep = if last_in_line {
                     Sep::Newline
                 } else if t.space_after {
                     Sep::Space
@@ -304,10 +292,13 @@ pub fn document_tokens(doc: &Document, lines: &[LineRef]) -> Vec<HeaderToken> {
                     facts,
                     at: ZoneToken {
                         line: *r,
-                        index: ti,
+                        index: lt.index,
                         sep,
                     },
-                    font: (t.font.to_lowercase(), (t.font_size * 10.0).round() as i32),
+                    font: (
+                        toks.font(lt.font).to_string(),
+                        (t.font_size * 10.0).round() as i32,
+                    ),
                 });
             }
         }
@@ -1066,7 +1057,9 @@ Study study S St Stu Stud y dy udy tudy BLOCKEND LINEEND LINEINDENT SAMEFONT SAM
             block: 0,
             line: 0,
         };
-        let base = document_tokens(&doc(), &[first])[0].clone();
+        let d = doc();
+        let base =
+            document_tokens(&d, &crate::layout::tokens::LayoutTokens::new(&d), &[first])[0].clone();
         let mut out = Vec::new();
         for (font, text) in lines {
             let words: Vec<&str> = text.split(' ').collect();
@@ -1338,7 +1331,7 @@ Study study S St Stu Stud y dy udy tudy BLOCKEND LINEEND LINEINDENT SAMEFONT SAM
                 line: 1,
             },
         ];
-        let toks = document_tokens(&d, &lines);
+        let toks = document_tokens(&d, &crate::layout::tokens::LayoutTokens::new(&d), &lines);
         assert_eq!(toks.len(), 8);
         let f: Vec<&TokenFacts> = toks.iter().map(|t| &t.facts).collect();
         assert_eq!((f[0].block, f[0].line), (Pos::Start, Pos::Start));

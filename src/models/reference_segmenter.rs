@@ -16,6 +16,7 @@
 use std::ops::Range;
 
 use crate::labels::Labels;
+use crate::layout::tokens::LayoutTokens;
 use crate::layout::{Document, ZoneToken};
 use crate::lexicon::LexView;
 use crate::models::header::{Pos, Sep};
@@ -145,7 +146,11 @@ fn punct_profile(line: &str) -> Option<usize> {
 /// of a block's first line `BLOCKSTART`, last token of its last line `BLOCKEND`);
 /// indentation compares a line's start with the previous line's, as GROBID does from the
 /// zone's third line on. The facts and the zone tokens run in parallel, one of each per token.
-pub fn document_tokens(doc: &Document, lines: &[LineRef]) -> (Vec<TokenFacts>, Vec<ZoneToken>) {
+pub fn document_tokens(
+    doc: &Document,
+    toks: &LayoutTokens,
+    lines: &[LineRef],
+) -> (Vec<TokenFacts>, Vec<ZoneToken>) {
     // The zone's longest line, as GROBID's line lengths: characters through the "\n".
     let line_chars = |line: &crate::layout::Line| line.text().chars().count() + 1;
     let max_len = lines
@@ -165,19 +170,10 @@ pub fn document_tokens(doc: &Document, lines: &[LineRef]) -> (Vec<TokenFacts>, V
         let n_lines = doc.pages[r.page].blocks[r.block].lines.len();
         let len = line_chars(line);
         let profile = punct_profile(&line.text());
-        let kept: Vec<(usize, String)> = line
-            .tokens
-            .iter()
-            .enumerate()
-            .map(|(i, t)| (i, t.text.chars().filter(|c| !c.is_whitespace()).collect()))
-            .filter(|(_, s): &(usize, String)| {
-                !s.is_empty() && !s.contains("@IMAGE") && !s.contains("@PAGE")
-            })
-            .collect();
-        let Some(&(last, _)) = kept.last() else {
+        let kept = toks.line(r);
+        if kept.is_empty() {
             continue;
-        };
-        let first = kept[0].0;
+        }
         // GROBID's in-line position: each token's characters, two per following space.
         let mut nn = 0usize;
         let mut pos_after = Vec::with_capacity(line.tokens.len());
@@ -188,9 +184,10 @@ pub fn document_tokens(doc: &Document, lines: &[LineRef]) -> (Vec<TokenFacts>, V
                 nn += 2;
             }
         }
-        for (i, text) in kept {
+        for lt in kept {
+            let (i, text) = (lt.index, lt.text.clone());
             let t = &line.tokens[i];
-            if i == first && !out.is_empty() {
+            if lt.first && !out.is_empty() {
                 let prev = line_start_x;
                 line_start_x = Some(t.bbox.x);
                 let cw = t.bbox.w / text.chars().count().max(1) as f32;
@@ -202,26 +199,19 @@ pub fn document_tokens(doc: &Document, lines: &[LineRef]) -> (Vec<TokenFacts>, V
                     }
                 }
             }
-            let line_pos = if i == first {
+            let line_pos = if lt.first {
                 Pos::Start
-            } else if i == last {
+            } else if lt.last {
                 Pos::End
             } else {
                 Pos::In
             };
-            let block = if r.line == 0 && i == first {
+            let block = if r.line == 0 && lt.first {
                 Pos::Start
-            } else if r.line + 1 == n_lines && i == last {
+            } else if r.line + 1 == n_lines && lt.last {
                 Pos::End
             } else {
                 Pos::In
-            };
-            let sep = if i == last {
-                Sep::Newline
-            } else if t.space_after {
-                Sep::Space
-            } else {
-                Sep::None
             };
             out.push(TokenFacts {
                 text,
@@ -235,7 +225,7 @@ pub fn document_tokens(doc: &Document, lines: &[LineRef]) -> (Vec<TokenFacts>, V
             zone.push(ZoneToken {
                 line: *r,
                 index: i,
-                sep,
+                sep: lt.sep,
             });
         }
     }
@@ -950,7 +940,11 @@ pp pp p pp pp pp p pp pp pp LINESTART LINEINDENT NOCAPS NODIGIT 0 0 0 0 0 0 0 0 
             }
         }
         assert_eq!(lines.len(), 3, "{doc:?}");
-        let (facts, zone) = document_tokens(&doc, &lines);
+        let (facts, zone) = document_tokens(
+            &doc,
+            &crate::layout::tokens::LayoutTokens::new(&doc),
+            &lines,
+        );
         let texts: Vec<&str> = facts.iter().map(|t| t.text.as_str()).collect();
         assert_eq!(
             texts,

@@ -62,7 +62,8 @@ impl SizeChange {
             _ => return None,
         })
     }
-    fn between(prev: Option<i64>, cur: i64) -> Self {
+    /// A token's or line's (integer) size against the one before it (`None`: the first).
+    pub fn between(prev: Option<i64>, cur: i64) -> Self {
         match prev {
             None => SizeChange::Higher,
             Some(p) if cur > p => SizeChange::Higher,

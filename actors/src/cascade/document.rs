@@ -21,12 +21,13 @@ stage runs twice. Feature extraction and
 decoding run on the blocking pool; tagging runs on the model actors.
 */
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 use std::time::Instant;
 
 use quire::body;
 use quire::document::{md5_hex, Back, Body, BodyBlock, Funding, HeaderRecord, Reference};
 use quire::flavor::Flavor;
+use quire::layout::tokens::LayoutTokens;
 use quire::layout::Document;
 use quire::lexicon::{LexView, Lexicons};
 use quire::models::header::{self, HeaderFields};
@@ -77,6 +78,9 @@ pub struct DocStage {
     /// Upper-case hex MD5 of the uploaded PDF.
     pub md5: String,
     zones: Option<Zones>,
+    /// The document's layout tokens, computed by the first stage that reads them (header,
+    /// references or body) and shared by the others.
+    tokens: Arc<OnceLock<LayoutTokens>>,
 }
 
 impl DocStage {
@@ -101,6 +105,7 @@ impl DocStage {
             labeler,
             md5,
             zones: None,
+            tokens: Arc::default(),
         })
     }
 
@@ -156,9 +161,10 @@ impl DocStage {
             .filter(|(l, _)| *l == segmentation::Label::Other)
             .map(|(_, lines)| lines.clone())
             .collect();
-        let (d, l) = (self.doc.clone(), self.lex.clone());
+        let (d, l, t) = (self.doc.clone(), self.lex.clone(), self.tokens.clone());
         let (tokens, rows) = CascadeCtx::blocking("header features", move || {
-            let tokens = header::document_tokens(&d, &header_lines);
+            let toks = t.get_or_init(|| LayoutTokens::new(&d));
+            let tokens = header::document_tokens(&d, toks, &header_lines);
             let facts: Vec<header::TokenFacts> = tokens.iter().map(|t| t.facts.clone()).collect();
             let rows = header::rows(&facts, &LexView::new(&l));
             Ok((tokens, rows))
@@ -289,10 +295,11 @@ impl DocStage {
         if lines.is_empty() {
             return Ok(Vec::new());
         }
-        let (d, l) = (self.doc.clone(), self.lex.clone());
+        let (d, l, t) = (self.doc.clone(), self.lex.clone(), self.tokens.clone());
         let (facts, tokens, rows) =
             CascadeCtx::blocking("reference-segmenter features", move || {
-                let (facts, tokens) = refseg::document_tokens(&d, &lines);
+                let toks = t.get_or_init(|| LayoutTokens::new(&d));
+                let (facts, tokens) = refseg::document_tokens(&d, toks, &lines);
                 let rows = refseg::rows(&facts, &LexView::new(&l));
                 Ok((facts, tokens, rows))
             })
@@ -337,11 +344,12 @@ impl DocStage {
         let body_lines = seg.lines(segmentation::Label::Body);
         let annex_lines = seg.lines(segmentation::Label::Annex);
         let callouts = fulltext::Callouts::from_references(references);
-        let d = self.doc.clone();
+        let (d, t) = (self.doc.clone(), self.tokens.clone());
         let (body_tokens, body_facts, annex_tokens, annex_facts, rows) =
             CascadeCtx::blocking("fulltext features", move || {
-                let (mut bf, bt) = fulltext::document_tokens(&d, &body_lines);
-                let (mut af, at) = fulltext::document_tokens(&d, &annex_lines);
+                let toks = t.get_or_init(|| LayoutTokens::new(&d));
+                let (mut bf, bt) = fulltext::document_tokens(&d, toks, &body_lines);
+                let (mut af, at) = fulltext::document_tokens(&d, toks, &annex_lines);
                 callouts.apply(&mut bf);
                 callouts.apply(&mut af);
                 let rows = vec![fulltext::rows(&bf), fulltext::rows(&af)];

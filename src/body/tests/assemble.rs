@@ -943,6 +943,7 @@ fn the_figure_and_table_models_split_captions_content_and_notes() {
     // The model's rows are the fulltext rows of each zone's tokens, one sequence per zone.
     let (mut facts, _) = crate::models::fulltext::document_tokens(
         &b.doc,
+        &crate::layout::tokens::LayoutTokens::new(&b.doc),
         &b.doc.pages[0]
             .blocks
             .iter()

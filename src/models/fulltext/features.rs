@@ -13,7 +13,8 @@ use std::collections::HashSet;
 
 use crate::document::Reference;
 use crate::features::{Row, Rows};
-use crate::layout::{Document, LineRef, Sep, ZoneToken};
+use crate::layout::tokens::{FontId, LayoutTokens};
+use crate::layout::{Document, LineRef, ZoneToken};
 use crate::models::lexical::{self as lx, bit, Pos};
 use crate::models::segmentation::{self, SizeChange};
 
@@ -223,13 +224,6 @@ impl Callouts {
     }
 }
 
-/// A layout token's text as a feature row's: whitespace removed; `None` when nothing is left
-/// or it is one of pdfalto's `@IMAGE`/`@PAGE` markers.
-pub(crate) fn row_text(text: &str) -> Option<String> {
-    let s: String = text.chars().filter(|c| !c.is_whitespace()).collect();
-    (!s.is_empty() && !s.contains("@IMAGE") && !s.contains("@PAGE")).then_some(s)
-}
-
 /// GROBID's line length in its token stream: the tokens, one per space, one for the `"\n"`.
 fn stream_chars(line: &crate::layout::Line) -> usize {
     line.text().chars().count() + 1
@@ -253,7 +247,11 @@ fn stream_chars(line: &crate::layout::Line) -> usize {
 /// - `bitmapAround`: a bitmap near the token's block (the segmentation's test).
 /// - Callout columns are left `UNKNOWN`/`0`: they need the bibliography, which
 ///   [`Callouts::apply`] brings once the references are parsed.
-pub fn document_tokens(doc: &Document, lines: &[LineRef]) -> (Vec<TokenFacts>, Vec<ZoneToken>) {
+pub fn document_tokens(
+    doc: &Document,
+    toks: &LayoutTokens,
+    lines: &[LineRef],
+) -> (Vec<TokenFacts>, Vec<ZoneToken>) {
     // The zone's length in GROBID's stream characters.
     let mut total = 0usize;
     let mut prev_block: Option<(usize, usize)> = None;
@@ -269,7 +267,7 @@ pub fn document_tokens(doc: &Document, lines: &[LineRef]) -> (Vec<TokenFacts>, V
 
     let mut facts: Vec<TokenFacts> = Vec::new();
     let mut zone: Vec<ZoneToken> = Vec::new();
-    let mut prev_font: Option<String> = None;
+    let mut prev_font: Option<FontId> = None;
     let mut prev_size: Option<i64> = None;
     let mut prev_line_start: Option<f32> = None;
     let mut indented = false;
@@ -284,19 +282,19 @@ pub fn document_tokens(doc: &Document, lines: &[LineRef]) -> (Vec<TokenFacts>, V
         }
         prev_block = Some((r.page, r.block));
         let bitmap = segmentation::near(&page.images, &block.bbox);
-        let kept: Vec<usize> = (0..line.tokens.len())
-            .filter(|&i| row_text(&line.tokens[i].text).is_some())
-            .collect();
-        let (Some(&first), Some(&last)) = (kept.first(), kept.last()) else {
+        let kept = toks.line(r);
+        let Some(last) = kept.last().map(|lt| lt.index) else {
             nn += stream_chars(line);
             continue;
         };
+        let mut kept = kept.iter().peekable();
         for (i, t) in line.tokens.iter().enumerate() {
-            let Some(text) = row_text(&t.text) else {
+            let Some(lt) = kept.next_if(|lt| lt.index == i) else {
                 nn += t.text.chars().count() + usize::from(t.space_after);
                 continue;
             };
-            if i == first && !facts.is_empty() {
+            let text = lt.text.clone();
+            if lt.first && !facts.is_empty() {
                 let cw = t.bbox.w / text.chars().count().max(1) as f32;
                 if let Some(p) = prev_line_start {
                     if t.bbox.x - p > cw {
@@ -306,17 +304,17 @@ pub fn document_tokens(doc: &Document, lines: &[LineRef]) -> (Vec<TokenFacts>, V
                     }
                 }
             }
-            if i == first {
+            if lt.first {
                 prev_line_start = Some(t.bbox.x);
             }
-            let line_pos = if i == first {
+            let line_pos = if lt.first {
                 Pos::Start
-            } else if i == last {
+            } else if lt.last {
                 Pos::End
             } else {
                 Pos::In
             };
-            let block_pos = if r.line == 0 && i == first {
+            let block_pos = if r.line == 0 && lt.first {
                 Pos::Start
             } else {
                 Pos::In
@@ -327,8 +325,6 @@ pub fn document_tokens(doc: &Document, lines: &[LineRef]) -> (Vec<TokenFacts>, V
                     p.line = Pos::End;
                 }
             }
-            let font = t.font.to_lowercase();
-            let size = t.font_size as i64;
             let page_position = if page.height > 0.0 && t.bbox.y > 0.0 {
                 ((t.bbox.y / page.height * POSITION_BINS as f32).floor() as usize)
                     .min(POSITION_BINS)
@@ -341,13 +337,8 @@ pub fn document_tokens(doc: &Document, lines: &[LineRef]) -> (Vec<TokenFacts>, V
                 block: block_pos,
                 line: line_pos,
                 indented,
-                new_font: prev_font.as_deref() != Some(font.as_str()),
-                font_size: match prev_size {
-                    None => SizeChange::Higher,
-                    Some(p) if size > p => SizeChange::Higher,
-                    Some(p) if size < p => SizeChange::Lower,
-                    Some(_) => SizeChange::Same,
-                },
+                new_font: prev_font != Some(lt.font),
+                font_size: SizeChange::between(prev_size, lt.size),
                 bold: t.bold,
                 italic: t.italic,
                 page_position,
@@ -356,19 +347,13 @@ pub fn document_tokens(doc: &Document, lines: &[LineRef]) -> (Vec<TokenFacts>, V
                 callout_known: false,
                 superscript: t.superscript,
             });
-            prev_font = Some(font);
-            prev_size = Some(size);
-            nn += t.text.chars().count() + usize::from(t.space_after && i != last);
+            prev_font = Some(lt.font);
+            prev_size = Some(lt.size);
+            nn += t.text.chars().count() + usize::from(t.space_after && !lt.last);
             zone.push(ZoneToken {
                 line: *r,
                 index: i,
-                sep: if i == last {
-                    Sep::Newline
-                } else if t.space_after {
-                    Sep::Space
-                } else {
-                    Sep::None
-                },
+                sep: lt.sep,
             });
         }
         // The line's trailing space (if any) and its "\n".
@@ -544,7 +529,11 @@ mod tests {
     #[test]
     fn document_tokens_have_grobid_fulltext_facts() {
         let doc = body_doc();
-        let (facts, zone) = document_tokens(&doc, &all_lines(&doc));
+        let (facts, zone) = document_tokens(
+            &doc,
+            &crate::layout::tokens::LayoutTokens::new(&doc),
+            &all_lines(&doc),
+        );
         let texts: Vec<&str> = facts.iter().map(|f| f.text.as_str()).collect();
         assert_eq!(
             texts,
@@ -581,7 +570,7 @@ mod tests {
             ]
         );
         let seps: Vec<Sep> = zone.iter().map(|z| z.sep).collect();
-        use Sep::{Newline as N, None as O, Space as P};
+        use crate::layout::Sep::{self, Newline as N, None as O, Space as P};
         assert_eq!(seps, vec![N, P, O, P, O, N, O, N, N]);
         // Fonts: the heading's bold font, then the body font; sizes 12 → 10 → 7 → 10.
         let fonts: Vec<(bool, SizeChange)> =
@@ -619,7 +608,11 @@ mod tests {
         assert_eq!(r[8][23], "1");
         assert_eq!(r[0][24], "UNKNOWN");
         // The last token of a zone followed by a space stays LINEIN (nothing corrects it).
-        let (facts2, _) = document_tokens(&doc, &all_lines(&doc)[..3]);
+        let (facts2, _) = document_tokens(
+            &doc,
+            &crate::layout::tokens::LayoutTokens::new(&doc),
+            &all_lines(&doc)[..3],
+        );
         assert_eq!(facts2.last().map(|f| (f.block, f.line)), Some((I, I)));
     }
 
@@ -646,7 +639,11 @@ mod tests {
         let c = Callouts::from_references(&refs);
         assert_eq!(c.kind, CalloutType::Number);
         let doc = body_doc();
-        let (mut facts, _) = document_tokens(&doc, &all_lines(&doc));
+        let (mut facts, _) = document_tokens(
+            &doc,
+            &crate::layout::tokens::LayoutTokens::new(&doc),
+            &all_lines(&doc),
+        );
         c.apply(&mut facts);
         assert!(facts.iter().all(|f| f.callout_type == CalloutType::Number));
         assert!(!facts[3].callout_known, "12 is no reference label");
@@ -691,7 +688,11 @@ mod tests {
     #[test]
     fn document_tokens_of_a_generated_pdf() {
         let Some(doc) = generated_doc() else { return };
-        let (facts, zone) = document_tokens(&doc, &all_lines(&doc));
+        let (facts, zone) = document_tokens(
+            &doc,
+            &crate::layout::tokens::LayoutTokens::new(&doc),
+            &all_lines(&doc),
+        );
         let texts: Vec<&str> = facts.iter().map(|f| f.text.as_str()).collect();
         assert_eq!(
             texts,
@@ -723,8 +724,8 @@ mod tests {
         // the caption's at about 498 pt of 792.
         assert_eq!(facts[0].page_position, 0);
         assert_eq!(facts[at("Figure")].page_position, 7);
-        assert_eq!(zone[at("Methods")].sep, Sep::Newline);
-        assert_eq!(zone[0].sep, Sep::Space);
+        assert_eq!(zone[at("Methods")].sep, crate::layout::Sep::Newline);
+        assert_eq!(zone[0].sep, crate::layout::Sep::Space);
     }
 
     /// The committed fulltext and figure models tag the rows of a generated PDF: run-time
@@ -737,7 +738,11 @@ mod tests {
             return;
         }
         let Some(doc) = generated_doc() else { return };
-        let (facts, _) = document_tokens(&doc, &all_lines(&doc));
+        let (facts, _) = document_tokens(
+            &doc,
+            &crate::layout::tokens::LayoutTokens::new(&doc),
+            &all_lines(&doc),
+        );
         let model =
             crate::crf::Model::load(&models.join("fulltext"), fulltext::FEATURE_VERSION).unwrap();
         let labels = model.label(&rows(&facts)).unwrap();
