@@ -676,37 +676,28 @@ pub fn decode(tokens: &[HeaderToken], labels: &Labels, lex: &LexView) -> Result<
         };
     }
     let mut fields = HeaderFields::default();
-    let mut prev_sep = Sep::None;
-    for (k, (t, tag)) in tokens.iter().zip(tags).enumerate() {
-        let label = tag.label;
-        let extend = matches!(fields.spans.last(), Some((cur, _)) if *cur == label && !tag.begins);
-        if extend {
-            if let Some((_, s)) = fields.spans.last_mut() {
-                match prev_sep {
-                    Sep::None => {}
-                    Sep::Space => s.push(' '),
-                    Sep::Newline => {
-                        s.push('\n');
-                        fields.line_starts.push(k);
-                    }
-                }
-                s.push_str(&t.facts.text);
-            }
-            if let Some(n) = fields.largest.last_mut() {
-                *n += usize::from(t.facts.largest);
-            }
-            if let Some(r) = fields.tokens.last_mut() {
-                r.end = k + 1;
-            }
-        } else {
-            if cuts.contains(&k) {
-                fields.body_text.push(fields.spans.len());
-            }
-            fields.spans.push((label, t.facts.text.clone()));
-            fields.largest.push(usize::from(t.facts.largest));
-            fields.tokens.push(k..k + 1);
+    for (label, a, b) in crate::labels::fields(&tags) {
+        if cuts.contains(&a) {
+            fields.body_text.push(fields.spans.len());
         }
-        prev_sep = t.at.sep;
+        // The field's text: its tokens joined by what the layout put between them.
+        let mut text = tokens[a].facts.text.clone();
+        for k in a + 1..b {
+            match tokens[k - 1].at.sep {
+                Sep::None => {}
+                Sep::Space => text.push(' '),
+                Sep::Newline => {
+                    text.push('\n');
+                    fields.line_starts.push(k);
+                }
+            }
+            text.push_str(&tokens[k].facts.text);
+        }
+        fields.spans.push((label, text));
+        fields
+            .largest
+            .push(tokens[a..b].iter().filter(|t| t.facts.largest).count());
+        fields.tokens.push(a..b);
     }
     editors_after_cues(&mut fields);
     Ok(fields)
