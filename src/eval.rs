@@ -12,17 +12,11 @@ both averages, and labels with no expected occurrence count in neither average.
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
+use crate::labels::plain;
+
 /// Labels GROBID leaves out of the report and the averages.
 pub fn is_excluded(label: &str) -> bool {
     matches!(label, "<other>" | "O" | "base")
-}
-
-/// The plain label: `I-<title>` → `<title>`.
-pub fn plain(label: &str) -> &str {
-    label
-        .strip_prefix("I-")
-        .or_else(|| label.strip_prefix("B-"))
-        .unwrap_or(label)
 }
 
 /// True/false positive and false negative counts of one label at one level.
@@ -138,15 +132,10 @@ pub struct Evaluation {
 
 /// Fields of a label sequence: (start, end exclusive, plain label).
 pub fn fields(labels: &[String]) -> Vec<(usize, usize, &str)> {
-    let mut out: Vec<(usize, usize, &str)> = Vec::new();
-    for (i, l) in labels.iter().enumerate() {
-        let p = plain(l);
-        match out.last_mut() {
-            Some(last) if last.2 == p && !l.starts_with("I-") && last.1 == i => last.1 = i + 1,
-            _ => out.push((i, i + 1, p)),
-        }
-    }
-    out
+    crate::labels::named_fields(labels)
+        .into_iter()
+        .map(|(label, a, b)| (a, b, label))
+        .collect()
 }
 
 impl Evaluation {

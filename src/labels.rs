@@ -82,6 +82,31 @@ pub fn fields<L: Copy + PartialEq>(tags: &[Tag<L>]) -> Vec<(L, usize, usize)> {
     out
 }
 
+/// A label name without GROBID's `I-` prefix: `I-<title>` → `<title>`.
+pub fn plain(name: &str) -> &str {
+    name.strip_prefix("I-").unwrap_or(name)
+}
+
+/// Tags of labels given by name (gold data, a corpus file's labels): the plain name, `I-`
+/// removed, and whether the name had it.
+pub fn named_tags<S: AsRef<str>>(names: &[S]) -> Vec<Tag<&str>> {
+    names
+        .iter()
+        .map(|n| {
+            let n = n.as_ref();
+            Tag {
+                label: plain(n),
+                begins: n.starts_with("I-"),
+            }
+        })
+        .collect()
+}
+
+/// [`fields`] of labels given by name: `(plain name, first token, one past the last token)`.
+pub fn named_fields<S: AsRef<str>>(names: &[S]) -> Vec<(&str, usize, usize)> {
+    fields(&named_tags(names))
+}
+
 /// One sequence's labels: a label per token, as ids into the [`LabelSet`] of the model that
 /// answered (see the module documentation).
 #[derive(Clone)]
@@ -264,6 +289,16 @@ impl ExactSizeIterator for Names<'_> {}
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn named_fields_follow_i_prefixes_and_label_changes() {
+        let labels = ["I-<a>", "<a>", "I-<a>", "<b>", "<b>", "I-<b>", "<b>"];
+        assert_eq!(
+            named_fields(&labels),
+            vec![("<a>", 0, 2), ("<a>", 2, 3), ("<b>", 3, 5), ("<b>", 5, 7)]
+        );
+        assert!(named_fields::<&str>(&[]).is_empty());
+    }
 
     #[test]
     fn answers_read_their_names_from_the_set_and_compare_by_name() {

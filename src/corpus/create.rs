@@ -25,7 +25,6 @@ use crate::flavor::Flavor;
 use crate::layout::tokens::LayoutTokens;
 use crate::layout::{Document, Sep};
 use crate::models::segmentation::{self, Zones};
-use crate::models::text::plain;
 use crate::models::{fulltext, header, reference_segmenter as refseg, ModelName};
 use crate::{tokenizer, Error, Result};
 
@@ -52,15 +51,14 @@ const OTHER: &str = "<other>";
 /// label or where the plain label changes, except that `<other>` never starts a span after
 /// `<other>` (bare text merges).
 pub fn spans(labels: &[String]) -> Vec<(usize, usize, &str)> {
-    let mut out: Vec<(usize, usize, &str)> = Vec::new();
-    for (i, l) in labels.iter().enumerate() {
-        let p = plain(l);
-        match out.last_mut() {
-            Some(last) if last.2 == p && (!l.starts_with("I-") || p == OTHER) => last.1 = i + 1,
-            _ => out.push((i, i + 1, p)),
-        }
+    let mut tags = crate::labels::named_tags(labels);
+    for t in &mut tags {
+        t.begins &= t.label != OTHER;
     }
-    out
+    crate::labels::fields(&tags)
+        .into_iter()
+        .map(|(label, a, b)| (a, b, label))
+        .collect()
 }
 
 /// The labels a corpus reader gives back for a file written from `labels`: `I-` on the first

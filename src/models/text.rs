@@ -76,25 +76,6 @@ pub fn shared_template(
     template(&windows, &conjunctions)
 }
 
-/// The plain label (`<title>` of `I-<title>`).
-pub fn plain(label: &str) -> &str {
-    label.strip_prefix("I-").unwrap_or(label)
-}
-
-/// Fields of a labelled sequence: `(plain label, first token, one past the last token)`.
-pub fn spans<S: AsRef<str>>(labels: &[S]) -> Vec<(String, usize, usize)> {
-    let mut out: Vec<(String, usize, usize)> = Vec::new();
-    for (i, l) in labels.iter().enumerate() {
-        let l = l.as_ref();
-        let p = plain(l);
-        match out.last_mut() {
-            Some(last) if !l.starts_with("I-") && last.0 == p => last.2 = i + 1,
-            _ => out.push((p.to_string(), i, i + 1)),
-        }
-    }
-    out
-}
-
 /// Join tokens back into text: no space before closing punctuation or after opening
 /// brackets, none around hyphens, slashes and apostrophes inside words, one elsewhere.
 pub fn join_tokens(toks: &[Tok]) -> String {
@@ -149,20 +130,6 @@ pub fn source_text(norm: &str, ranges: &[(usize, usize)], a: usize, b: usize) ->
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn spans_follow_i_prefixes_and_label_changes() {
-        let labels = ["I-<a>", "<a>", "I-<a>", "<b>", "<b>", "I-<b>"];
-        assert_eq!(
-            spans(&labels),
-            vec![
-                ("<a>".to_string(), 0, 2),
-                ("<a>".to_string(), 2, 3),
-                ("<b>".to_string(), 3, 5),
-                ("<b>".to_string(), 5, 6)
-            ]
-        );
-    }
 
     #[test]
     fn template_gives_distinct_ids() {

@@ -11,7 +11,7 @@ use anyhow::Context;
 use quire::corpus::{Part, ReadStats};
 use quire::crf::Sequence;
 use quire::flavor::Flavor;
-use quire::models::{text, ModelName};
+use quire::models::ModelName;
 use quire::training as models;
 
 #[derive(Debug, Clone, clap::Args)]
@@ -34,10 +34,13 @@ fn label_counts(seqs: &[Sequence]) -> BTreeMap<String, (usize, usize)> {
     let mut counts: BTreeMap<String, (usize, usize)> = BTreeMap::new();
     for s in seqs {
         for l in &s.labels {
-            counts.entry(text::plain(l).to_string()).or_default().0 += 1;
+            counts
+                .entry(quire::labels::plain(l).to_string())
+                .or_default()
+                .0 += 1;
         }
-        for (label, _, _) in text::spans(&s.labels) {
-            counts.entry(label).or_default().1 += 1;
+        for (label, _, _) in quire::labels::named_fields(&s.labels) {
+            counts.entry(label.to_string()).or_default().1 += 1;
         }
     }
     counts
