@@ -1,80 +1,14 @@
 /*!
-What the four text-only models (date, name, affiliation-address, citation) share: the row
-function's type, building feature templates from a compact column list, and cutting a label sequence into fields (GROBID's clustering: a field starts at an `I-`
-label or where the plain label changes).
+What the text-only models (date, name, affiliation-address, citation) share at run time: the
+row function's type, joining tokens back into text and finding them in the input (their
+feature templates are built by `crate::training::template`).
 */
-
-use std::fmt::Write;
 
 use crate::features::Tok;
 use crate::lexicon::LexView;
 
 /// A model's row function: tokens in, one feature row per token out.
 pub type RowsFn = fn(&[Tok], &LexView<'_>) -> crate::features::Rows;
-
-/// Two `(row offset, column)` observations joined into one feature.
-pub type Conjunction = ((i32, usize), (i32, usize));
-
-/// Three `(row offset, column)` observations joined into one feature.
-pub type Triple = [(i32, usize); 3];
-
-/// Build a CRF++ template: unigram windows per column, token-pair conjunctions, and `B`.
-/// Every pattern gets its own id (`U<col>_<n>` / `UC<n>`), so no two patterns collide.
-pub fn template(windows: &[(usize, &[i32])], conjunctions: &[Conjunction]) -> String {
-    template_with_triples(windows, conjunctions, &[])
-}
-
-/// [`template`] with three-part conjunctions after the pairs (ids `UT<n>`).
-pub fn template_with_triples(
-    windows: &[(usize, &[i32])],
-    conjunctions: &[Conjunction],
-    triples: &[Triple],
-) -> String {
-    let mut t = String::new();
-    for (col, offsets) in windows {
-        for (n, r) in offsets.iter().enumerate() {
-            let _ = writeln!(t, "U{col:02}_{n}:%x[{r},{col}]");
-        }
-    }
-    for (n, ((r1, c1), (r2, c2))) in conjunctions.iter().enumerate() {
-        let _ = writeln!(t, "UC{n}:%x[{r1},{c1}]/%x[{r2},{c2}]");
-    }
-    for (n, [(r1, c1), (r2, c2), (r3, c3)]) in triples.iter().enumerate() {
-        let _ = writeln!(t, "UT{n}:%x[{r1},{c1}]/%x[{r2},{c2}]/%x[{r3},{c3}]");
-    }
-    t.push_str("B\n");
-    t
-}
-
-/// Windows of a token column (0) and its lower-cased form (1) as most text models use them.
-pub const TOKEN_WINDOW: &[i32] = &[-3, -2, -1, 0, 1, 2, 3];
-pub const LOWER_WINDOW: &[i32] = &[-2, -1, 0, 1, 2];
-
-/// [`template`] for the text models that share GROBID's head (reference §4): the token and
-/// lower-cased token windows, prefixes and suffixes (columns 2–9) at the token, columns 10–13
-/// over [-1, +1], four token conjunctions and two capitalisation ones; each model's own
-/// columns (`tail`) and conjunctions (`more`) follow.
-pub fn shared_template(
-    token: &[i32],
-    lower: &[i32],
-    tail: &[(usize, &[i32])],
-    more: &[Conjunction],
-) -> String {
-    let mut windows: Vec<(usize, &[i32])> = vec![(0, token), (1, lower)];
-    windows.extend((2..=9).map(|c| (c, &[0][..])));
-    windows.extend((10..=13).map(|c| (c, &[-1, 0, 1][..])));
-    windows.extend_from_slice(tail);
-    let mut conjunctions = vec![
-        ((-1, 0), (0, 0)),
-        ((0, 0), (1, 0)),
-        ((1, 0), (2, 0)),
-        ((-2, 0), (-1, 0)),
-        ((0, 11), (1, 11)),
-        ((-1, 11), (0, 11)),
-    ];
-    conjunctions.extend_from_slice(more);
-    template(&windows, &conjunctions)
-}
 
 /// Join tokens back into text: no space before closing punctuation or after opening
 /// brackets, none around hyphens, slashes and apostrophes inside words, one elsewhere.
@@ -130,15 +64,6 @@ pub fn source_text(norm: &str, ranges: &[(usize, usize)], a: usize, b: usize) ->
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn template_gives_distinct_ids() {
-        let t = template(&[(0, &[-1, 0, 1]), (3, &[0])], &[((0, 0), (1, 0))]);
-        assert_eq!(
-            t,
-            "U00_0:%x[-1,0]\nU00_1:%x[0,0]\nU00_2:%x[1,0]\nU03_0:%x[0,3]\nUC0:%x[0,0]/%x[1,0]\nB\n"
-        );
-    }
 
     #[test]
     fn source_text_keeps_the_input_spacing() {

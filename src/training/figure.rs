@@ -21,9 +21,10 @@ use crate::corpus::layout::{self as corpus, FilePair, PairRead, TeiEvent, Unmatc
 use crate::corpus::{Part, ReadStats};
 use crate::crf::{Sequence, TrainParams};
 use crate::models::figure::{rows, COLUMNS, FEATURE_VERSION};
-use crate::models::{fulltext, table, text, ModelName};
+use crate::models::{fulltext, table, ModelName};
 use crate::training::fulltext::{layout_conjunctions, layout_windows};
 use crate::training::spec::ModelSpec;
+use crate::training::template as tpl;
 use crate::Result;
 
 /// The label an element inside a `<figure>` gives its text (GROBID's figure/table TEI reader);
@@ -160,7 +161,7 @@ fn read_figure_dir(dataset: &Path, sub: &str, part: Part) -> Result<(Vec<Sequenc
 /// Quire's figure/table template: the fulltext one without column 26 (reference §4).
 fn figure_template() -> &'static str {
     static T: OnceLock<String> = OnceLock::new();
-    T.get_or_init(|| text::template(&layout_windows(false), &layout_conjunctions()))
+    T.get_or_init(|| tpl::template(&layout_windows(false), &layout_conjunctions()))
 }
 
 /// GROBID's figure and table settings: epsilon 1e-5, window 20, 2,000 iterations (§7).

@@ -20,9 +20,9 @@ use crate::corpus::{Part, ReadStats};
 use crate::crf::{Sequence, TrainParams};
 use crate::flavor::Flavor;
 use crate::models::fulltext::{rows, Label, TokenFacts, COLUMNS, FEATURE_VERSION};
-use crate::models::text;
 use crate::models::ModelName;
 use crate::training::spec::ModelSpec;
+use crate::training::template as tpl;
 use crate::Result;
 
 /// The label an element of the fulltext corpus gives its text: `Some` for a labelling
@@ -203,7 +203,7 @@ pub static LIGHT_SPEC: Spec = Spec {
 /// Quire's fulltext template over the 27 raw columns (informed by GROBID's, reference §4).
 fn template() -> &'static str {
     static T: OnceLock<String> = OnceLock::new();
-    T.get_or_init(|| text::template(&layout_windows(true), &layout_conjunctions()))
+    T.get_or_init(|| tpl::template(&layout_windows(true), &layout_conjunctions()))
 }
 
 /// Template windows shared by the fulltext, figure and table models (the fulltext columns;
@@ -243,7 +243,7 @@ pub(crate) fn layout_windows(superscript: bool) -> Vec<(usize, &'static [i32])> 
     w
 }
 
-pub(crate) fn layout_conjunctions() -> Vec<text::Conjunction> {
+pub(crate) fn layout_conjunctions() -> Vec<tpl::Conjunction> {
     vec![
         ((-1, 0), (0, 0)),
         ((0, 0), (1, 0)),

@@ -14,8 +14,9 @@ use crate::corpus::{self, Labelled, Part, ReadStats, Rules};
 use crate::crf::{Sequence, TrainParams};
 use crate::features::{self as f, gazetteer_key, Gazetteer};
 use crate::models::funding::{rows, FundingLexicon, FundingView, Label, FEATURE_VERSION};
-use crate::models::{text, ModelName};
+use crate::models::ModelName;
 use crate::training::spec::ModelSpec;
+use crate::training::template as tpl;
 use crate::Result;
 
 /// Corpus rules: each `<funding>` or `<acknowledgment>` paragraph is a sequence (element
@@ -178,9 +179,9 @@ impl ModelSpec for Spec {
     fn template(&self) -> &'static str {
         static T: OnceLock<String> = OnceLock::new();
         T.get_or_init(|| {
-            text::shared_template(
-                text::TOKEN_WINDOW,
-                text::LOWER_WINDOW,
+            tpl::shared_template(
+                tpl::TOKEN_WINDOW,
+                tpl::LOWER_WINDOW,
                 &[
                     (14, &[-1, 0, 1]),
                     (15, &[-1, 0, 1]),

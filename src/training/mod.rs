@@ -28,6 +28,7 @@ pub mod patent_citation;
 pub mod reference_segmenter;
 pub mod segmentation;
 pub mod spec;
+pub mod template;
 pub mod text;
 
 pub use spec::{ModelSpec, WithTemplate};

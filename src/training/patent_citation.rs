@@ -11,9 +11,10 @@ use crate::corpus::{Part, ReadStats};
 use crate::crf::{Sequence, TrainParams};
 use crate::lexicon::LexView;
 use crate::models::patent_citation::{gold_labels, rows, tokens, FEATURE_VERSION};
-use crate::models::{text, ModelName};
+use crate::models::ModelName;
 use crate::patent::st36::{self, MarkKind, Paragraph};
 use crate::training::spec::ModelSpec;
+use crate::training::template as tpl;
 use crate::{Error, Result};
 
 /// Paragraphs without a citation mark kept for training: one in this many (the corpus is
@@ -166,7 +167,7 @@ impl ModelSpec for Spec {
             windows.push((25, &[-2, -1, 0, 1, 2]));
             windows.push((26, &[-1, 0, 1]));
             windows.push((27, &[-1, 0, 1]));
-            let mut conj: Vec<text::Conjunction> = vec![
+            let mut conj: Vec<tpl::Conjunction> = vec![
                 ((-1, 0), (0, 0)),
                 ((0, 0), (1, 0)),
                 ((1, 0), (2, 0)),
@@ -176,7 +177,7 @@ impl ModelSpec for Spec {
                 conj.push(((0, c), (1, c)));
                 conj.push(((-1, c), (0, c)));
             }
-            text::template(&windows, &conj)
+            tpl::template(&windows, &conj)
         })
     }
     fn default_params(&self) -> TrainParams {

@@ -22,8 +22,9 @@ use crate::corpus::{Part, ReadStats};
 use crate::crf::{Sequence, TrainParams};
 use crate::lexicon::LexView;
 use crate::models::reference_segmenter::{rows, Label, TokenFacts, COLUMNS, FEATURE_VERSION};
-use crate::models::{text, ModelName};
+use crate::models::ModelName;
 use crate::training::spec::ModelSpec;
+use crate::training::template as tpl;
 use crate::Result;
 
 /// `(token, label)` entries of a reference-segmenter TEI file (see the module documentation).
@@ -140,7 +141,7 @@ fn template() -> &'static str {
         windows.extend((15..22).map(|c| (c, &[0, 1][..])));
         windows.push((22, &[-2, -1, 0, 1, 2]));
         windows.extend((23..26).map(|c| (c, &[-1, 0, 1][..])));
-        text::template(
+        tpl::template(
             &windows,
             &[
                 ((-1, 0), (0, 0)),

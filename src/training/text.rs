@@ -65,9 +65,9 @@ pub mod date {
     use crate::crf::{Sequence, TrainParams};
     use crate::lexicon::LexView;
     use crate::models::date::{rows, toks, FEATURE_VERSION};
-    use crate::models::text;
     use crate::models::ModelName;
     use crate::training::spec::ModelSpec;
+    use crate::training::template as tpl;
     use crate::Result;
 
     pub struct Spec;
@@ -84,9 +84,9 @@ pub mod date {
         fn template(&self) -> &'static str {
             static T: OnceLock<String> = OnceLock::new();
             T.get_or_init(|| {
-                text::shared_template(
-                    text::TOKEN_WINDOW,
-                    text::LOWER_WINDOW,
+                tpl::shared_template(
+                    tpl::TOKEN_WINDOW,
+                    tpl::LOWER_WINDOW,
                     &[
                         (14, &[-1, 0, 1]),
                         (15, &[-1, 0, 1]),
@@ -140,9 +140,9 @@ pub mod name {
     use crate::crf::{Sequence, TrainParams};
     use crate::lexicon::LexView;
     use crate::models::name::{rows, toks, FEATURE_VERSION};
-    use crate::models::text;
     use crate::models::ModelName;
     use crate::training::spec::ModelSpec;
+    use crate::training::template as tpl;
     use crate::Result;
 
     /// The two name models differ in their data and token window.
@@ -155,11 +155,11 @@ pub mod name {
 
     fn build_template(citation: bool) -> String {
         let (tok, low): (&[i32], &[i32]) = if citation {
-            (&[-4, -3, -2, -1, 0, 1, 2, 3, 4], text::TOKEN_WINDOW)
+            (&[-4, -3, -2, -1, 0, 1, 2, 3, 4], tpl::TOKEN_WINDOW)
         } else {
-            (text::TOKEN_WINDOW, text::LOWER_WINDOW)
+            (tpl::TOKEN_WINDOW, tpl::LOWER_WINDOW)
         };
-        text::shared_template(
+        tpl::shared_template(
             tok,
             low,
             &[
@@ -230,9 +230,9 @@ pub mod affiliation {
     use crate::crf::{Sequence, TrainParams};
     use crate::lexicon::LexView;
     use crate::models::affiliation::{rows, toks, FEATURE_VERSION};
-    use crate::models::text;
     use crate::models::ModelName;
     use crate::training::spec::ModelSpec;
+    use crate::training::template as tpl;
     use crate::Result;
 
     pub struct Spec;
@@ -249,9 +249,9 @@ pub mod affiliation {
         fn template(&self) -> &'static str {
             static T: OnceLock<String> = OnceLock::new();
             T.get_or_init(|| {
-                text::shared_template(
-                    text::TOKEN_WINDOW,
-                    text::LOWER_WINDOW,
+                tpl::shared_template(
+                    tpl::TOKEN_WINDOW,
+                    tpl::LOWER_WINDOW,
                     &[
                         (14, &[0, 1]),
                         (15, &[0, 1]),
@@ -302,9 +302,9 @@ pub mod citation {
     use crate::crf::{Sequence, TrainParams};
     use crate::lexicon::LexView;
     use crate::models::citation::{prepare, rows, toks, FEATURE_VERSION};
-    use crate::models::text;
     use crate::models::ModelName;
     use crate::training::spec::ModelSpec;
+    use crate::training::template as tpl;
     use crate::Result;
 
     pub struct Spec;
@@ -355,7 +355,7 @@ pub mod citation {
                     (34, &[0][..]),
                     (35, &[-2, -1, 0, 1, 2][..]),
                 ]);
-                text::template_with_triples(
+                tpl::template_with_triples(
                     &w,
                     &[
                         ((-1, 0), (0, 0)),
