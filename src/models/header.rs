@@ -11,7 +11,7 @@
 use std::ops::Range;
 
 use crate::labels::{Labels, Tag};
-use crate::layout::tokens::{FontId, LayoutTokens};
+use crate::layout::tokens::LayoutTokens;
 use crate::layout::{Document, ZoneToken};
 use crate::lexicon::{Kind, LexView};
 use crate::models::lexical::{self as lx, bit};
@@ -216,10 +216,8 @@ pub fn document_tokens(doc: &Document, toks: &LayoutTokens, lines: &[LineRef]) -
     };
 
     let mut out: Vec<HeaderToken> = Vec::new();
-    let mut prev_font: Option<FontId> = None;
-    let mut prev_size: Option<i64> = None;
-    let mut prev_line_start: Option<f32> = None;
-    let mut indented = false;
+    let mut fonts = lx::FontChanges::default();
+    let mut indentation = lx::Indentation::default();
     let mut i = 0;
     while i < lines.len() {
         let (page, block) = (lines[i].page, lines[i].block);
@@ -237,23 +235,10 @@ pub fn document_tokens(doc: &Document, toks: &LayoutTokens, lines: &[LineRef]) -
                 let t = &line.tokens[lt.index];
                 let (first_in_line, last_in_line) = (lt.first, lt.blank_after);
                 let text = lt.text.clone();
-                if first_in_line && !out.is_empty() {
-                    let cw = if text.chars().count() > 0 {
-                        t.bbox.w / text.chars().count() as f32
-                    } else {
-                        0.0
-                    };
-                    if let Some(p) = prev_line_start {
-                        if t.bbox.x - p > cw {
-                            indented = true;
-                        } else if p - t.bbox.x > cw {
-                            indented = false;
-                        }
-                    }
-                }
                 if first_in_line {
-                    prev_line_start = Some(t.bbox.x);
+                    indentation.line_start(t, &text, !out.is_empty());
                 }
+                let (new_font, font_size) = fonts.next(lt);
                 let facts = TokenFacts {
                     text,
                     block: if block_tokens.is_empty() {
@@ -268,9 +253,9 @@ pub fn document_tokens(doc: &Document, toks: &LayoutTokens, lines: &[LineRef]) -
                     } else {
                         Pos::In
                     },
-                    indented,
-                    new_font: prev_font != Some(lt.font),
-                    font_size: SizeChange::between(prev_size, lt.size),
+                    indented: indentation.indented(),
+                    new_font,
+                    font_size,
                     bold: t.bold,
                     italic: t.italic,
                     email: false,
@@ -279,8 +264,6 @@ pub fn document_tokens(doc: &Document, toks: &LayoutTokens, lines: &[LineRef]) -
                     smallest: t.font_size == smallest,
                     larger_than_average: t.font_size > mean,
                 };
-                prev_font = Some(lt.font);
-                prev_size = Some(lt.size);
                 let sep = if last_in_line {
                     Sep::Newline
                 } else if t.space_after {

@@ -9,6 +9,8 @@ use crate::features::Tok;
 pub use crate::features::{
     capitalisation, digit, flag as bit, linear_scaling, prefix, punct_type, suffix,
 };
+use crate::layout::tokens::{FontId, LayoutToken};
+use crate::layout::Token;
 use crate::lexicon::{Kind, LexView};
 
 /// GROBID's year feature: four digits starting with 1 or 2 anywhere in the token.
@@ -101,6 +103,95 @@ impl Pos {
             Pos::In => names[1],
             Pos::End => names[2],
         }
+    }
+}
+
+/// A font size against the one before it: the `HIGHERFONT` / `SAMEFONTSIZE` / `LOWERFONT`
+/// values of GROBID's size columns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SizeChange {
+    Higher,
+    Same,
+    Lower,
+}
+
+impl SizeChange {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SizeChange::Higher => "HIGHERFONT",
+            SizeChange::Same => "SAMEFONTSIZE",
+            SizeChange::Lower => "LOWERFONT",
+        }
+    }
+    pub fn parse(s: &str) -> Option<Self> {
+        Some(match s {
+            "HIGHERFONT" => SizeChange::Higher,
+            "SAMEFONTSIZE" => SizeChange::Same,
+            "LOWERFONT" => SizeChange::Lower,
+            _ => return None,
+        })
+    }
+    /// A token's or line's (integer) size against the one before it (`None`: the first).
+    pub fn between(prev: Option<i64>, cur: i64) -> Self {
+        match prev {
+            None => SizeChange::Higher,
+            Some(p) if cur > p => SizeChange::Higher,
+            Some(p) if cur < p => SizeChange::Lower,
+            Some(_) => SizeChange::Same,
+        }
+    }
+}
+
+/// Indentation as GROBID tracks it while a model walks its zone line by line: a line whose
+/// first row token starts more than one character width (that token's width over its
+/// characters) right of the previous line's start is indented, one that starts more than a
+/// width left of it is aligned, and otherwise the line keeps the state of the line before.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Indentation {
+    prev_start: Option<f32>,
+    indented: bool,
+}
+
+impl Indentation {
+    /// At the first row token `t` (row text `text`) of a line: compare its start with the
+    /// previous line's when `compare`, then remember it. Returns the line's state.
+    pub fn line_start(&mut self, t: &Token, text: &str, compare: bool) -> bool {
+        if compare {
+            if let Some(p) = self.prev_start {
+                let cw = t.bbox.w / text.chars().count().max(1) as f32;
+                if t.bbox.x - p > cw {
+                    self.indented = true;
+                } else if p - t.bbox.x > cw {
+                    self.indented = false;
+                }
+            }
+        }
+        self.prev_start = Some(t.bbox.x);
+        self.indented
+    }
+
+    /// The state of the current line.
+    pub fn indented(&self) -> bool {
+        self.indented
+    }
+}
+
+/// Font changes between consecutive row tokens of a zone: a new font name (lower-cased), and
+/// the integer size against the previous token's (the zone's first token: higher).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct FontChanges {
+    prev: Option<(FontId, i64)>,
+}
+
+impl FontChanges {
+    /// `(new font, size change)` of `t` against the token before it, which `t` then becomes.
+    pub fn next(&mut self, t: &LayoutToken) -> (bool, SizeChange) {
+        let change = (
+            self.prev.map(|p| p.0) != Some(t.font),
+            SizeChange::between(self.prev.map(|p| p.1), t.size),
+        );
+        self.prev = Some((t.font, t.size));
+        change
     }
 }
 

@@ -161,8 +161,9 @@ pub fn document_tokens(
 
     let mut out: Vec<TokenFacts> = Vec::new();
     let mut zone: Vec<ZoneToken> = Vec::new();
-    let mut line_start_x: Option<f32> = None;
-    let mut indented = false;
+    // GROBID compares line starts from the zone's third line on: the first line's start is
+    // not recorded.
+    let mut indentation = lx::Indentation::default();
     for r in lines {
         let Some(line) = doc.line(r) else {
             continue;
@@ -188,16 +189,7 @@ pub fn document_tokens(
             let (i, text) = (lt.index, lt.text.clone());
             let t = &line.tokens[i];
             if lt.first && !out.is_empty() {
-                let prev = line_start_x;
-                line_start_x = Some(t.bbox.x);
-                let cw = t.bbox.w / text.chars().count().max(1) as f32;
-                if let Some(p) = prev {
-                    if t.bbox.x - p > cw {
-                        indented = true;
-                    } else if p - t.bbox.x > cw {
-                        indented = false;
-                    }
-                }
+                indentation.line_start(t, &text, true);
             }
             let line_pos = if lt.first {
                 Pos::Start
@@ -216,7 +208,7 @@ pub fn document_tokens(
             out.push(TokenFacts {
                 text,
                 line: line_pos,
-                indented,
+                indented: indentation.indented(),
                 line_position: lx::linear_scaling(pos_after[i], len, LINE_SCALE),
                 line_length: lx::linear_scaling(len, max_len, LINE_SCALE),
                 block,

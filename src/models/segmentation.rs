@@ -37,41 +37,7 @@ model_labels!(
     }
 );
 
-pub use crate::models::lexical::Pos;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum SizeChange {
-    Higher,
-    Same,
-    Lower,
-}
-
-impl SizeChange {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            SizeChange::Higher => "HIGHERFONT",
-            SizeChange::Same => "SAMEFONTSIZE",
-            SizeChange::Lower => "LOWERFONT",
-        }
-    }
-    pub fn parse(s: &str) -> Option<Self> {
-        Some(match s {
-            "HIGHERFONT" => SizeChange::Higher,
-            "SAMEFONTSIZE" => SizeChange::Same,
-            "LOWERFONT" => SizeChange::Lower,
-            _ => return None,
-        })
-    }
-    /// A token's or line's (integer) size against the one before it (`None`: the first).
-    pub fn between(prev: Option<i64>, cur: i64) -> Self {
-        match prev {
-            None => SizeChange::Higher,
-            Some(p) if cur > p => SizeChange::Higher,
-            Some(p) if cur < p => SizeChange::Lower,
-            Some(_) => SizeChange::Same,
-        }
-    }
-}
+pub use crate::models::lexical::{Pos, SizeChange};
 
 /// What GROBID knows of one line besides its words: the layout facts of a feature row.
 #[derive(Debug, Clone, PartialEq)]

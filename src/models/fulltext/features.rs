@@ -13,7 +13,7 @@ use std::collections::HashSet;
 
 use crate::document::Reference;
 use crate::features::{Row, Rows};
-use crate::layout::tokens::{FontId, LayoutTokens};
+use crate::layout::tokens::LayoutTokens;
 use crate::layout::{Document, LineRef, ZoneToken};
 use crate::models::lexical::{self as lx, bit, Pos};
 use crate::models::segmentation::{self, SizeChange};
@@ -267,10 +267,8 @@ pub fn document_tokens(
 
     let mut facts: Vec<TokenFacts> = Vec::new();
     let mut zone: Vec<ZoneToken> = Vec::new();
-    let mut prev_font: Option<FontId> = None;
-    let mut prev_size: Option<i64> = None;
-    let mut prev_line_start: Option<f32> = None;
-    let mut indented = false;
+    let mut fonts = lx::FontChanges::default();
+    let mut indentation = lx::Indentation::default();
     let mut nn = 0usize;
     let mut prev_block: Option<(usize, usize)> = None;
     for r in lines {
@@ -294,18 +292,8 @@ pub fn document_tokens(
                 continue;
             };
             let text = lt.text.clone();
-            if lt.first && !facts.is_empty() {
-                let cw = t.bbox.w / text.chars().count().max(1) as f32;
-                if let Some(p) = prev_line_start {
-                    if t.bbox.x - p > cw {
-                        indented = true;
-                    } else if p - t.bbox.x > cw {
-                        indented = false;
-                    }
-                }
-            }
             if lt.first {
-                prev_line_start = Some(t.bbox.x);
+                indentation.line_start(t, &text, !facts.is_empty());
             }
             let line_pos = if lt.first {
                 Pos::Start
@@ -331,14 +319,15 @@ pub fn document_tokens(
             } else {
                 0
             };
+            let (new_font, font_size) = fonts.next(lt);
             facts.push(TokenFacts {
                 doc_position: lx::linear_scaling(nn, total, POSITION_BINS),
                 text,
                 block: block_pos,
                 line: line_pos,
-                indented,
-                new_font: prev_font != Some(lt.font),
-                font_size: SizeChange::between(prev_size, lt.size),
+                indented: indentation.indented(),
+                new_font,
+                font_size,
                 bold: t.bold,
                 italic: t.italic,
                 page_position,
@@ -347,8 +336,6 @@ pub fn document_tokens(
                 callout_known: false,
                 superscript: t.superscript,
             });
-            prev_font = Some(lt.font);
-            prev_size = Some(lt.size);
             nn += t.text.chars().count() + usize::from(t.space_after && !lt.last);
             zone.push(ZoneToken {
                 line: *r,
