@@ -1,8 +1,10 @@
 /*!
-The lexical columns the two layout models (segmentation, header) compute from a token's text,
-over the shared token features (`crate::features`) and lexicons (`crate::lexicon`): one place,
-so that training (rows rebuilt from GROBID's raw files) and tagging (rows from a PDF) compute
-them with the same code and the same lexicons.
+The lexical columns the layout models compute from a token's text, over the shared token
+features (`crate::features`) and lexicons (`crate::lexicon`): one place, so that training
+(rows rebuilt from GROBID's raw files) and tagging (rows from a PDF) compute them with the
+same code and the same lexicons. Also the layout columns' shared values (`Pos`,
+`SizeChange`) and the states a layout model tracks over its zone ([`Indentation`],
+[`FontChanges`]).
 */
 
 use crate::features::Tok;
@@ -60,6 +62,80 @@ pub fn locations(tokens: &[&str], lex: &LexView<'_>) -> Vec<bool> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn at(x: f32, w: f32) -> Token {
+        Token {
+            text: "ab".into(),
+            bbox: crate::layout::BBox {
+                x,
+                y: 0.0,
+                w,
+                h: 10.0,
+            },
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn indentation_moves_by_more_than_a_character_width_and_keeps_its_state() {
+        let mut ind = Indentation::default();
+        ind.line_start(&at(10.0, 8.0), "ab", true); // no line before: aligned
+        assert!(!ind.indented());
+        ind.line_start(&at(14.5, 8.0), "ab", true); // 4.5 right of 10, width 4 per character
+        assert!(ind.indented());
+        ind.line_start(&at(13.0, 8.0), "ab", true); // 1.5 left: within a width, state kept
+        assert!(ind.indented());
+        ind.line_start(&at(8.0, 8.0), "ab", true); // 5 left of 13
+        assert!(!ind.indented());
+        // Without comparing, the start is still remembered for the next line.
+        ind.line_start(&at(30.0, 8.0), "ab", false);
+        assert!(!ind.indented());
+        ind.line_start(&at(35.0, 8.0), "ab", true);
+        assert!(ind.indented());
+    }
+
+    #[test]
+    fn font_changes_compare_each_token_with_the_one_before() {
+        let doc = crate::layout::Document {
+            pages: vec![crate::layout::Page {
+                blocks: vec![crate::layout::Block {
+                    lines: vec![crate::layout::Line {
+                        tokens: [
+                            ("A", "Times", 9.6),
+                            ("b", "TIMES", 9.2),
+                            ("c", "Arial", 12.0),
+                        ]
+                        .map(|(text, font, font_size)| Token {
+                            text: text.into(),
+                            font: font.into(),
+                            font_size,
+                            ..Default::default()
+                        })
+                        .to_vec(),
+                        ..Default::default()
+                    }],
+                    ..Default::default()
+                }],
+                ..Default::default()
+            }],
+        };
+        let toks = crate::layout::tokens::LayoutTokens::new(&doc);
+        let line = toks.line(&crate::layout::LineRef {
+            page: 0,
+            block: 0,
+            line: 0,
+        });
+        let mut fonts = FontChanges::default();
+        let got: Vec<_> = line.iter().map(|t| fonts.next(t)).collect();
+        assert_eq!(
+            got,
+            [
+                (true, SizeChange::Higher),
+                (false, SizeChange::Same),
+                (true, SizeChange::Higher)
+            ]
+        );
+    }
 
     #[test]
     fn layout_models_see_grobid_lexical_values() {
@@ -154,8 +230,8 @@ pub struct Indentation {
 
 impl Indentation {
     /// At the first row token `t` (row text `text`) of a line: compare its start with the
-    /// previous line's when `compare`, then remember it. Returns the line's state.
-    pub fn line_start(&mut self, t: &Token, text: &str, compare: bool) -> bool {
+    /// previous line's when `compare`, then remember it.
+    pub fn line_start(&mut self, t: &Token, text: &str, compare: bool) {
         if compare {
             if let Some(p) = self.prev_start {
                 let cw = t.bbox.w / text.chars().count().max(1) as f32;
@@ -167,7 +243,6 @@ impl Indentation {
             }
         }
         self.prev_start = Some(t.bbox.x);
-        self.indented
     }
 
     /// The state of the current line.

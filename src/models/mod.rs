@@ -3,9 +3,9 @@ The run-time models: one name per GROBID model, and one module per model with it
 feature function, its run-time facts and its decoder ([`feature_version`] says which models
 Quire serves). Reading a model's corpus, its template and its training parameters are
 training-time code, in `crate::training` (the engine's run-time path imports none of it;
-`.ci/import_cycles.py` checks). `models/<dir_name>/` holds a trained model's files: `model.crf` (CRFsuite format),
-`template.txt` (feature template) and `meta.json` (labels, feature version, data digest,
-training parameters, evaluation figures).
+`.ci/import_cycles.py` checks). `models/<dir_name>/` holds a trained model's files:
+`model.crf` (CRFsuite format), `template.txt` (feature template) and `meta.json` (labels,
+feature version, data digest, training parameters, evaluation figures).
 */
 
 use std::path::{Path, PathBuf};
