@@ -254,6 +254,33 @@ pub fn is_marker(token: &str) -> bool {
     token.is_empty() || token == NEWLINE
 }
 
+/// The facts and labels of the raw rows an alignment labelled (`labels[i]` belongs to row `i`;
+/// an unlabelled row is left out, and so are rows past `labels`): `Err` with GROBID's reason
+/// when a labelled row is not a `model` row (`from_raw` refuses it), or when no row was
+/// labelled (`no {unit} could be aligned`).
+pub fn labelled_facts<F>(
+    raw_rows: &[Vec<String>],
+    labels: &[Option<String>],
+    from_raw: impl Fn(&[String]) -> Option<F>,
+    model: &str,
+    unit: &str,
+) -> std::result::Result<(Vec<F>, Vec<String>), String> {
+    let mut facts = Vec::new();
+    let mut out = Vec::new();
+    for (i, (row, label)) in raw_rows.iter().zip(labels).enumerate() {
+        let Some(label) = label else { continue };
+        let Some(f) = from_raw(row) else {
+            return Err(format!("raw row {} is not a {model} row", i + 1));
+        };
+        facts.push(f);
+        out.push(label.clone());
+    }
+    if facts.is_empty() {
+        return Err(format!("no {unit} could be aligned"));
+    }
+    Ok((facts, out))
+}
+
 /// What one model's pair reader made of one TEI + raw pair.
 #[derive(Debug, Clone, Default)]
 pub struct PairRead {
@@ -491,6 +518,31 @@ fn tei_document_id(path: &Path) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn labelled_facts_keep_labelled_rows_and_refuse_foreign_ones() {
+        let rows: Vec<Vec<String>> = ["a 1", "b 2", "c x", "d 4"]
+            .iter()
+            .map(|r| r.split(' ').map(String::from).collect())
+            .collect();
+        let number = |r: &[String]| r.get(1).and_then(|v| v.parse::<u32>().ok());
+        let labels = [
+            Some("I-<x>".to_string()),
+            None,
+            None,
+            Some("<x>".to_string()),
+        ];
+        let (facts, got) = labelled_facts(&rows, &labels, number, "test", "row").unwrap();
+        assert_eq!(facts, [1, 4]);
+        assert_eq!(got, ["I-<x>", "<x>"]);
+        // A labelled row the model cannot read drops the file, naming the row.
+        let third = [None, None, Some("<x>".to_string())];
+        let why = labelled_facts(&rows, &third, number, "test", "row").unwrap_err();
+        assert_eq!(why, "raw row 3 is not a test row");
+        let none: [Option<String>; 2] = [None, None];
+        let why = labelled_facts(&rows, &none, number, "test", "line").unwrap_err();
+        assert_eq!(why, "no line could be aligned");
+    }
 
     fn s(v: &[&str]) -> Vec<String> {
         v.iter().map(|x| x.to_string()).collect()

@@ -141,26 +141,21 @@ pub fn read_pair(tei: &Path, raw: &Path) -> Result<std::result::Result<PairRead,
         )));
     }
     let unaligned = raw_rows.len() - al.matched;
-    let mut facts = Vec::new();
-    let mut labels = Vec::new();
-    for (i, (row, lab)) in raw_rows.iter().zip(&al.labels).enumerate() {
-        if let Some(lab) = lab {
-            let Some(f) = TokenFacts::from_raw(row) else {
-                return Ok(Err(format!("raw row {} is not a fulltext row", i + 1)));
-            };
-            facts.push(f);
-            labels.push(lab.clone());
-        }
-    }
-    let seq = Sequence {
-        rows: rows(&facts),
-        labels,
+    let (facts, labels) = match corpus::labelled_facts(
+        &raw_rows,
+        &al.labels,
+        TokenFacts::from_raw,
+        "fulltext",
+        "row",
+    ) {
+        Ok(read) => read,
+        Err(why) => return Ok(Err(why)),
     };
-    if seq.rows.is_empty() {
-        return Ok(Err("no row could be aligned".into()));
-    }
     Ok(Ok(PairRead {
-        seqs: vec![seq],
+        seqs: vec![Sequence {
+            rows: rows(&facts),
+            labels,
+        }],
         unaligned,
     }))
 }

@@ -164,19 +164,11 @@ fn read_pair_counted(
             }
         }
     }
-    let mut facts = Vec::new();
-    let mut out_labels = Vec::new();
-    for (i, lab) in labels.iter().enumerate() {
-        let Some(lab) = lab else { continue };
-        let Some(f) = TokenFacts::from_raw(&raw_rows[i]) else {
-            return Ok(Err(format!("raw row {} is not a header row", i + 1)));
+    let (facts, out_labels) =
+        match corpus::labelled_facts(&raw_rows, &labels, TokenFacts::from_raw, "header", "token") {
+            Ok(read) => read,
+            Err(why) => return Ok(Err(why)),
         };
-        facts.push(f);
-        out_labels.push(lab.clone());
-    }
-    if facts.is_empty() {
-        return Ok(Err("no token could be aligned".into()));
-    }
     Ok(Ok(PairRead {
         seqs: vec![Sequence {
             rows: rows(&facts, lex),

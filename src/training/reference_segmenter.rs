@@ -85,23 +85,16 @@ pub fn read_pair(
     }
     let firsts: Vec<String> = raw_rows.iter().map(|r| r[0].clone()).collect();
     let al = corpus::align_with(&firsts, &entries, 7, Unmatched::Leave, None);
-    let mut facts = Vec::new();
-    let mut labels = Vec::new();
-    for (i, (row, lab)) in raw_rows.iter().zip(&al.labels).enumerate() {
-        if let Some(lab) = lab {
-            let Some(f) = TokenFacts::from_raw(row) else {
-                return Ok(Err(format!(
-                    "raw row {} is not a reference-segmenter row",
-                    i + 1
-                )));
-            };
-            facts.push(f);
-            labels.push(lab.clone());
-        }
-    }
-    if facts.is_empty() {
-        return Ok(Err("no row could be aligned".into()));
-    }
+    let (facts, labels) = match corpus::labelled_facts(
+        &raw_rows,
+        &al.labels,
+        TokenFacts::from_raw,
+        "reference-segmenter",
+        "row",
+    ) {
+        Ok(read) => read,
+        Err(why) => return Ok(Err(why)),
+    };
     Ok(Ok(PairRead {
         seqs: vec![Sequence {
             rows: rows(&facts, lex),

@@ -144,19 +144,16 @@ fn read_pair_counted(
             al.trailing_failures
         )));
     }
-    let mut facts = Vec::new();
-    let mut labels = Vec::new();
-    for (i, lab) in al.labels.iter().enumerate() {
-        let Some(lab) = lab else { continue };
-        let Some(f) = LineFacts::from_raw(&raw_rows[i]) else {
-            return Ok(Err(format!("raw row {} is not a segmentation row", i + 1)));
-        };
-        facts.push(f);
-        labels.push(lab.clone());
-    }
-    if facts.is_empty() {
-        return Ok(Err("no line could be aligned".into()));
-    }
+    let (facts, labels) = match corpus::labelled_facts(
+        &raw_rows,
+        &al.labels,
+        LineFacts::from_raw,
+        "segmentation",
+        "line",
+    ) {
+        Ok(read) => read,
+        Err(why) => return Ok(Err(why)),
+    };
     Ok(Ok(PairRead {
         seqs: vec![Sequence {
             rows: rows(&facts, lex),
