@@ -164,18 +164,6 @@ fn figure_template() -> &'static str {
     T.get_or_init(|| tpl::template(&layout_windows(false), &layout_conjunctions()))
 }
 
-/// GROBID's figure and table settings: epsilon 1e-5, window 20, 2,000 iterations (§7).
-fn figure_params() -> TrainParams {
-    TrainParams {
-        c1: 0.5,
-        c2: 0.0001,
-        epsilon: 1e-5,
-        window: 20,
-        max_iter: 2000,
-        threads: 0,
-    }
-}
-
 /// The figure model's spec.
 pub struct Spec;
 
@@ -192,7 +180,8 @@ impl ModelSpec for Spec {
         figure_template()
     }
     fn default_params(&self) -> TrainParams {
-        figure_params()
+        // GROBID's figure and table settings: epsilon 1e-5, window 20, 2,000 iterations (§7).
+        TrainParams::default()
     }
     fn read(&self, dataset: &Path, part: Part) -> Result<(Vec<Sequence>, ReadStats)> {
         read_figure_dir(dataset, "figure", part)
@@ -219,7 +208,8 @@ impl ModelSpec for TableSpec {
         figure_template()
     }
     fn default_params(&self) -> TrainParams {
-        figure_params()
+        // GROBID's figure and table settings: epsilon 1e-5, window 20, 2,000 iterations (§7).
+        TrainParams::default()
     }
     fn read(&self, dataset: &Path, part: Part) -> Result<(Vec<Sequence>, ReadStats)> {
         read_figure_dir(dataset, "table", part)

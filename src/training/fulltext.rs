@@ -268,11 +268,7 @@ impl ModelSpec for Spec {
         // 0.4 % over its last 50 iterations), and the default reproduces it.
         TrainParams {
             c1: 1.0,
-            c2: 0.0001,
-            epsilon: 1e-4,
-            window: 20,
-            max_iter: 650,
-            threads: 0,
+            ..TrainParams::grobid(1e-4, 20, 650)
         }
     }
     fn read(&self, dataset: &Path, part: Part) -> Result<(Vec<Sequence>, ReadStats)> {

@@ -194,14 +194,7 @@ impl ModelSpec for Spec {
     fn default_params(&self) -> TrainParams {
         // GROBID: epsilon 1e-5, window 50, 2,000 iterations (reference §7); the committed
         // model was trained with 300 (265 s on one thread), which the default reproduces.
-        TrainParams {
-            c1: 0.5,
-            c2: 0.0001,
-            epsilon: 1e-5,
-            window: 50,
-            max_iter: 300,
-            threads: 0,
-        }
+        TrainParams::grobid(1e-5, 50, 300)
     }
     fn read(&self, dataset: &Path, part: Part) -> Result<(Vec<Sequence>, ReadStats)> {
         read_dir(dataset, part)

@@ -183,14 +183,7 @@ impl ModelSpec for Spec {
     fn default_params(&self) -> TrainParams {
         // GROBID: c2 1e-4, window 20, 2,000 iterations (reference §7); the committed model
         // stops earlier (see its meta.json) to fit a shared machine.
-        TrainParams {
-            c1: 0.5,
-            c2: 0.0001,
-            epsilon: 1e-5,
-            window: 20,
-            max_iter: 150,
-            threads: 0,
-        }
+        TrainParams::grobid(1e-5, 20, 150)
     }
     fn read(&self, dataset: &Path, part: Part) -> Result<(Vec<Sequence>, ReadStats)> {
         read_sequences(dataset, part)

@@ -160,14 +160,7 @@ impl ModelSpec for Spec {
     }
     fn default_params(&self) -> TrainParams {
         // GROBID: epsilon 1e-5, window 20, 2,000 iterations (reference §7).
-        TrainParams {
-            c1: 0.5,
-            c2: 0.0001,
-            epsilon: 1e-5,
-            window: 20,
-            max_iter: 2000,
-            threads: 0,
-        }
+        TrainParams::default()
     }
     fn read(&self, dataset: &Path, part: Part) -> Result<(Vec<Sequence>, ReadStats)> {
         read_dir(dataset, part)

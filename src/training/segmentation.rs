@@ -281,11 +281,7 @@ impl ModelSpec for Spec {
     fn default_params(&self) -> TrainParams {
         TrainParams {
             c1: 2.0,
-            c2: 0.0001,
-            epsilon: 1e-5,
-            window: 20,
-            max_iter: 120,
-            threads: 0,
+            ..TrainParams::grobid(1e-5, 20, 120)
         }
     }
     fn read(&self, dataset: &Path, part: Part) -> Result<(Vec<Sequence>, ReadStats)> {

@@ -13,6 +13,15 @@ use crate::lexicon::LexView;
 use crate::models::text::RowsFn;
 use crate::Result;
 
+/// The text models' training settings: Wapiti's penalties with `window` and `max_iter`, on two
+/// threads.
+fn params(window: usize, max_iter: usize) -> crate::crf::TrainParams {
+    crate::crf::TrainParams {
+        threads: 2,
+        ..crate::crf::TrainParams::grobid(1e-5, window, max_iter)
+    }
+}
+
 /// Read `<dataset>/<sub>/{corpus,evaluation}` into CRF sequences. Corpus files are
 /// featurised without the lexicon entries only they contribute; evaluation files see the full
 /// lexicons, as run time does. Reading has no side effect: the training driver writes the
@@ -110,14 +119,7 @@ pub mod date {
             })
         }
         fn default_params(&self) -> TrainParams {
-            TrainParams {
-                c1: 0.5,
-                c2: 0.0001,
-                epsilon: 1e-5,
-                window: 20,
-                max_iter: 2000,
-                threads: 2,
-            }
+            super::params(20, 2000)
         }
         fn read(&self, dataset: &Path, part: Part) -> Result<(Vec<Sequence>, ReadStats)> {
             read_sequences(dataset, "date", part, &DateRules, rows)
@@ -195,14 +197,7 @@ pub mod name {
             }
         }
         fn default_params(&self) -> TrainParams {
-            TrainParams {
-                c1: 0.5,
-                c2: 0.0001,
-                epsilon: 1e-5,
-                window: 20,
-                max_iter: 2000,
-                threads: 2,
-            }
+            super::params(20, 2000)
         }
         fn read(&self, dataset: &Path, part: Part) -> Result<(Vec<Sequence>, ReadStats)> {
             let sub = if self.citation {
@@ -266,14 +261,7 @@ pub mod affiliation {
             })
         }
         fn default_params(&self) -> TrainParams {
-            TrainParams {
-                c1: 0.5,
-                c2: 0.0001,
-                epsilon: 1e-5,
-                window: 20,
-                max_iter: 2000,
-                threads: 2,
-            }
+            super::params(20, 2000)
         }
         fn read(&self, dataset: &Path, part: Part) -> Result<(Vec<Sequence>, ReadStats)> {
             read_sequences(
@@ -383,16 +371,9 @@ pub mod citation {
             })
         }
         fn default_params(&self) -> TrainParams {
-            TrainParams {
-                c1: 0.5,
-                c2: 0.0001,
-                epsilon: 1e-5,
-                window: 50,
-                // GROBID allows 3000; capped so training fits in minutes on two cores (the
-                // committed model used 250 iterations).
-                max_iter: 250,
-                threads: 2,
-            }
+            // GROBID allows 3000; capped so training fits in minutes on two cores (the
+            // committed model used 250 iterations).
+            super::params(50, 250)
         }
         fn read(&self, dataset: &Path, part: Part) -> Result<(Vec<Sequence>, ReadStats)> {
             read_sequences(dataset, "citation", part, &CitationRules, rows)
