@@ -12,11 +12,20 @@ both averages, and labels with no expected occurrence count in neither average.
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
-use crate::labels::plain;
+use crate::labels::Tag;
 
 /// Labels GROBID leaves out of the report and the averages.
 pub fn is_excluded(label: &str) -> bool {
     matches!(label, "<other>" | "O" | "base")
+}
+
+/// The plain label: `I-<title>` → `<title>`; a `B-` prefix is dropped too (it neither starts
+/// nor ends a field here).
+pub fn plain(label: &str) -> &str {
+    label
+        .strip_prefix("I-")
+        .or_else(|| label.strip_prefix("B-"))
+        .unwrap_or(label)
 }
 
 /// True/false positive and false negative counts of one label at one level.
@@ -132,7 +141,14 @@ pub struct Evaluation {
 
 /// Fields of a label sequence: (start, end exclusive, plain label).
 pub fn fields(labels: &[String]) -> Vec<(usize, usize, &str)> {
-    crate::labels::named_fields(labels)
+    let tags: Vec<Tag<&str>> = labels
+        .iter()
+        .map(|l| Tag {
+            label: plain(l),
+            begins: l.starts_with("I-"),
+        })
+        .collect();
+    crate::labels::fields(&tags)
         .into_iter()
         .map(|(label, a, b)| (a, b, label))
         .collect()
@@ -280,6 +296,15 @@ mod tests {
 
     fn v(s: &str) -> Vec<String> {
         s.split_whitespace().map(String::from).collect()
+    }
+
+    #[test]
+    fn a_b_prefix_is_read_as_the_plain_label_and_starts_no_field() {
+        assert_eq!(plain("B-<a>"), "<a>");
+        assert_eq!(
+            fields(&v("<a> B-<a> <b>")),
+            vec![(0, 2, "<a>"), (2, 3, "<b>")]
+        );
     }
 
     #[test]
