@@ -11,6 +11,76 @@ pub(super) fn reorder(x: &Tensor, index: &Tensor) -> candle_core::Result<Tensor>
         .reshape((b, t, d))
 }
 
+/// `lhs` (`[m, k]`, row-major, rows `lhs_rs` apart) times `rhs` (`[k, n]`, its rows
+/// `rhs_rs` and columns `rhs_cs` apart) into a new row-major `[m, n]` buffer, on this thread.
+/// It calls the kernel candle's CPU `matmul` calls, with the arguments candle gives it, so the
+/// products are candle's to the bit (candle splits a product over its threads only when
+/// `RAYON_NUM_THREADS` asks for more than one, which `quire serve` does not).
+#[allow(clippy::too_many_arguments)]
+pub(super) fn matmul(
+    m: usize,
+    n: usize,
+    k: usize,
+    lhs: &[f32],
+    lhs_rs: usize,
+    rhs: &[f32],
+    rhs_cs: usize,
+    rhs_rs: usize,
+) -> candle_core::Result<Vec<f32>> {
+    let mut dst = vec![0f32; m * n];
+    if m == 0 || n == 0 || k == 0 {
+        return Ok(dst);
+    }
+    // The last element each operand is read at; gemm reads through raw pointers.
+    let lhs_last = (m - 1) * lhs_rs + (k - 1);
+    let rhs_last = (k - 1) * rhs_rs + (n - 1) * rhs_cs;
+    if lhs_rs < k || lhs_last >= lhs.len() || rhs_last >= rhs.len() {
+        candle_core::bail!(
+            "matmul [{m}, {k}] × [{k}, {n}] over {} and {} values",
+            lhs.len(),
+            rhs.len()
+        );
+    }
+    // SAFETY: every element gemm reads lies within `lhs` and `rhs` (checked above), and it
+    // writes the `m × n` elements of `dst`, which has exactly that many, rows `n` apart.
+    unsafe {
+        gemm::gemm(
+            m,
+            n,
+            k,
+            dst.as_mut_ptr(),
+            1,
+            n as isize,
+            false,
+            lhs.as_ptr(),
+            1,
+            lhs_rs as isize,
+            rhs.as_ptr(),
+            rhs_cs as isize,
+            rhs_rs as isize,
+            0.0,
+            1.0,
+            false,
+            false,
+            false,
+            gemm::Parallelism::None,
+        );
+    }
+    Ok(dst)
+}
+
+/// Row `id` of a `[rows, dim]` row-major embedding table, as candle's lookup (`index_select`)
+/// copies it.
+fn embedding_row<'a>(
+    what: &str,
+    all: &'a [f32],
+    id: u32,
+    dim: usize,
+) -> candle_core::Result<&'a [f32]> {
+    all.get(id as usize * dim..(id as usize + 1) * dim)
+        .ok_or_else(|| candle_core::Error::Msg(format!("{what} id {id} out of range")))
+}
+
 /// One LSTM direction; the input projection is computed for all steps at once.
 pub(super) struct Lstm {
     pub(super) w_ih: Tensor,
@@ -78,8 +148,8 @@ impl Lstm {
 
 /// Per LSTM direction, what tagging derives from its weights (see [`TaggingTables`]).
 pub(super) struct DirectionTables {
-    /// The input weights of word embeddings and character features, `[inner, 4H]`.
-    pub(super) w_inner_t: Tensor,
+    /// The input weights of word embeddings and character features, `[inner, 4H]` row-major.
+    pub(super) w_inner_t: Vec<f32>,
     /// The input projection's bias (`4H`).
     pub(super) bias: Vec<f32>,
     /// Per feature column, per value: its part of the input projection (`4H` each).
@@ -92,6 +162,13 @@ pub(super) struct DirectionTables {
 /// per character, what the character adds to each CNN filter; the filters' biases; both
 /// directions' tables; the CRF's transition, start and end scores for Viterbi.
 pub(super) struct TaggingTables {
+    /// The word embeddings, `[words, word_dim]` row-major, and the frozen channel's (empty
+    /// without one), `[words, pre_dim]`.
+    pub(super) words: Vec<f32>,
+    pub(super) pre: Vec<f32>,
+    /// The output layer's weights, `[labels, 2H]` row-major, and its bias (zeros without one).
+    pub(super) out_w: Vec<f32>,
+    pub(super) out_b: Vec<f32>,
     pub(super) chars: Vec<Vec<f32>>,
     pub(super) conv_b: Vec<f32>,
     pub(super) fwd: DirectionTables,
@@ -282,13 +359,29 @@ impl Net {
                 })
                 .collect::<candle_core::Result<_>>()?;
             Ok(DirectionTables {
-                w_inner_t: l.w_ih.narrow(1, 0, inner)?.t()?.contiguous()?,
+                w_inner_t: l
+                    .w_ih
+                    .narrow(1, 0, inner)?
+                    .t()?
+                    .contiguous()?
+                    .flatten_all()?
+                    .to_vec1()?,
                 bias: l.bias.to_vec1()?,
                 features,
                 w_hh_t: l.w_hh.t()?.contiguous()?.flatten_all()?.to_vec1()?,
             })
         };
         Ok(TaggingTables {
+            words: self.word.embeddings().flatten_all()?.to_vec1()?,
+            pre: match &self.pre {
+                Some(e) => e.embeddings().flatten_all()?.to_vec1()?,
+                None => Vec::new(),
+            },
+            out_w: self.out.weight().flatten_all()?.to_vec1()?,
+            out_b: match self.out.bias() {
+                Some(bias) => bias.to_vec1()?,
+                None => vec![0.0; self.labels],
+            },
             chars,
             conv_b,
             fwd: direction(&self.fwd)?,
@@ -307,15 +400,18 @@ impl Net {
     ///   out per position, over each word's own characters only;
     /// - each feature column's part of both LSTMs' input projections, looked up per value;
     ///   words and character features go through one matrix product;
-    /// - the recurrences in [`Recurrence::run`].
+    /// - the recurrences in [`Recurrence::run`];
+    /// - the matrix products (input projections, output layer) through [`matmul`], the kernel
+    ///   and arguments of candle's CPU product, into plain buffers.
+    ///
+    /// Returns the scores as one row-major `[B, T, L]` buffer.
     pub(super) fn emissions_tagging(
         &self,
         b: &Batch,
         tables: &TaggingTables,
-    ) -> candle_core::Result<Tensor> {
+    ) -> candle_core::Result<Vec<f32>> {
         let (bn, t) = (b.b, b.t);
         let n = bn * t;
-        let dev = b.words.device();
         let filters = tables.conv_b.len();
         let width = tables.chars.len();
         let chars: Vec<u32> = b.chars.flatten_all()?.to_vec1()?;
@@ -324,20 +420,28 @@ impl Net {
         let wdim = self.word.hidden_size();
         let pdim = self.pre_dim();
         let inner = wdim + pdim + filters;
-        let words: Vec<f32> = self.word.forward(&b.words)?.flatten_all()?.to_vec1()?;
-        let pre: Vec<f32> = match (&self.pre, &b.pre) {
-            (Some(e), Some(ids)) => e.forward(ids)?.flatten_all()?.to_vec1()?,
+        let word_ids: Vec<u32> = b.words.flatten_all()?.to_vec1()?;
+        let pre_ids: Vec<u32> = match (&self.pre, &b.pre) {
+            (Some(_), Some(ids)) => ids.flatten_all()?.to_vec1()?,
             (None, _) => Vec::new(),
             (Some(_), None) => candle_core::bail!("a batch without the frozen channel's ids"),
         };
+
         // Per token: its word embedding, its frozen vector, then its character features.
         let mut x = vec![0f32; n * inner];
         let mut acc = vec![0f32; filters];
         let half = width / 2;
         for i in 0..n {
             let row = &mut x[i * inner..(i + 1) * inner];
-            row[..wdim].copy_from_slice(&words[i * wdim..(i + 1) * wdim]);
-            row[wdim..wdim + pdim].copy_from_slice(&pre[i * pdim..(i + 1) * pdim]);
+            row[..wdim].copy_from_slice(embedding_row("word", &tables.words, word_ids[i], wdim)?);
+            if pdim > 0 {
+                row[wdim..wdim + pdim].copy_from_slice(embedding_row(
+                    "frozen word",
+                    &tables.pre,
+                    pre_ids[i],
+                    pdim,
+                )?);
+            }
             let len = mask[i * cw..(i + 1) * cw]
                 .iter()
                 .filter(|&&m| m > 0.0)
@@ -365,7 +469,6 @@ impl Net {
                 *m = if len == 0 { 0.0 } else { m.max(0.0) };
             }
         }
-        let x = Tensor::from_vec(x, (n, inner), dev)?;
         let feature_ids: Vec<Vec<u32>> = b
             .features
             .iter()
@@ -374,7 +477,7 @@ impl Net {
         let hd = self.fwd.hidden;
         let h4 = 4 * hd;
         let project = |d: &DirectionTables| -> candle_core::Result<Vec<f32>> {
-            let mut xw: Vec<f32> = x.matmul(&d.w_inner_t)?.flatten_all()?.to_vec1()?;
+            let mut xw = matmul(n, h4, inner, &x, inner, &d.w_inner_t, 1, h4)?;
             add_table_rows(&mut xw, h4, &d.bias, &d.features, &feature_ids);
             Ok(xw)
         };
@@ -410,9 +513,15 @@ impl Net {
             h.extend_from_slice(&fwd[i * hd..(i + 1) * hd]);
             h.extend_from_slice(&bwd[i * hd..(i + 1) * hd]);
         }
-        self.out
-            .forward(&Tensor::from_vec(h, (n, 2 * hd), dev)?)?
-            .reshape((bn, t, self.labels))
+        // The output layer: `h · out_wᵀ`, then its bias, as candle's `Linear` adds it.
+        let labels = self.labels;
+        let mut em = matmul(n, labels, 2 * hd, &h, 2 * hd, &tables.out_w, 2 * hd, 1)?;
+        for row in em.chunks_exact_mut(labels.max(1)) {
+            for (e, bias) in row.iter_mut().zip(&tables.out_b) {
+                *e += bias;
+            }
+        }
+        Ok(em)
     }
 
     /// Mean negative log-likelihood of the gold labels.
@@ -458,9 +567,8 @@ impl Net {
         b: &Batch,
         tables: &TaggingTables,
     ) -> candle_core::Result<Vec<Emissions>> {
-        let em = self.emissions_tagging(b, tables)?;
-        let labels = em.dim(2)?;
-        let flat: Vec<f32> = em.flatten_all()?.to_vec1()?;
+        let flat = self.emissions_tagging(b, tables)?;
+        let labels = self.labels;
         let lens: Vec<usize> = match &b.padded {
             Some((lens, _)) => lens.clone(),
             None => vec![b.t; b.b],
@@ -525,12 +633,43 @@ impl std::ops::Index<usize> for Emissions {
 
 /// Viterbi over one sequence's scores: the best path's labels. One buffer of back-pointers
 /// for the whole sequence and two rows of scores, whatever its length.
+///
+/// Each step walks the previous labels `k` in order and, for every next label `j` at once,
+/// keeps `score[k] + trans[k][j]` where it is strictly larger than the best so far: the same
+/// sums and the same choice (the lowest `k` among equals) as asking, per `j`, for the best
+/// `k`, but over contiguous rows of `trans` with selects instead of branches, so the loop
+/// compiles to vector adds, compares and blends. The arg-max is kept as an `f32` beside the
+/// score so both selects are one width (label ids are far below 2^24).
 pub(crate) fn viterbi(
     em: &Emissions,
     trans: &[Vec<f32>],
     start: &[f32],
     end: &[f32],
 ) -> Vec<usize> {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::arch::is_x86_feature_detected!("avx2") {
+            // SAFETY: the CPU supports AVX2, checked just above.
+            return unsafe { viterbi_avx2(em, trans, start, end) };
+        }
+    }
+    viterbi_body(em, trans, start, end)
+}
+
+/// [`viterbi`] compiled for AVX2 (max and select only: identical results).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn viterbi_avx2(
+    em: &Emissions,
+    trans: &[Vec<f32>],
+    start: &[f32],
+    end: &[f32],
+) -> Vec<usize> {
+    viterbi_body(em, trans, start, end)
+}
+
+#[inline(always)]
+fn viterbi_body(em: &Emissions, trans: &[Vec<f32>], start: &[f32], end: &[f32]) -> Vec<usize> {
     let t = em.len();
     if t == 0 {
         return Vec::new();
@@ -538,19 +677,27 @@ pub(crate) fn viterbi(
     let l = start.len();
     let mut score: Vec<f32> = (0..l).map(|j| start[j] + em[0][j]).collect();
     let mut next = vec![0f32; l];
-    let mut back = vec![0usize; t * l];
+    let mut arg = vec![0f32; l];
+    let mut back = vec![0u32; t * l];
     for i in 1..t {
-        let (e, bi) = (&em[i], &mut back[i * l..(i + 1) * l]);
-        for (j, nj) in next.iter_mut().enumerate() {
-            *nj = f32::NEG_INFINITY;
-            for (k, sk) in score.iter().enumerate() {
-                let v = sk + trans[k][j];
-                if v > *nj {
-                    *nj = v;
-                    bi[j] = k;
-                }
+        next.fill(f32::NEG_INFINITY);
+        arg.fill(0.0);
+        for (k, (&sk, tk)) in score.iter().zip(trans).enumerate() {
+            let fk = k as f32;
+            for ((nj, aj), &tv) in next.iter_mut().zip(arg.iter_mut()).zip(&tk[..l]) {
+                let v = sk + tv;
+                let better = v > *nj;
+                *nj = if better { v } else { *nj };
+                *aj = if better { fk } else { *aj };
             }
-            *nj += e[j];
+        }
+        for ((b, &a), (nj, &e)) in back[i * l..(i + 1) * l]
+            .iter_mut()
+            .zip(&arg)
+            .zip(next.iter_mut().zip(&em[i]))
+        {
+            *b = a as u32;
+            *nj += e;
         }
         std::mem::swap(&mut score, &mut next);
     }
@@ -562,7 +709,7 @@ pub(crate) fn viterbi(
     }
     let mut path = vec![best; t];
     for i in (1..t).rev() {
-        path[i - 1] = back[i * l + path[i]];
+        path[i - 1] = back[i * l + path[i]] as usize;
     }
     path
 }

@@ -70,6 +70,74 @@ fn viterbi_follows_transitions_over_emissions() {
     assert!(viterbi(&Emissions::default(), &open, &[0.0, 0.0], &[0.0, 0.0]).is_empty());
 }
 
+/// The plain per-label Viterbi the vectorised one replaced: for each next label, the first
+/// previous label with the strictly largest score.
+fn viterbi_per_label(em: &Emissions, trans: &[Vec<f32>], start: &[f32], end: &[f32]) -> Vec<usize> {
+    let (t, l) = (em.len(), start.len());
+    let mut score: Vec<f32> = (0..l).map(|j| start[j] + em[0][j]).collect();
+    let mut back = vec![0usize; t * l];
+    for i in 1..t {
+        let mut next = vec![f32::NEG_INFINITY; l];
+        for (j, nj) in next.iter_mut().enumerate() {
+            for (k, sk) in score.iter().enumerate() {
+                let v = sk + trans[k][j];
+                if v > *nj {
+                    *nj = v;
+                    back[i * l + j] = k;
+                }
+            }
+            *nj += em[i][j];
+        }
+        score = next;
+    }
+    let mut best = 0;
+    for j in 1..l {
+        if score[j] + end[j] > score[best] + end[best] {
+            best = j;
+        }
+    }
+    let mut path = vec![best; t];
+    for i in (1..t).rev() {
+        path[i - 1] = back[i * l + path[i]];
+    }
+    path
+}
+
+#[test]
+fn vectorised_viterbi_chooses_as_the_per_label_one() {
+    use rand::{Rng, SeedableRng};
+    let mut rng = rand::rngs::StdRng::seed_from_u64(7);
+    for case in 0..300 {
+        let l = 1 + case % 41;
+        let t = 1 + (case * 7) % 60;
+        // Scores on a coarse grid, so that equal sums (ties) are frequent; some transitions
+        // forbidden outright.
+        let draw = |rng: &mut rand::rngs::StdRng| -> f32 {
+            if rng.random_range(0..10) == 0 {
+                f32::NEG_INFINITY
+            } else {
+                rng.random_range(-4i32..4) as f32 * 0.5
+            }
+        };
+        let trans: Vec<Vec<f32>> = (0..l)
+            .map(|_| (0..l).map(|_| draw(&mut rng)).collect())
+            .collect();
+        let start: Vec<f32> = (0..l).map(|_| rng.random_range(-2i32..2) as f32).collect();
+        let end: Vec<f32> = (0..l).map(|_| rng.random_range(-2i32..2) as f32).collect();
+        let em = Emissions::new(
+            l,
+            (0..t * l)
+                .map(|_| rng.random_range(-3i32..3) as f32 * 0.25)
+                .collect(),
+        );
+        assert_eq!(
+            viterbi(&em, &trans, &start, &end),
+            viterbi_per_label(&em, &trans, &start, &end),
+            "{l} labels, {t} tokens"
+        );
+    }
+}
+
 #[test]
 fn the_vocabulary_embeds_narrow_columns_only() {
     let data: Vec<Sequence> = (0..30)
@@ -200,6 +268,14 @@ fn two_epoch_model(ids: &[usize]) -> (Trained, Vec<Encoded>) {
     (trained, seqs)
 }
 
+/// Tagging's flat `[B, T, L]` scores of batch `b` as nested rows, `[b][t][label]`.
+fn nested(flat: &[f32], b: &Batch, labels: usize) -> Vec<Vec<Vec<f32>>> {
+    assert_eq!(flat.len(), b.b * b.t * labels);
+    flat.chunks_exact(b.t * labels)
+        .map(|seq| seq.chunks_exact(labels).map(<[f32]>::to_vec).collect())
+        .collect()
+}
+
 #[test]
 fn a_padded_batch_scores_each_sequence_as_it_scores_alone() {
     let (trained, seqs) = two_epoch_model(&[0, 1, 2]);
@@ -209,20 +285,22 @@ fn a_padded_batch_scores_each_sequence_as_it_scores_alone() {
     let items: Vec<&Encoded> = seqs.iter().collect();
     let together = batch(&items, m.vocab.labels.len(), &m.device).unwrap();
     assert!(together.padded.is_some());
-    let together = m
-        .net
-        .emissions_tagging(&together, &m.tables().unwrap())
-        .unwrap()
-        .to_vec3::<f32>()
-        .unwrap();
+    let together = nested(
+        &m.net
+            .emissions_tagging(&together, &m.tables().unwrap())
+            .unwrap(),
+        &together,
+        m.vocab.labels.len(),
+    );
     for (k, e) in seqs.iter().enumerate() {
         let alone = batch(&[e], m.vocab.labels.len(), &m.device).unwrap();
-        let alone = m
-            .net
-            .emissions_tagging(&alone, &m.tables().unwrap())
-            .unwrap()
-            .to_vec3::<f32>()
-            .unwrap();
+        let alone = nested(
+            &m.net
+                .emissions_tagging(&alone, &m.tables().unwrap())
+                .unwrap(),
+            &alone,
+            m.vocab.labels.len(),
+        );
         for t in 0..lens[k] {
             for (a, b) in alone[0][t].iter().zip(&together[k][t]) {
                 assert!(
@@ -327,12 +405,11 @@ fn assert_tagging_is_the_graph(m: &Model, items: &[&Encoded]) {
         .unwrap()
         .to_vec3::<f32>()
         .unwrap();
-    let tagging = m
-        .net
-        .emissions_tagging(&b, &m.tables().unwrap())
-        .unwrap()
-        .to_vec3::<f32>()
-        .unwrap();
+    let tagging = nested(
+        &m.net.emissions_tagging(&b, &m.tables().unwrap()).unwrap(),
+        &b,
+        m.vocab.labels.len(),
+    );
     for (k, (g, t)) in graph.iter().zip(&tagging).enumerate() {
         let len = items[k].words.len();
         for (pos, (a, b)) in g.iter().zip(t).take(len).enumerate() {
@@ -558,4 +635,54 @@ fn a_seeded_training_with_dropout_is_reproducible() {
     let other = weights(&DeepParams { seed: 2, ..params });
     assert_eq!(first.len(), other.len());
     assert_ne!(first, other, "another seed, another model");
+}
+
+#[test]
+fn tagging_products_are_candles_to_the_bit() {
+    use rand::{Rng, SeedableRng};
+    let mut rng = rand::rngs::StdRng::seed_from_u64(11);
+    let dev = Device::Cpu;
+    // The shapes tagging multiplies: tokens × inputs by inputs × 4H (a contiguous matrix),
+    // and tokens × 2H by the output layer's weights transposed (a strided view).
+    for &(m, k, n) in &[
+        (1, 112, 384),
+        (37, 112, 384),
+        (613, 176, 384),
+        (300, 192, 38),
+        (5, 192, 6),
+    ] {
+        let lhs: Vec<f32> = (0..m * k).map(|_| rng.random_range(-1.0f32..1.0)).collect();
+        let rhs: Vec<f32> = (0..k * n).map(|_| rng.random_range(-1.0f32..1.0)).collect();
+        let x = Tensor::from_vec(lhs.clone(), (m, k), &dev).unwrap();
+        let w = Tensor::from_vec(rhs.clone(), (k, n), &dev).unwrap();
+        let want: Vec<f32> = x
+            .matmul(&w)
+            .unwrap()
+            .flatten_all()
+            .unwrap()
+            .to_vec1()
+            .unwrap();
+        assert_eq!(
+            network::matmul(m, n, k, &lhs, k, &rhs, 1, n).unwrap(),
+            want,
+            "{m}×{k}×{n}"
+        );
+        // The same values read as the transpose of an `[n, k]` weight matrix, as `Linear` does.
+        let wt = Tensor::from_vec(rhs.clone(), (n, k), &dev).unwrap();
+        let want: Vec<f32> = x
+            .matmul(&wt.t().unwrap())
+            .unwrap()
+            .flatten_all()
+            .unwrap()
+            .to_vec1()
+            .unwrap();
+        assert_eq!(
+            network::matmul(m, n, k, &lhs, k, &rhs, k, 1).unwrap(),
+            want,
+            "{m}×{k}×{n}ᵀ"
+        );
+    }
+    // Operands too short for the shape are refused, not read past.
+    assert!(network::matmul(2, 3, 4, &[0.0; 7], 4, &[0.0; 12], 1, 3).is_err());
+    assert!(network::matmul(2, 3, 4, &[0.0; 8], 4, &[0.0; 11], 1, 3).is_err());
 }
