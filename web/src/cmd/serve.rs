@@ -73,9 +73,11 @@ pub fn load_config(args: &ServeArgs) -> anyhow::Result<Config> {
 }
 
 pub fn run(args: ServeArgs) -> anyhow::Result<()> {
-    // candle splits each CPU matrix product of the BiLSTM-CRFs over RAYON_NUM_THREADS threads
-    // (every core when unset), which spin while they wait for each other; the service already
-    // runs requests side by side, so one thread per product gives more PDFs per CPU-second
+    // candle splits each CPU matrix product over RAYON_NUM_THREADS threads (every core when
+    // unset), which spin while they wait for each other. Tagging no longer goes through
+    // candle's products (deep::network::matmul calls the kernel on the calling thread); what
+    // the server still asks of candle (building a BiLSTM-CRF's tagging tables once) stays on
+    // one thread too, since the service already runs requests side by side
     // (docs/performance.md). Set before any thread starts; an explicit value wins. Training
     // runs and layout workers set their own environment.
     if std::env::var_os("RAYON_NUM_THREADS").is_none() {
