@@ -268,8 +268,10 @@ fn two_epoch_model(ids: &[usize]) -> (Trained, Vec<Encoded>) {
     (trained, seqs)
 }
 
-/// Tagging's flat `[B, T, L]` scores of batch `b` as nested rows, `[b][t][label]`.
-fn nested(flat: &[f32], b: &Batch, labels: usize) -> Vec<Vec<Vec<f32>>> {
+/// The tagging pass's scores of batch `b` as nested rows, `[b][t][label]`.
+fn tagged(m: &Model, b: &Batch) -> Vec<Vec<Vec<f32>>> {
+    let labels = m.vocab.labels.len();
+    let flat = m.net.emissions_tagging(b, &m.tables().unwrap()).unwrap();
     assert_eq!(flat.len(), b.b * b.t * labels);
     flat.chunks_exact(b.t * labels)
         .map(|seq| seq.chunks_exact(labels).map(<[f32]>::to_vec).collect())
@@ -285,22 +287,10 @@ fn a_padded_batch_scores_each_sequence_as_it_scores_alone() {
     let items: Vec<&Encoded> = seqs.iter().collect();
     let together = batch(&items, m.vocab.labels.len(), &m.device).unwrap();
     assert!(together.padded.is_some());
-    let together = nested(
-        &m.net
-            .emissions_tagging(&together, &m.tables().unwrap())
-            .unwrap(),
-        &together,
-        m.vocab.labels.len(),
-    );
+    let together = tagged(m, &together);
     for (k, e) in seqs.iter().enumerate() {
         let alone = batch(&[e], m.vocab.labels.len(), &m.device).unwrap();
-        let alone = nested(
-            &m.net
-                .emissions_tagging(&alone, &m.tables().unwrap())
-                .unwrap(),
-            &alone,
-            m.vocab.labels.len(),
-        );
+        let alone = tagged(m, &alone);
         for t in 0..lens[k] {
             for (a, b) in alone[0][t].iter().zip(&together[k][t]) {
                 assert!(
@@ -405,11 +395,7 @@ fn assert_tagging_is_the_graph(m: &Model, items: &[&Encoded]) {
         .unwrap()
         .to_vec3::<f32>()
         .unwrap();
-    let tagging = nested(
-        &m.net.emissions_tagging(&b, &m.tables().unwrap()).unwrap(),
-        &b,
-        m.vocab.labels.len(),
-    );
+    let tagging = tagged(m, &b);
     for (k, (g, t)) in graph.iter().zip(&tagging).enumerate() {
         let len = items[k].words.len();
         for (pos, (a, b)) in g.iter().zip(t).take(len).enumerate() {
@@ -654,31 +640,25 @@ fn tagging_products_are_candles_to_the_bit() {
         let lhs: Vec<f32> = (0..m * k).map(|_| rng.random_range(-1.0f32..1.0)).collect();
         let rhs: Vec<f32> = (0..k * n).map(|_| rng.random_range(-1.0f32..1.0)).collect();
         let x = Tensor::from_vec(lhs.clone(), (m, k), &dev).unwrap();
+        let candle = |w: &Tensor| -> Vec<f32> {
+            x.matmul(w)
+                .unwrap()
+                .flatten_all()
+                .unwrap()
+                .to_vec1()
+                .unwrap()
+        };
         let w = Tensor::from_vec(rhs.clone(), (k, n), &dev).unwrap();
-        let want: Vec<f32> = x
-            .matmul(&w)
-            .unwrap()
-            .flatten_all()
-            .unwrap()
-            .to_vec1()
-            .unwrap();
         assert_eq!(
             network::matmul(m, n, k, &lhs, k, &rhs, 1, n).unwrap(),
-            want,
+            candle(&w),
             "{m}×{k}×{n}"
         );
         // The same values read as the transpose of an `[n, k]` weight matrix, as `Linear` does.
         let wt = Tensor::from_vec(rhs.clone(), (n, k), &dev).unwrap();
-        let want: Vec<f32> = x
-            .matmul(&wt.t().unwrap())
-            .unwrap()
-            .flatten_all()
-            .unwrap()
-            .to_vec1()
-            .unwrap();
         assert_eq!(
             network::matmul(m, n, k, &lhs, k, &rhs, k, 1).unwrap(),
-            want,
+            candle(&wt.t().unwrap()),
             "{m}×{k}×{n}ᵀ"
         );
     }
