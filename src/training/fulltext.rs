@@ -239,14 +239,7 @@ pub(crate) fn layout_windows(superscript: bool) -> Vec<(usize, &'static [i32])> 
 }
 
 pub(crate) fn layout_conjunctions() -> Vec<tpl::Conjunction> {
-    vec![
-        ((-1, 0), (0, 0)),
-        ((0, 0), (1, 0)),
-        ((1, 0), (2, 0)),
-        ((-2, 0), (-1, 0)),
-        ((0, 17), (1, 17)),
-        ((-1, 17), (0, 17)),
-    ]
+    tpl::token_and_flag_conjunctions(17)
 }
 
 impl ModelSpec for Spec {

@@ -134,17 +134,7 @@ fn template() -> &'static str {
         windows.extend((15..22).map(|c| (c, &[0, 1][..])));
         windows.push((22, &[-2, -1, 0, 1, 2]));
         windows.extend((23..26).map(|c| (c, &[-1, 0, 1][..])));
-        tpl::template(
-            &windows,
-            &[
-                ((-1, 0), (0, 0)),
-                ((0, 0), (1, 0)),
-                ((1, 0), (2, 0)),
-                ((-2, 0), (-1, 0)),
-                ((0, 12), (1, 12)),
-                ((-1, 12), (0, 12)),
-            ],
-        )
+        tpl::template(&windows, &tpl::token_and_flag_conjunctions(12))
     })
 }
 

@@ -42,6 +42,19 @@ pub fn template_with_triples(
 pub const TOKEN_WINDOW: &[i32] = &[-3, -2, -1, 0, 1, 2, 3];
 pub const LOWER_WINDOW: &[i32] = &[-2, -1, 0, 1, 2];
 
+/// GROBID's conjunctions over a token column (0): the token with its neighbours at -2..+2
+/// pairwise, then column `flag` at the token with the next and the previous token's.
+pub fn token_and_flag_conjunctions(flag: usize) -> Vec<Conjunction> {
+    vec![
+        ((-1, 0), (0, 0)),
+        ((0, 0), (1, 0)),
+        ((1, 0), (2, 0)),
+        ((-2, 0), (-1, 0)),
+        ((0, flag), (1, flag)),
+        ((-1, flag), (0, flag)),
+    ]
+}
+
 /// [`template`] for the text models that share GROBID's head (reference §4): the token and
 /// lower-cased token windows, prefixes and suffixes (columns 2–9) at the token, columns 10–13
 /// over [-1, +1], four token conjunctions and two capitalisation ones; each model's own
@@ -56,14 +69,7 @@ pub fn shared_template(
     windows.extend((2..=9).map(|c| (c, &[0][..])));
     windows.extend((10..=13).map(|c| (c, &[-1, 0, 1][..])));
     windows.extend_from_slice(tail);
-    let mut conjunctions = vec![
-        ((-1, 0), (0, 0)),
-        ((0, 0), (1, 0)),
-        ((1, 0), (2, 0)),
-        ((-2, 0), (-1, 0)),
-        ((0, 11), (1, 11)),
-        ((-1, 11), (0, 11)),
-    ];
+    let mut conjunctions = token_and_flag_conjunctions(11);
     conjunctions.extend_from_slice(more);
     template(&windows, &conjunctions)
 }
