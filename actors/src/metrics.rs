@@ -85,11 +85,6 @@ struct ProcessMetrics {
     max_fds: IntGauge,
     threads: IntGauge,
     start_time: prometheus::Gauge,
-    /// The allocator's view (glibc): bytes handed out and still live, and bytes freed but
-    /// kept in its arenas. Resident memory well above the sum of both is not the heap's;
-    /// free bytes that stay high after `malloc_trim` are fragmentation.
-    heap_in_use: IntGauge,
-    heap_free: IntGauge,
     descs: Vec<prometheus::core::Desc>,
 }
 
@@ -119,14 +114,6 @@ impl ProcessMetrics {
                 "process_start_time_seconds",
                 "Start time of the process since unix epoch in seconds",
             ),
-            heap_in_use: gauge(
-                "quire_heap_in_use_bytes",
-                "Bytes the allocator has handed out and not got back (glibc mallinfo2)",
-            ),
-            heap_free: gauge(
-                "quire_heap_free_bytes",
-                "Bytes freed to the allocator and kept in its arenas (glibc mallinfo2)",
-            ),
             descs: Vec::new(),
         };
         let descs = m
@@ -137,7 +124,7 @@ impl ProcessMetrics {
         ProcessMetrics { descs, ..m }
     }
 
-    fn parts(&self) -> [&dyn prometheus::core::Collector; 9] {
+    fn parts(&self) -> [&dyn prometheus::core::Collector; 7] {
         [
             &self.cpu,
             &self.resident,
@@ -146,8 +133,6 @@ impl ProcessMetrics {
             &self.max_fds,
             &self.threads,
             &self.start_time,
-            &self.heap_in_use,
-            &self.heap_free,
         ]
     }
 
@@ -192,15 +177,6 @@ impl ProcessMetrics {
         // SAFETY: getrlimit writes into the struct it is given.
         if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) } == 0 {
             self.max_fds.set(lim.rlim_cur as i64);
-        }
-        #[cfg(all(target_os = "linux", target_env = "gnu"))]
-        {
-            // SAFETY: mallinfo2 has no preconditions; it walks the arenas under their locks.
-            let info = unsafe { libc::mallinfo2() };
-            self.heap_in_use
-                .set((info.uordblks + info.hblkhd).min(i64::MAX as usize) as i64);
-            self.heap_free
-                .set(info.fordblks.min(i64::MAX as usize) as i64);
         }
     }
 }
@@ -590,34 +566,6 @@ mod tests {
         }
         p.refresh();
         assert!(p.cpu.get() > cpu, "{} then {cpu}", p.cpu.get());
-    }
-
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    #[test]
-    fn the_heap_gauges_follow_live_allocations() {
-        let p = ProcessMetrics::new();
-        p.refresh();
-        let before = p.heap_in_use.get();
-        // 512 MiB held (calloc'd pages are not touched, so this costs no memory); other tests
-        // of this process allocate too, but not half a gigabyte at once.
-        let held = std::hint::black_box(vec![0u8; 512 << 20]);
-        p.refresh();
-        let during = p.heap_in_use.get();
-        assert!(during - before > 400 << 20, "{before} then {during}");
-        drop(held);
-        p.refresh();
-        let after = p.heap_in_use.get();
-        assert!(during - after > 400 << 20, "{during} then {after}");
-        assert!(p.heap_free.get() >= 0);
-        let text = metrics().prometheus_text();
-        assert!(
-            text.contains("# TYPE quire_heap_in_use_bytes gauge"),
-            "{text}"
-        );
-        assert!(
-            text.contains("# TYPE quire_heap_free_bytes gauge"),
-            "{text}"
-        );
     }
 
     #[test]

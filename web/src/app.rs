@@ -89,7 +89,7 @@ pub async fn head_as_get(
 
 /// Requests in the API server's handlers right now.
 static IN_FLIGHT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-/// One `malloc_trim` at a time, and none missed.
+/// One giving back of freed memory at a time, and none missed.
 static TRIMS: Coalesced = Coalesced::new();
 
 /// Work asked for from many threads that runs on one at a time and is never lost: a request
@@ -131,8 +131,8 @@ impl Coalesced {
 }
 
 /// Counts a request in flight; when the last one in flight ends, the allocator's free memory
-/// is given back to the system: glibc keeps what large requests
-/// freed in its arenas (a server that reached 3 GB kept 1.9 GB idle), `malloc_trim` returns it.
+/// is given back to the system now rather than after mimalloc's purge delay (with glibc's
+/// allocator, a server that reached 3 GB kept 1.9 GB idle until `malloc_trim`).
 struct InFlight;
 
 impl InFlight {
@@ -150,25 +150,17 @@ impl Drop for InFlight {
     }
 }
 
-/// `malloc_trim(0)` on a blocking thread (one at a time; a request that ends during a trim
-/// gets one more).
+/// [`crate::allocator::give_back`] on a blocking thread (one at a time; a request that ends
+/// during one gets one more).
 fn give_memory_back() {
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    {
-        if !TRIMS.ask() {
-            return;
-        }
-        let trim = || {
-            TRIMS.run(|| {
-                // SAFETY: malloc_trim has no preconditions.
-                unsafe { libc::malloc_trim(0) };
-            })
-        };
-        if tokio::runtime::Handle::try_current().is_ok() {
-            tokio::task::spawn_blocking(trim);
-        } else {
-            trim();
-        }
+    if !TRIMS.ask() {
+        return;
+    }
+    let trim = || TRIMS.run(crate::allocator::give_back);
+    if tokio::runtime::Handle::try_current().is_ok() {
+        tokio::task::spawn_blocking(trim);
+    } else {
+        trim();
     }
 }
 
@@ -433,14 +425,10 @@ pub async fn not_found(req: actix_web::HttpRequest) -> Result<HttpResponse, ApiE
 /// The main application's shared state handle.
 pub type State = web::Data<AppState>;
 
-/// Returns the allocator's free memory to the system (glibc keeps freed pages in its arenas
-/// otherwise: one large request would leave the server hundreds of MB bigger for good).
+/// Returns the allocator's free memory to the system now, instead of after mimalloc's purge
+/// delay (one large request would otherwise leave the server bigger until then).
 pub fn give_back_memory() {
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    // SAFETY: malloc_trim only releases free memory; it has no preconditions.
-    unsafe {
-        libc::malloc_trim(0);
-    }
+    crate::allocator::give_back();
 }
 
 /// The trim coalescing, apart from the HTTP tests (whose `test` import is actix's).

@@ -111,10 +111,10 @@ pub struct ServerConfig {
     /// Seconds a client has to send the request head (line and headers); then 408.
     #[serde(default = "default_header_timeout_s")]
     pub header_timeout_s: u64,
-    /// Allocator arenas of the server process (glibc `M_ARENA_MAX`); 0 = one per CPU. glibc's
-    /// own default, eight per CPU, leaves memory freed by large requests scattered over many
-    /// arenas where `malloc_trim` cannot give it back (docs/security.md).
-    #[serde(default)]
+    /// Accepted and ignored, with a warning when set: it capped glibc's arenas
+    /// (`M_ARENA_MAX`), and the allocator is now mimalloc (web/src/allocator.rs), which has
+    /// none. Kept so that configuration files that set it still load; not written back.
+    #[serde(default, skip_serializing)]
     pub malloc_arenas: usize,
 }
 
@@ -980,6 +980,17 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// `server.malloc_arenas` capped glibc's arenas; files that set it still load, and it
+    /// is not written back with the defaults (the shipped file no longer lists it).
+    #[test]
+    fn a_file_setting_the_old_arena_cap_still_loads() {
+        let c =
+            Config::from_toml("[server]\nmalloc_arenas = 4\n", "test", no_env()).expect("valid");
+        assert_eq!(c.server.malloc_arenas, 4);
+        let written = toml::to_string(&Config::default()).expect("serialisable");
+        assert!(!written.contains("malloc_arenas"), "{written}");
     }
 
     #[test]

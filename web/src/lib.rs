@@ -10,6 +10,7 @@ confined: namespaces, user, capabilities, Landlock, seccomp).
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used))]
 
 pub mod admin;
+pub mod allocator;
 pub mod app;
 pub mod cmd;
 pub mod config;

@@ -4,38 +4,39 @@ GROBID-compatible HTTP service; other subcommands (layout worker, training, eval
 in `cmd/`, one file each.
 */
 
-use std::alloc::{GlobalAlloc, Layout, System};
+use std::alloc::{GlobalAlloc, Layout};
 use std::process::ExitCode;
 
 use clap::Parser;
+use mimalloc::MiMalloc;
 use quire_web::cmd;
 
-/// The system allocator, which tells a layout worker when an allocation fails under its
-/// memory cap (`quire::layout::worker::oom`: the worker answers `MEMORY` naming the cap instead
+/// mimalloc (`quire_web::allocator`), which tells a layout worker when an allocation fails
+/// under its memory cap (`quire::layout::worker::oom`: the worker answers `MEMORY` naming the cap instead
 /// of dying silently). Elsewhere a failure goes on to the usual abort.
 struct Allocator;
 
-// SAFETY: every call is forwarded to `System` unchanged; only a null result is observed.
+// SAFETY: every call is forwarded to `MiMalloc` unchanged; only a null result is observed.
 unsafe impl GlobalAlloc for Allocator {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        let p = unsafe { System.alloc(layout) };
+        let p = unsafe { MiMalloc.alloc(layout) };
         if p.is_null() {
             quire::layout::worker::oom::allocation_failed();
         }
         p
     }
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        let p = unsafe { System.alloc_zeroed(layout) };
+        let p = unsafe { MiMalloc.alloc_zeroed(layout) };
         if p.is_null() {
             quire::layout::worker::oom::allocation_failed();
         }
         p
     }
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        unsafe { System.dealloc(ptr, layout) }
+        unsafe { MiMalloc.dealloc(ptr, layout) }
     }
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        let p = unsafe { System.realloc(ptr, layout, new_size) };
+        let p = unsafe { MiMalloc.realloc(ptr, layout, new_size) };
         if p.is_null() {
             quire::layout::worker::oom::allocation_failed();
         }

@@ -84,42 +84,15 @@ pub fn run(args: ServeArgs) -> anyhow::Result<()> {
         std::env::set_var("RAYON_NUM_THREADS", "1");
     }
     let config = load_config(&args)?;
-    limit_malloc_arenas(config.server.malloc_arenas);
     logging::init(&config.logging.level, config.logging.json);
+    if config.server.malloc_arenas != 0 {
+        tracing::warn!(
+            "server.malloc_arenas has no effect: quire's allocator is mimalloc, which has no \
+             glibc arenas to cap (CHANGELOG)"
+        );
+    }
     quire_actors::metrics::install_panic_hook();
     actix_web::rt::System::new().block_on(serve(config))
-}
-
-/// The allocator arenas the server uses: `configured`, or one per CPU for 0.
-fn malloc_arenas(configured: usize, cpus: usize) -> usize {
-    if configured == 0 {
-        cpus.max(1)
-    } else {
-        configured
-    }
-}
-
-/// Caps glibc's arenas (`M_ARENA_MAX`) before the server starts its threads, unless
-/// `MALLOC_ARENA_MAX` is set. Each thread that meets a locked arena gets another, up to eight
-/// per CPU by default; what a large request frees then lies in many arenas, each kept
-/// resident by the few live allocations between its free chunks, and the idle server grows
-/// with use. Measured on the eval PDFs and 3,000 fuzzed ones, two arenas instead of sixteen
-/// (2 CPUs) held the idle server at 158 MB instead of 275 MB at the same live heap, with no
-/// measurable cost in CPU per PDF (docs/security.md).
-fn limit_malloc_arenas(configured: usize) {
-    #[cfg(all(target_os = "linux", target_env = "gnu"))]
-    {
-        if std::env::var_os("MALLOC_ARENA_MAX").is_some() {
-            return;
-        }
-        let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
-        let arenas = malloc_arenas(configured, cpus).min(i32::MAX as usize) as i32;
-        // SAFETY: mallopt only sets a tunable of the allocator; M_ARENA_MAX takes any
-        // positive count.
-        unsafe { libc::mallopt(libc::M_ARENA_MAX, arenas) };
-    }
-    #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
-    let _ = configured;
 }
 
 async fn serve(config: Config) -> anyhow::Result<()> {
@@ -265,17 +238,4 @@ fn pdf_workers_check(workers: WorkerPool) -> HealthHook {
             required: true,
         }
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::malloc_arenas;
-
-    #[test]
-    fn arenas_default_to_one_per_cpu_and_a_setting_wins() {
-        assert_eq!(malloc_arenas(0, 2), 2);
-        assert_eq!(malloc_arenas(0, 16), 16);
-        assert_eq!(malloc_arenas(0, 0), 1);
-        assert_eq!(malloc_arenas(4, 2), 4);
-    }
 }
