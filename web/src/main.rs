@@ -12,8 +12,8 @@ use mimalloc::MiMalloc;
 use quire_web::cmd;
 
 /// mimalloc (`quire_web::allocator`), which tells a layout worker when an allocation fails
-/// under its memory cap (`quire::layout::worker::oom`: the worker answers `MEMORY` naming the cap instead
-/// of dying silently). Elsewhere a failure goes on to the usual abort.
+/// under its memory cap (`quire::layout::worker::oom`: the worker answers `MEMORY` naming the
+/// cap instead of dying silently). Elsewhere a failure goes on to the usual abort.
 struct Allocator;
 
 // SAFETY: every call is forwarded to `MiMalloc` unchanged; only a null result is observed.
