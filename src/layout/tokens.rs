@@ -20,6 +20,14 @@ use super::{Document, LineRef, Sep, Token};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct FontId(u32);
 
+impl FontId {
+    /// The id of a document's `n`th distinct font, for tests that build tokens by hand.
+    #[cfg(test)]
+    pub(crate) fn nth(n: u32) -> FontId {
+        FontId(n)
+    }
+}
+
 /// One token of a line that the layout models give a feature row.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LayoutToken {

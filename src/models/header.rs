@@ -11,7 +11,7 @@
 use std::ops::Range;
 
 use crate::labels::{Labels, Tag};
-use crate::layout::tokens::LayoutTokens;
+use crate::layout::tokens::{FontId, LayoutTokens};
 use crate::layout::{Document, ZoneToken};
 use crate::lexicon::{Kind, LexView};
 use crate::models::lexical::{self as lx, bit};
@@ -138,8 +138,9 @@ pub use crate::layout::Sep;
 pub struct HeaderToken {
     pub facts: TokenFacts,
     pub at: ZoneToken,
-    /// The token's font: its lower-cased name and its size in tenths of a point.
-    pub font: (String, i32),
+    /// The token's font: its lower-cased name, interned per document (equal ids, equal
+    /// names; the header's rules only compare fonts), and its size in tenths of a point.
+    pub font: (FontId, i32),
 }
 
 /// Mark the tokens of `texts` (joined by `seps`) that fall in e-mail and URL spans.
@@ -278,10 +279,7 @@ pub fn document_tokens(doc: &Document, toks: &LayoutTokens, lines: &[LineRef]) -
                         index: lt.index,
                         sep,
                     },
-                    font: (
-                        toks.font(lt.font).to_string(),
-                        (t.font_size * 10.0).round() as i32,
-                    ),
+                    font: (lt.font, (t.font_size * 10.0).round() as i32),
                 });
             }
         }
@@ -585,7 +583,7 @@ fn extend_byline(tokens: &[HeaderToken], tags: &mut [Tag<Label>], lex: &LexView)
         while e + 1 < n && tags[e + 1].label == Label::Author {
             e += 1;
         }
-        let font = tokens[e].font.clone();
+        let font = tokens[e].font;
         let mut line = tokens[e].at.line;
         let mut accepted = e;
         let (mut entries, mut known) = (0usize, 0usize);
@@ -1035,13 +1033,18 @@ Study study S St Stu Stud y dy udy tudy BLOCKEND LINEEND LINEINDENT SAMEFONT SAM
         let base =
             document_tokens(&d, &crate::layout::tokens::LayoutTokens::new(&d), &[first])[0].clone();
         let mut out = Vec::new();
+        let mut names: Vec<&str> = Vec::new();
         for (font, text) in lines {
+            let id = names.iter().position(|n| n == font).unwrap_or_else(|| {
+                names.push(font);
+                names.len() - 1
+            });
             let words: Vec<&str> = text.split(' ').collect();
             for (k, w) in words.iter().enumerate() {
                 let mut t = base.clone();
                 t.facts.text = w.to_string();
                 t.facts.line = if k == 0 { Pos::Start } else { Pos::In };
-                t.font = (font.to_string(), 140);
+                t.font = (FontId::nth(id as u32), 140);
                 t.at.sep = if k + 1 == words.len() {
                     Sep::Newline
                 } else {
