@@ -7,11 +7,13 @@ same process, pdfium in the layout workers and in `quire layout` above all (its 
 Why: pdfium allocates and frees in small pieces throughout `FPDF_LoadPage` and
 `FPDFText_LoadPage`; with glibc's malloc, allocation was about a fifth of a layout process's CPU
 (docs/experiments/2026-12-06-layout-process-profile.md). On the same PDFs, `quire layout`
-takes about 15 % less CPU with mimalloc, and full text in the server about 10 % less
-(docs/performance.md, "Allocator").
+takes about 10 % less CPU with mimalloc (0.32 × pdfalto's instead of 0.356), and the service
+gives 8 % more full texts and 9 % more headers per CPU-second
+(docs/experiments/2026-12-07-mimalloc-for-pdfium.md).
 
 What the server asked of glibc's allocator has its mimalloc form here: giving freed memory back
-to the system after the last request in flight ([`give_back`], formerly `malloc_trim`). The
+to the system after the last request in flight and after a large citation list ([`give_back`],
+formerly `malloc_trim`). The
 glibc-only parts went with glibc: the cap on its arenas (`server.malloc_arenas`, now ignored)
 and the heap gauges read from `mallinfo2` (mimalloc counts live bytes only in its statistics
 builds, and its committed figure includes arenas reserved up front, so it has no gauge to

@@ -425,12 +425,6 @@ pub async fn not_found(req: actix_web::HttpRequest) -> Result<HttpResponse, ApiE
 /// The main application's shared state handle.
 pub type State = web::Data<AppState>;
 
-/// Returns the allocator's free memory to the system now, instead of after mimalloc's purge
-/// delay (one large request would otherwise leave the server bigger until then).
-pub fn give_back_memory() {
-    crate::allocator::give_back();
-}
-
 /// The trim coalescing, apart from the HTTP tests (whose `test` import is actix's).
 #[cfg(test)]
 mod trim_tests {

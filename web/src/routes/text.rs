@@ -238,7 +238,7 @@ async fn process_citation_list(
         .run(CitationsCascade { texts, consolidate })
         .await?;
     if bytes > LARGE_REQUEST_BYTES {
-        crate::app::give_back_memory();
+        crate::allocator::give_back();
     }
     if cits.iter().all(Citation::is_empty) {
         return Err(ApiError::NoContent);
