@@ -697,15 +697,10 @@ fn describe_status(s: std::process::ExitStatus) -> String {
 
 /// Send one request frame and read one response frame.
 async fn exchange(w: &mut Worker, job: &Request) -> Result<Response, JobFailure> {
-    let bytes = postcard::to_allocvec(job).map_err(|e| JobFailure::NotSent(e.to_string()))?;
-    let len =
-        u32::try_from(bytes.len()).map_err(|_| JobFailure::NotSent("PDF too large".into()))?;
+    let frame = quire::layout::worker::encode_frame(job)
+        .map_err(|e| JobFailure::NotSent(format!("encoding the job: {e}")))?;
     let not_sent = |e: std::io::Error| JobFailure::NotSent(format!("writing the job: {e}"));
-    w.stdin
-        .write_all(&len.to_le_bytes())
-        .await
-        .map_err(not_sent)?;
-    w.stdin.write_all(&bytes).await.map_err(not_sent)?;
+    w.stdin.write_all(&frame).await.map_err(not_sent)?;
     w.stdin.flush().await.map_err(not_sent)?;
     let lost = |e: std::io::Error| JobFailure::Lost(format!("reading the reply: {e}"));
     let mut head = [0u8; 4];

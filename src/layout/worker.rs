@@ -230,18 +230,50 @@ impl From<WorkerError> for Error {
     }
 }
 
-/// Write one frame.
-pub fn write_frame<T: Serialize>(w: &mut impl Write, value: &T) -> io::Result<()> {
-    let bytes = postcard::to_allocvec(value)
-        .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e.to_string()))?;
-    if bytes.len() > MAX_FRAME {
+/// One frame's bytes: the payload's length (`u32`, little-endian), then its postcard
+/// encoding. The buffer is sized once from postcard's size pass: a job carries the whole PDF
+/// and a reply the whole layout, megabytes either way, which a growing vector would copy
+/// again at each doubling.
+pub fn encode_frame<T: Serialize + ?Sized>(value: &T) -> io::Result<Vec<u8>> {
+    let invalid = |e: postcard::Error| io::Error::new(io::ErrorKind::InvalidData, e.to_string());
+    let size = postcard::experimental::serialized_size(value).map_err(invalid)?;
+    if size > MAX_FRAME {
         return Err(io::Error::new(
             io::ErrorKind::InvalidData,
-            format!("frame of {} bytes is over the limit", bytes.len()),
+            format!("frame of {size} bytes is over the limit"),
         ));
     }
-    w.write_all(&(bytes.len() as u32).to_le_bytes())?;
-    w.write_all(&bytes)?;
+    let mut out = Vec::with_capacity(4 + size);
+    out.extend_from_slice(&(size as u32).to_le_bytes());
+    let out = postcard::serialize_with_flavor(value, Presized(out)).map_err(invalid)?;
+    debug_assert_eq!(out.len(), 4 + size);
+    Ok(out)
+}
+
+/// A postcard output that appends to a vector sized beforehand, slices with one copy each.
+struct Presized(Vec<u8>);
+
+impl postcard::ser_flavors::Flavor for Presized {
+    type Output = Vec<u8>;
+
+    fn try_push(&mut self, byte: u8) -> postcard::Result<()> {
+        self.0.push(byte);
+        Ok(())
+    }
+
+    fn try_extend(&mut self, bytes: &[u8]) -> postcard::Result<()> {
+        self.0.extend_from_slice(bytes);
+        Ok(())
+    }
+
+    fn finalize(self) -> postcard::Result<Vec<u8>> {
+        Ok(self.0)
+    }
+}
+
+/// Write one frame.
+pub fn write_frame<T: Serialize>(w: &mut impl Write, value: &T) -> io::Result<()> {
+    w.write_all(&encode_frame(value)?)?;
     w.flush()
 }
 
@@ -524,6 +556,29 @@ mod tests {
         // A format without byte strings (JSON) still round-trips it.
         let json = serde_json::to_string(&job).unwrap();
         let back: super::Job = serde_json::from_str(&json).unwrap();
+        assert_eq!(back.pdf, job.pdf);
+    }
+
+    #[test]
+    fn a_frame_is_its_length_then_the_postcard_bytes_in_a_buffer_sized_once() {
+        let job = super::Job {
+            pdf: (0..300_000u32).map(|i| (i * 13 % 256) as u8).collect(),
+            range: super::PageRange::default(),
+            limits: super::Limits::default(),
+        };
+        let payload = postcard::to_allocvec(&job).unwrap();
+        let frame = super::encode_frame(&job).unwrap();
+        assert_eq!(frame[..4], (payload.len() as u32).to_le_bytes());
+        assert_eq!(frame[4..], payload[..]);
+        assert_eq!(
+            frame.capacity(),
+            frame.len(),
+            "the buffer grew after sizing"
+        );
+        let mut written = Vec::new();
+        super::write_frame(&mut written, &job).unwrap();
+        assert_eq!(written, frame);
+        let back: super::Job = super::read_frame(&mut &written[..]).unwrap().unwrap();
         assert_eq!(back.pdf, job.pdf);
     }
 

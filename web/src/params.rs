@@ -238,6 +238,19 @@ impl Params {
         }
     }
 
+    /// The bytes of the required file `name`, taken out of the parameters (checked as
+    /// [`Params::required_file`] does): the upload's buffer becomes the vector without a copy
+    /// when nothing else holds it, so a PDF of megabytes is not copied and touched again
+    /// before it goes to the layout worker. The field stays, empty.
+    pub fn take_file(&mut self, name: &str) -> Result<Vec<u8>, ApiError> {
+        self.required_file(name)?;
+        let data = match self.fields.iter_mut().find(|f| f.name == name) {
+            Some(field) => std::mem::take(&mut field.data),
+            None => return Err(ApiError::missing(name)),
+        };
+        Ok(Vec::from(data))
+    }
+
     /// GROBID's booleans: true only for `1` or `true`; absent is false.
     pub fn bool01(&self, name: &str) -> Result<bool, ApiError> {
         Ok(matches!(
@@ -309,9 +322,11 @@ impl Params {
             .unwrap_or("")
             .to_ascii_lowercase();
         if content_type.starts_with("multipart/form-data") {
-            params.read_multipart(req, payload, &limits).await?;
+            params
+                .read_multipart(req, payload, &limits, declared)
+                .await?;
         } else {
-            let body = read_body(&mut payload, limits.max_body_bytes).await?;
+            let body = read_body(&mut payload, limits.max_body_bytes, declared).await?;
             if content_type.starts_with("application/x-www-form-urlencoded")
                 || (content_type.is_empty() && !body.is_empty())
             {
@@ -345,9 +360,11 @@ impl Params {
         req: &HttpRequest,
         payload: Payload,
         limits: &ParamLimits,
+        declared: Option<usize>,
     ) -> Result<(), ApiError> {
         let mut multipart = actix_multipart::Multipart::new(req.headers(), payload);
         let mut total = 0usize;
+        let mut sized = false;
         loop {
             let next = multipart.try_next().await;
             let mut part = match next {
@@ -374,7 +391,16 @@ impl Params {
             } else {
                 limits.max_field_bytes
             };
-            let mut data = BytesMut::new();
+            // The first file (the PDF, megabytes) is sized from what the body declares is
+            // left, checked against the body cap above, so it is read without regrowing.
+            // Only the first: a body of many small files reserves no more than its size.
+            let mut data = match (&filename, declared) {
+                (Some(_), Some(n)) if !sized => {
+                    sized = true;
+                    BytesMut::with_capacity(n.saturating_sub(total))
+                }
+                _ => BytesMut::new(),
+            };
             while let Some(chunk) = part.next().await {
                 let chunk = chunk
                     .map_err(|e| ApiError::BadRequest(format!("reading part `{name}`: {e}")))?;
@@ -424,8 +450,12 @@ fn field_too_large(name: &str, limits: &ParamLimits) -> ApiError {
     ))
 }
 
-async fn read_body(payload: &mut Payload, cap: usize) -> Result<Bytes, ApiError> {
-    let mut body = BytesMut::new();
+async fn read_body(
+    payload: &mut Payload,
+    cap: usize,
+    declared: Option<usize>,
+) -> Result<Bytes, ApiError> {
+    let mut body = BytesMut::with_capacity(declared.unwrap_or(0).min(cap));
     while let Some(chunk) = payload.next().await {
         let chunk = chunk.map_err(|e| ApiError::BadRequest(format!("reading the body: {e}")))?;
         if body.len() + chunk.len() > cap {
@@ -522,6 +552,16 @@ mod tests {
             p.texts("teiCoordinates").ok(),
             Some(vec!["persName", "figure"])
         );
+        // Taking the file hands over the upload's own buffer, not a copy.
+        let mut p = p;
+        let at = p.required_file("input").expect("file").data.as_ptr();
+        let pdf = p.take_file("input").expect("taken");
+        assert_eq!(pdf, b"%PDF-1.4 bytes");
+        assert_eq!(pdf.as_ptr(), at, "the file's bytes were copied");
+        assert!(matches!(
+            p.take_file("input"),
+            Err(ApiError::InvalidParam { .. })
+        ));
     }
 
     #[actix_web::test]

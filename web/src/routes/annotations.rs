@@ -103,13 +103,13 @@ async fn article(state: &State, pdf: Vec<u8>, consolidate: i64) -> Result<Articl
 
 async fn reference_annotations_route(
     state: State,
-    params: Params,
+    mut params: Params,
 ) -> Result<HttpResponse, ApiError> {
-    let input = params.required_file("input")?;
+    params.required_file("input")?;
     let consolidate = params.int_range("consolidateCitations", 0, 0, 2)?;
     flag(&params, "includeRawCitations")?;
     let figures_tables = flag(&params, "includeFiguresTables")?;
-    let pdf = input.data.to_vec();
+    let pdf = params.take_file("input")?;
     let _slot = crate::routes::slot(&state.pool, "referenceAnnotations").await?;
     let a = article(&state, pdf, consolidate).await?;
     let json = serde_json::to_string(&reference_annotations(&a, figures_tables)).map_err(|e| {
@@ -123,11 +123,11 @@ async fn reference_annotations_route(
         .body(json))
 }
 
-async fn annotate_pdf_route(state: State, params: Params) -> Result<HttpResponse, ApiError> {
+async fn annotate_pdf_route(state: State, mut params: Params) -> Result<HttpResponse, ApiError> {
     let input = params.required_file("input")?;
-    let consolidate = params.int_range("consolidateCitations", 0, 0, 2)?;
     let stem = upload_stem(input.filename.as_deref());
-    let pdf = input.data.to_vec();
+    let consolidate = params.int_range("consolidateCitations", 0, 0, 2)?;
+    let pdf = params.take_file("input")?;
     let _slot = crate::routes::slot(&state.pool, "annotatePDF").await?;
     let Some(workers) = state.pdf_workers.as_ref() else {
         return Err(ApiError::Processing {

@@ -94,11 +94,11 @@ pub fn zip_files(files: &[TrainingFile]) -> zip::result::ZipResult<Vec<u8>> {
     Ok(zip.finish()?.into_inner())
 }
 
-async fn create_training(state: State, params: Params) -> Result<HttpResponse, ApiError> {
+async fn create_training(state: State, mut params: Params) -> Result<HttpResponse, ApiError> {
     let input = params.required_file("input")?;
     let stem = upload_stem(input.filename.as_deref());
     let name = archive_name(input.filename.as_deref(), &stem);
-    let pdf = input.data.to_vec();
+    let pdf = params.take_file("input")?;
     let flavor = flavor_param(&params)?;
     let _slot = crate::routes::slot(&state.pool, "createTraining").await?;
     let files = state

@@ -182,9 +182,9 @@ impl Cascade for LayoutPdf {
     }
 }
 
-async fn layout(state: State, params: Params) -> Result<HttpResponse, ApiError> {
+async fn layout(state: State, mut params: Params) -> Result<HttpResponse, ApiError> {
     enabled(state.config.debug.test_routes)?;
-    let pdf = params.required_file("input")?.data.to_vec();
+    let pdf = params.take_file("input")?;
     let start = params.int_range("start", -1, -1, 100_000)?;
     let end = params.int_range("end", -1, -1, 100_000)?;
     let _slot = crate::routes::slot(&state.pool, "debug/layout").await?;

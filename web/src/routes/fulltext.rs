@@ -360,10 +360,9 @@ pub fn upload_stem(filename: Option<&str>) -> String {
     }
 }
 
-async fn process(state: State, params: Params, kind: Kind) -> Result<HttpResponse, ApiError> {
-    let input = params.required_file("input")?;
-    let stem = upload_stem(input.filename.as_deref());
-    let pdf = input.data.to_vec();
+async fn process(state: State, mut params: Params, kind: Kind) -> Result<HttpResponse, ApiError> {
+    let stem = upload_stem(params.required_file("input")?.filename.as_deref());
+    let pdf = params.take_file("input")?;
     let p = FulltextParams::from_params(&params)?;
     let endpoint = match kind {
         Kind::Tei => "processFulltextDocument",

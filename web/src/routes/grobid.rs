@@ -114,9 +114,8 @@ fn header_funding_params(params: &Params) -> Result<FulltextParams, ApiError> {
     })
 }
 
-async fn header_funding(state: State, params: Params) -> Result<HttpResponse, ApiError> {
-    let input = params.required_file("input")?;
-    let pdf = input.data.to_vec();
+async fn header_funding(state: State, mut params: Params) -> Result<HttpResponse, ApiError> {
+    let pdf = params.take_file("input")?;
     let p = header_funding_params(&params)?;
     let _slot = crate::routes::slot(&state.pool, "processHeaderFundingDocument").await?;
     let out = state

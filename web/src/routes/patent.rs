@@ -91,8 +91,8 @@ async fn process_st36(state: State, params: Params) -> Result<HttpResponse, ApiE
     .await
 }
 
-async fn process_pdf(state: State, params: Params) -> Result<HttpResponse, ApiError> {
-    let pdf = params.required_file("input")?.data.to_vec();
+async fn process_pdf(state: State, mut params: Params) -> Result<HttpResponse, ApiError> {
+    let pdf = params.take_file("input")?;
     tei(
         state,
         params,
@@ -102,8 +102,8 @@ async fn process_pdf(state: State, params: Params) -> Result<HttpResponse, ApiEr
     .await
 }
 
-async fn annotations(state: State, params: Params) -> Result<HttpResponse, ApiError> {
-    let pdf = params.required_file("input")?.data.to_vec();
+async fn annotations(state: State, mut params: Params) -> Result<HttpResponse, ApiError> {
+    let pdf = params.take_file("input")?;
     let consolidate = params.int_range("consolidateCitations", 0, 0, 2)?;
     let out = run(
         &state,

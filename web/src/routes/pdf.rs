@@ -116,9 +116,9 @@ pub(crate) fn debug_params(params: &Params) -> Result<(bool, Option<Vec<String>>
 async fn process_header_document(
     req: HttpRequest,
     state: State,
-    params: Params,
+    mut params: Params,
 ) -> Result<HttpResponse, ApiError> {
-    let input = params.required_file("input")?.data.to_vec();
+    let input = params.take_file("input")?;
     let p = header_params(&params)?;
     let bibtex = wants_bibtex(&req);
     let _slot = crate::routes::slot(&state.pool, "processHeaderDocument").await?;
@@ -184,9 +184,9 @@ pub(crate) fn header_tei(
 async fn process_references(
     req: HttpRequest,
     state: State,
-    params: Params,
+    mut params: Params,
 ) -> Result<HttpResponse, ApiError> {
-    let input = params.required_file("input")?.data.to_vec();
+    let input = params.take_file("input")?;
     let consolidate_citations = params.int_range("consolidateCitations", 0, 0, 2)?;
     let include_raw = flag(&params, "includeRawCitations")?;
     let (debug, models) = debug_params(&params)?;
