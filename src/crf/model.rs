@@ -165,6 +165,12 @@ impl Model {
             sc.bounds.clear();
             sc.cells.clear();
             let cols = self.template.hash_cols();
+            // Sized once (ids: at most one per pattern and token): a long sequence's buffers
+            // are freed after the call (`release_if_large`), and regrowing them by doubling
+            // on the next one copied them and faulted their pages in twice.
+            sc.cells.reserve(rows.len() * cols.len());
+            sc.ids.reserve(rows.len() * self.template.len());
+            sc.bounds.reserve(rows.len() + 1);
             for row in rows {
                 for &c in cols {
                     sc.cells
