@@ -64,25 +64,40 @@ pub fn page_texts(doc: &Document) -> Vec<PageText> {
 }
 
 /// The language most of the pages' text is written in: each block of at least 150 letters
-/// votes for its language with its number of letters.
+/// (the first 200 such blocks) votes for its language with its number of letters. Blocks are
+/// identified in order only until no other language can catch up with the leader: the
+/// letters of the blocks left could not lift any other language to its votes, so the answer
+/// is the one a count of every block gives.
 fn document_language(pages: &[PageText]) -> Option<&'static str> {
-    let mut votes: Vec<(&'static str, usize)> = Vec::new();
-    let mut counted = 0;
     // The first pages: the references at the end are often in another language.
     let n = pages.len().div_ceil(5) * 3;
-    for b in pages.iter().take(n.max(1)).flat_map(|p| p.blocks.iter()) {
-        let n = b.chars().filter(|c| c.is_alphabetic()).count();
-        if n < 150 {
-            continue;
-        }
+    let voters: Vec<(&str, usize)> = pages
+        .iter()
+        .take(n.max(1))
+        .flat_map(|p| p.blocks.iter())
+        .map(|b| (b.as_str(), b.chars().filter(|c| c.is_alphabetic()).count()))
+        .filter(|&(_, letters)| letters >= 150)
+        .take(200)
+        .collect();
+    let mut left: usize = voters.iter().map(|v| v.1).sum();
+    let mut votes: Vec<(&'static str, usize)> = Vec::new();
+    for (b, n) in voters {
+        left -= n;
         if let Some(l) = lang::detect(b) {
             match votes.iter_mut().find(|v| v.0 == l) {
                 Some(v) => v.1 += n,
                 None => votes.push((l, n)),
             }
         }
-        counted += 1;
-        if counted >= 200 {
+        let (mut lead, mut second) = (0, 0);
+        for &(_, v) in &votes {
+            if v > lead {
+                (lead, second) = (v, lead);
+            } else if v > second {
+                second = v;
+            }
+        }
+        if lead > second + left {
             break;
         }
     }
@@ -356,6 +371,44 @@ mod tests {
 
     const EN: &str = "We present a method for estimating the moisture of soils from satellite images. The method combines a physical model with a statistical correction.";
     const PT: &str = "Apresentamos um método para estimar a umidade dos solos a partir de imagens de satélite. O método combina um modelo físico com uma correção estatística.";
+
+    /// The language of most letters wins, whichever comes first, and the count stops only
+    /// where every block counted would give the same answer.
+    #[test]
+    fn the_document_language_is_the_language_of_most_letters() {
+        // Blocks of 246 (English) and 252 (Portuguese) letters: each votes.
+        let (en, pt) = (format!("{EN} {EN}"), format!("{PT} {PT}"));
+        let page = |blocks: &[&String]| PageText {
+            number: 1,
+            blocks: blocks.iter().map(|b| b.to_string()).collect(),
+            ..PageText::default()
+        };
+        assert_eq!(document_language(&[page(&[&pt, &en, &en])]), Some("en"));
+        assert_eq!(document_language(&[page(&[&pt, &pt, &en])]), Some("pt"));
+        // After three blocks English leads by 240 letters with 252 left: not out of reach,
+        // and the last block gives Portuguese the most letters.
+        assert_eq!(
+            document_language(&[page(&[&pt, &en, &en, &pt])]),
+            Some("pt")
+        );
+        // Out of reach after three blocks: the same answer as counting the fourth.
+        assert_eq!(
+            document_language(&[page(&[&en, &en, &en, &pt])]),
+            Some("en")
+        );
+        // Short blocks do not vote; without a vote there is no language.
+        let short = String::from("Introduction");
+        assert_eq!(document_language(&[page(&[&short, &short])]), None);
+        // The first three fifths of the pages vote: the last two of five do not.
+        let pages = [
+            page(&[&en]),
+            page(&[&en]),
+            page(&[&pt]),
+            page(&[&pt, &pt]),
+            page(&[&pt, &pt]),
+        ];
+        assert_eq!(document_language(&pages), Some("en"));
+    }
 
     #[test]
     fn a_bilingual_abstract_is_cut_where_its_language_changes() {
