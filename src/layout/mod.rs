@@ -210,7 +210,8 @@ impl Line {
     /// token, and a trailing space unless the line ends with a hyphen (pdfalto-fed GROBID puts
     /// a `" "` after every word but a line-final `exam-`).
     pub fn text(&self) -> String {
-        let mut s = String::new();
+        // Sized once: at most each token and a space.
+        let mut s = String::with_capacity(self.tokens.iter().map(|t| t.text.len() + 1).sum());
         for (i, t) in self.tokens.iter().enumerate() {
             s.push_str(&t.text);
             let last = i + 1 == self.tokens.len();
