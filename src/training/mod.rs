@@ -1040,6 +1040,32 @@ mod tests {
         d
     }
 
+    /// The data digest is the SHA-256 of the sequences as written for training (cells and the
+    /// label tab-separated, a blank line after each sequence), in lower-case hex.
+    #[test]
+    fn digest_is_sha256_of_the_sequences_as_text() {
+        let seq = |rows: &[&[&str]], labels: &[&str]| Sequence {
+            rows: rows
+                .iter()
+                .map(|r| r.iter().map(|c| (*c).into()).collect())
+                .collect(),
+            labels: labels.iter().map(|l| l.to_string()).collect(),
+        };
+        let data = [
+            seq(&[&["a", "b"], &["c", "d"]], &["B-x", "I-x"]),
+            seq(&[&["e"]], &["y"]),
+        ];
+        // printf 'a\tb\tB-x\nc\td\tI-x\n\ne\ty\n\n' | sha256sum
+        assert_eq!(
+            digest(&data),
+            "181c4d2170bf680c99620b0041be79345f2839015284c3db5c8b6d773c2254b1"
+        );
+        assert_eq!(
+            digest(&[]),
+            "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"
+        );
+    }
+
     #[test]
     fn holdout_writes_a_loadable_model_with_figures() {
         let dir = temp("holdout");
