@@ -229,49 +229,76 @@ fn fingerprint(dir: &Path) -> Vec<(PathBuf, u64, Option<std::time::SystemTime>)>
     out
 }
 
-/// How often [`shared`] looks at the lexicon folder again: reading the folder on every request
-/// would cost the raw-string endpoints (thousands of requests a second) more than their tagging.
+/// How often [`shared_folder`] looks at the lexicon folder again: reading the folder on every
+/// request would cost the raw-string endpoints (thousands of requests a second) more than their
+/// tagging.
 const RECHECK: std::time::Duration = std::time::Duration::from_secs(1);
 
-/// The run-time lexicons of a models folder (`<models>/lexicon`), shared by every request.
-/// They are loaded on first use and loaded again when a file of the folder changes (a retrained
-/// model writes new lexicons beside it): at most once per [`RECHECK`], a call compares the
-/// folder's fingerprint (names, sizes, modification times) with the one the cached copy was
-/// read from.
+/// What is read from a models folder's `lexicon` folder and shared by every request
+/// ([`shared_folder`]): the lexicons, and the funding model's gazetteers written beside them.
+pub trait LexiconFolder: Send + Sync + Sized + 'static {
+    /// Read it from the lexicon folder `dir`.
+    fn load(dir: &Path) -> Result<Self>;
+}
+
+impl LexiconFolder for Lexicons {
+    fn load(dir: &Path) -> Result<Lexicons> {
+        Lexicons::load(dir)
+    }
+}
+
+/// The run-time lexicons of a models folder (`<models>/lexicon`), shared by every request
+/// ([`shared_folder`]).
 pub fn shared(models_dir: &Path) -> Result<Arc<Lexicons>> {
+    shared_folder(models_dir)
+}
+
+/// What `T` reads from a models folder's lexicon folder (`<models>/lexicon`), shared by every
+/// request. It is loaded on first use and loaded again when a file of the folder changes (a
+/// retrained model writes new lexicons beside it): at most once per [`RECHECK`], a call
+/// compares the folder's fingerprint (names, sizes, modification times) with the one the
+/// cached copy was read from. Each type has its own copy per folder.
+pub fn shared_folder<T: LexiconFolder>(models_dir: &Path) -> Result<Arc<T>> {
+    type Value = Arc<dyn std::any::Any + Send + Sync>;
     struct Entry {
         print: Vec<(PathBuf, u64, Option<std::time::SystemTime>)>,
         checked: std::time::Instant,
-        lex: Arc<Lexicons>,
+        value: Value,
     }
-    static CACHE: OnceLock<Mutex<HashMap<PathBuf, Entry>>> = OnceLock::new();
+    static CACHE: OnceLock<Mutex<HashMap<(std::any::TypeId, PathBuf), Entry>>> = OnceLock::new();
+    let cached = |v: &Value| v.clone().downcast::<T>().ok();
     let cache = CACHE.get_or_init(|| Mutex::new(HashMap::new()));
     let dir = models_dir.join("lexicon");
+    let key = (std::any::TypeId::of::<T>(), models_dir.to_path_buf());
     let mut guard = match cache.lock() {
         Ok(g) => g,
         Err(p) => p.into_inner(),
     };
-    if let Some(e) = guard.get_mut(models_dir) {
+    if let Some(e) = guard.get_mut(&key) {
         if e.checked.elapsed() < RECHECK {
-            return Ok(e.lex.clone());
+            if let Some(v) = cached(&e.value) {
+                return Ok(v);
+            }
         }
         let print = fingerprint(&dir);
         e.checked = std::time::Instant::now();
         if e.print == print {
-            return Ok(e.lex.clone());
+            if let Some(v) = cached(&e.value) {
+                return Ok(v);
+            }
         }
     }
     let print = fingerprint(&dir);
-    let lex = Arc::new(Lexicons::load(&dir)?);
+    let value = Arc::new(T::load(&dir)?);
     guard.insert(
-        models_dir.to_path_buf(),
+        key,
         Entry {
             print,
             checked: std::time::Instant::now(),
-            lex: lex.clone(),
+            value: value.clone(),
         },
     );
-    Ok(lex)
+    Ok(value)
 }
 
 /// Lexicons of the default models folder for `quire tag`-style callers without a config:

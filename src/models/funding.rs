@@ -18,6 +18,7 @@
 
 use std::collections::HashSet;
 use std::path::Path;
+use std::sync::Arc;
 
 use crate::features::{self as f, Gazetteer, Tok};
 use crate::labels::Labels;
@@ -98,6 +99,18 @@ impl FundingLexicon {
             funders: read(FUNDERS_FILE)?,
             infrastructures: read(INFRASTRUCTURES_FILE)?,
         })
+    }
+
+    /// The gazetteers of a models folder (`<models>/lexicon`), read once and shared by every
+    /// request, read again when the folder's files change (as the lexicons are).
+    pub fn shared(models_dir: &Path) -> Result<Arc<FundingLexicon>> {
+        crate::lexicon::shared_folder(models_dir)
+    }
+}
+
+impl crate::lexicon::LexiconFolder for FundingLexicon {
+    fn load(dir: &Path) -> Result<FundingLexicon> {
+        FundingLexicon::load(dir)
     }
 }
 
@@ -235,6 +248,45 @@ mod tests {
     use super::*;
     use crate::corpus::{self, Labelled};
     use crate::training::funding::*;
+
+    /// Requests share one copy of the gazetteers per models folder, read again once the
+    /// folder's files change; the lexicons of the same folder are cached on their own.
+    #[test]
+    fn the_shared_funding_lexicon_is_read_once_and_again_when_it_changes() {
+        let models =
+            std::env::temp_dir().join(format!("quire-funding-shared-{}", std::process::id()));
+        let dir = models.join("lexicon");
+        let mut lex = FundingLexicon {
+            funders: Gazetteer::from_keys([f::gazetteer_key("Wellcome Trust").as_str()]),
+            infrastructures: Gazetteer::default(),
+        };
+        lex.save(&dir).unwrap();
+        let first = FundingLexicon::shared(&models).unwrap();
+        assert!(first
+            .funders
+            .contains_key(&f::gazetteer_key("Wellcome Trust")));
+        assert!(first.infrastructures.is_empty());
+        assert!(Arc::ptr_eq(
+            &first,
+            &FundingLexicon::shared(&models).unwrap()
+        ));
+        // The folder holds no lexicon files: the lexicons fail on their own, the gazetteers
+        // stay cached.
+        assert!(crate::lexicon::shared(&models).is_err());
+        assert!(Arc::ptr_eq(
+            &first,
+            &FundingLexicon::shared(&models).unwrap()
+        ));
+        lex.infrastructures = Gazetteer::from_keys([f::gazetteer_key("CERN").as_str()]);
+        lex.save(&dir).unwrap();
+        // The folder is looked at again at most once a second.
+        std::thread::sleep(std::time::Duration::from_millis(1100));
+        let second = FundingLexicon::shared(&models).unwrap();
+        assert!(second
+            .infrastructures
+            .contains_key(&f::gazetteer_key("CERN")));
+        std::fs::remove_dir_all(&models).unwrap();
+    }
 
     #[test]
     fn fundings_group_grants_under_the_funder_before_them() {

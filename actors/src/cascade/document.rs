@@ -446,9 +446,9 @@ impl DocStage {
         if texts.is_empty() {
             return Ok(Vec::new());
         }
-        let lexicon_dir = self.ctx.engine.models_dir.join("lexicon");
+        let models_dir = self.ctx.engine.models_dir.clone();
         let (texts, toks, rows) = CascadeCtx::blocking("funding features", move || {
-            let lex = funding::FundingLexicon::load(&lexicon_dir)?;
+            let lex = funding::FundingLexicon::shared(&models_dir)?;
             let view = funding::FundingView::new(&lex);
             let toks: Vec<_> = texts
                 .iter()

@@ -30,10 +30,10 @@ impl crate::Cascade for FundingStatementCascade {
 
     fn run(self, ctx: CascadeCtx) -> BoxFuture<'static, Result<LabelledStatement, Error>> {
         Box::pin(async move {
-            let lexicon_dir = ctx.engine.models_dir.join("lexicon");
+            let models_dir = ctx.engine.models_dir.clone();
             let text = self.text;
             let (toks, rows) = CascadeCtx::blocking("funding features", move || {
-                let lex = funding::FundingLexicon::load(&lexicon_dir)?;
+                let lex = funding::FundingLexicon::shared(&models_dir)?;
                 let view = funding::FundingView::new(&lex);
                 let toks = quire::features::toks_from_text(&text, false);
                 let rows = funding::rows(&toks, &view);
