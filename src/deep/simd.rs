@@ -61,6 +61,10 @@ pub(super) fn add_table_rows(
     add_table_rows_plain(rows, width, bias, tables, ids)
 }
 
+/// [`add_table_rows`] with AVX: each stretch of 64 elements of a row (eight registers) takes
+/// the bias and every column's share in registers and is stored once, where the plain loop
+/// loads and stores the row again for each column. The sums are the plain loop's, in its
+/// order: the row, plus the bias, plus each column's share in column order.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx")]
 unsafe fn add_table_rows_avx(
@@ -70,7 +74,49 @@ unsafe fn add_table_rows_avx(
     tables: &[Vec<f32>],
     ids: &[Vec<u32>],
 ) {
-    add_table_rows_plain(rows, width, bias, tables, ids)
+    use std::arch::x86_64::*;
+    const BLOCK: usize = 64;
+    if width == 0 || bias.len() < width {
+        return add_table_rows_plain(rows, width, bias, tables, ids);
+    }
+    let mut picked: Vec<&[f32]> = Vec::with_capacity(tables.len());
+    for (i, row) in rows.chunks_exact_mut(width).enumerate() {
+        picked.clear();
+        for (table, ids) in tables.iter().zip(ids) {
+            if let Some(&id) = ids.get(i) {
+                picked.push(&table[id as usize * width..(id as usize + 1) * width]);
+            }
+        }
+        let mut j = 0;
+        while j + BLOCK <= width {
+            // SAFETY: `row`, `bias` and every picked slice hold at least `width` elements
+            // (checked or sliced above), and `j + BLOCK <= width`.
+            unsafe {
+                let mut acc = [_mm256_setzero_ps(); BLOCK / 8];
+                for (k, a) in acc.iter_mut().enumerate() {
+                    *a = _mm256_add_ps(
+                        _mm256_loadu_ps(row.as_ptr().add(j + 8 * k)),
+                        _mm256_loadu_ps(bias.as_ptr().add(j + 8 * k)),
+                    );
+                }
+                for add in &picked {
+                    for (k, a) in acc.iter_mut().enumerate() {
+                        *a = _mm256_add_ps(*a, _mm256_loadu_ps(add.as_ptr().add(j + 8 * k)));
+                    }
+                }
+                for (k, a) in acc.iter().enumerate() {
+                    _mm256_storeu_ps(row.as_mut_ptr().add(j + 8 * k), *a);
+                }
+            }
+            j += BLOCK;
+        }
+        for (e, r) in row.iter_mut().enumerate().skip(j) {
+            *r += bias[e];
+            for add in &picked {
+                *r += add[e];
+            }
+        }
+    }
 }
 
 #[inline(always)]
@@ -340,5 +386,82 @@ fn cell_update(gates: &[f32], c: &mut [f32], h: &mut [f32]) {
         let cj = sigmoid_f32(gf[j]) * c[j] + sigmoid_f32(gi[j]) * tanh_f32(gc[j]);
         c[j] = cj;
         h[j] = sigmoid_f32(go[j]) * tanh_f32(cj);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Values of many magnitudes, so that adding them in another order changes some bits.
+    fn values(seed: &mut u64, n: usize) -> Vec<f32> {
+        (0..n)
+            .map(|_| {
+                *seed = seed
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                let m = ((*seed >> 40) as f32 / (1u64 << 24) as f32) - 0.5;
+                m * 10f32.powi(((*seed >> 20) % 7) as i32 - 3)
+            })
+            .collect()
+    }
+
+    /// The AVX kernel gives the plain loop's sums bit for bit: rows as wide as a BiLSTM's
+    /// gates (384) and one with a remainder past the 64-wide stretches (200), a column
+    /// shorter than the rows (its share is left out there) and a row set with no columns.
+    #[test]
+    fn table_rows_are_added_in_the_plain_order_whatever_the_kernel() {
+        let mut seed = 7u64;
+        for width in [384usize, 200, 8, 3] {
+            let n = 37;
+            let start = values(&mut seed, n * width);
+            let bias = values(&mut seed, width);
+            let cardinalities = [4usize, 3, 12, 2, 9];
+            let tables: Vec<Vec<f32>> = cardinalities
+                .iter()
+                .map(|&c| values(&mut seed, c * width))
+                .collect();
+            let ids: Vec<Vec<u32>> = cardinalities
+                .iter()
+                .enumerate()
+                .map(|(k, &c)| {
+                    let len = if k == 2 { n - 5 } else { n };
+                    (0..len).map(|i| ((i * 7 + k) % c) as u32).collect()
+                })
+                .collect();
+            let mut plain = start.clone();
+            add_table_rows_plain(&mut plain, width, &bias, &tables, &ids);
+            let mut dispatched = start.clone();
+            add_table_rows(&mut dispatched, width, &bias, &tables, &ids);
+            let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+            assert_eq!(bits(&plain), bits(&dispatched), "width {width}");
+            #[cfg(target_arch = "x86_64")]
+            if std::arch::is_x86_feature_detected!("avx") {
+                let mut avx = start.clone();
+                // SAFETY: the CPU supports AVX, checked just above.
+                unsafe { add_table_rows_avx(&mut avx, width, &bias, &tables, &ids) };
+                assert_eq!(bits(&plain), bits(&avx), "width {width}");
+            }
+            // The data can tell the order apart: the columns in reverse give other bits.
+            let (rt, ri): (Vec<_>, Vec<_>) = tables
+                .iter()
+                .cloned()
+                .zip(ids.iter().cloned())
+                .rev()
+                .unzip();
+            let mut reversed = start.clone();
+            add_table_rows_plain(&mut reversed, width, &bias, &rt, &ri);
+            if width >= 200 {
+                assert_ne!(bits(&plain), bits(&reversed), "width {width}");
+            }
+            let mut none = start.clone();
+            add_table_rows(&mut none, width, &bias, &[], &[]);
+            let with_bias: Vec<f32> = start
+                .iter()
+                .enumerate()
+                .map(|(e, x)| x + bias[e % width])
+                .collect();
+            assert_eq!(bits(&none), bits(&with_bias), "width {width}");
+        }
     }
 }
