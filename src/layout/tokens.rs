@@ -198,7 +198,14 @@ mod tests {
                 Page {
                     number: 2,
                     blocks: vec![Block {
-                        lines: vec![line(vec![token("b", "Arial", false)])],
+                        lines: vec![
+                            line(vec![token("b", "Arial", false)]),
+                            line(vec![
+                                token("c", "times-Bold", true),
+                                token("d", "Arial", true),
+                                token("e", "Courier", false),
+                            ]),
+                        ],
                         ..Default::default()
                     }],
                     ..Default::default()
@@ -238,6 +245,17 @@ mod tests {
         assert_eq!(marked.len(), 1);
         assert!(marked[0].last && !marked[0].blank_after);
         assert_eq!(toks.line(&at(1, 0, 0))[0].text, "b");
+        // A font met again keeps its id; ids count the fonts in order of first use.
+        let arial = marked[0].font;
+        let back: Vec<_> = toks.line(&at(1, 0, 1)).iter().map(|t| t.font).collect();
+        assert_eq!(back[..2], [first[0].font, arial]);
+        assert_eq!(
+            [first[0].font.0, arial.0, back[2].0],
+            [0, 1, 2],
+            "{:?}",
+            toks.fonts
+        );
+        assert_eq!(toks.fonts, ["times-bold", "arial", "courier"]);
         // Lines and blocks that do not exist have no tokens.
         assert!(toks.line(&at(0, 0, 2)).is_empty());
         assert!(toks.line(&at(0, 2, 0)).is_empty());
