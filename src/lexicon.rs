@@ -232,7 +232,7 @@ fn fingerprint(dir: &Path) -> Vec<(PathBuf, u64, Option<std::time::SystemTime>)>
 /// How often [`shared_folder`] looks at the lexicon folder again: reading the folder on every
 /// request would cost the raw-string endpoints (thousands of requests a second) more than their
 /// tagging.
-const RECHECK: std::time::Duration = std::time::Duration::from_secs(1);
+pub(crate) const RECHECK: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// What is read from a models folder's `lexicon` folder and shared by every request
 /// ([`shared_folder`]): the lexicons, and the funding model's gazetteers written beside them.

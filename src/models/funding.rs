@@ -279,8 +279,8 @@ mod tests {
         ));
         lex.infrastructures = Gazetteer::from_keys([f::gazetteer_key("CERN").as_str()]);
         lex.save(&dir).unwrap();
-        // The folder is looked at again at most once a second.
-        std::thread::sleep(std::time::Duration::from_millis(1100));
+        // The folder is looked at again once `RECHECK` has passed.
+        std::thread::sleep(crate::lexicon::RECHECK + std::time::Duration::from_millis(100));
         let second = FundingLexicon::shared(&models).unwrap();
         assert!(second
             .infrastructures
