@@ -274,6 +274,8 @@ pub fn shared_folder<T: LexiconFolder>(models_dir: &Path) -> Result<Arc<T>> {
         Ok(g) => g,
         Err(p) => p.into_inner(),
     };
+    // The fingerprint just compared with the cached copy's, kept for the copy read now.
+    let mut seen = None;
     if let Some(e) = guard.get_mut(&key) {
         if e.checked.elapsed() < RECHECK {
             if let Some(v) = cached(&e.value) {
@@ -287,8 +289,9 @@ pub fn shared_folder<T: LexiconFolder>(models_dir: &Path) -> Result<Arc<T>> {
                 return Ok(v);
             }
         }
+        seen = Some(print);
     }
-    let print = fingerprint(&dir);
+    let print = seen.unwrap_or_else(|| fingerprint(&dir));
     let value = Arc::new(T::load(&dir)?);
     guard.insert(
         key,
