@@ -32,6 +32,7 @@ The pool is a cheap cloneable handle; all state sits behind an `Arc`.
 */
 
 use std::ffi::OsString;
+use std::os::fd::{AsRawFd, RawFd};
 use std::path::PathBuf;
 use std::process::Stdio;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
@@ -296,6 +297,8 @@ impl WorkerPool {
                 self.inner.spawned.fetch_add(1, Ordering::Relaxed);
                 let stdin = child.stdin.take().ok_or_else(|| broken("no stdin"))?;
                 let stdout = child.stdout.take().ok_or_else(|| broken("no stdout"))?;
+                widen_pipe(stdin.as_raw_fd());
+                widen_pipe(stdout.as_raw_fd());
                 Ok(Worker {
                     child,
                     stdin,
@@ -569,6 +572,20 @@ fn cpu_used_s(pid: u32) -> Option<u64> {
     Some((utime + stime).div_ceil(hz))
 }
 
+/// The most a job or reply pipe holds before its writer waits: 1 MiB (Linux's default
+/// `/proc/sys/fs/pipe-max-size` for unprivileged processes) instead of 64 KiB, so a page's
+/// PDF or its layout crosses in one write rather than in sixteen rounds of the writer
+/// blocking and the reader waking. Where the system refuses, the pipe keeps its size.
+const PIPE_BYTES: libc::c_int = 1 << 20;
+
+fn widen_pipe(fd: RawFd) {
+    // SAFETY: `fd` is an open pipe end owned by the caller; F_SETPIPE_SZ only resizes its
+    // buffer and fails harmlessly (EPERM, EBUSY) where the size is not allowed.
+    unsafe {
+        libc::fcntl(fd, libc::F_SETPIPE_SZ, PIPE_BYTES);
+    }
+}
+
 /// Between fork and exec of a child of `parent` (its pid, read before the fork): the child gets
 /// `SIGKILL` when the parent dies, even a SIGKILLed one (`PR_SET_PDEATHSIG`), and gives up if
 /// the parent already exited before that was set (nobody would be left to notice). Only
@@ -831,6 +848,27 @@ mod tests {
         .await;
         assert!(again.is_err(), "the job ran on a fresh worker");
         assert_eq!(pool.stats().spawned, 2);
+    }
+
+    #[tokio::test]
+    async fn job_and_reply_pipes_hold_a_mebibyte() {
+        // A page's PDF or layout crosses in one write, not in 64 KiB rounds of waking the
+        // other side (where the system allows pipes that large, as Linux does by default).
+        let max: i64 = std::fs::read_to_string("/proc/sys/fs/pipe-max-size")
+            .ok()
+            .and_then(|s| s.trim().parse().ok())
+            .unwrap_or(0);
+        let pool = pool_of("/bin/sleep", &["30"], 1_000);
+        let worker = pool.spawn().expect("spawn");
+        for fd in [worker.stdin.as_raw_fd(), worker.stdout.as_raw_fd()] {
+            // SAFETY: F_GETPIPE_SZ only reads the size of an open pipe the worker owns.
+            let size = unsafe { libc::fcntl(fd, libc::F_GETPIPE_SZ) };
+            if max >= i64::from(PIPE_BYTES) {
+                assert_eq!(size, PIPE_BYTES, "pipe-max-size {max}");
+            } else {
+                assert!(size > 0, "pipe-max-size {max}: {size}");
+            }
+        }
     }
 
     #[tokio::test]
