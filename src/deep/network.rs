@@ -427,12 +427,40 @@ impl Net {
             (Some(_), None) => candle_core::bail!("a batch without the frozen channel's ids"),
         };
 
-        // Per token: its word embedding, its frozen vector, then its character features.
-        let mut x = vec![0f32; n * inner];
+        // A token's input row (word embedding, frozen vector, character features) depends on
+        // its word id, its frozen id and its characters only, and so does its share of the
+        // input projections: each distinct row is built and multiplied once, then copied to
+        // the tokens that share it. A row of the product depends on its own row of `x` alone
+        // (the same sums in the same order whichever rows are multiplied with it; test
+        // `a_projection_row_is_the_same_whatever_rows_share_the_product`), so the scores are
+        // bit-identical to projecting every token.
+        let char_len = |i: usize| {
+            mask[i * cw..(i + 1) * cw]
+                .iter()
+                .filter(|&&m| m > 0.0)
+                .count()
+        };
+        let mut slot_of: Vec<u32> = Vec::with_capacity(n);
+        let mut firsts: Vec<usize> = Vec::new();
+        {
+            let mut seen: FxHashMap<(u32, u32, &[u32]), u32> = FxHashMap::default();
+            for i in 0..n {
+                let pre = if pdim > 0 { pre_ids[i] } else { 0 };
+                let key = (word_ids[i], pre, &chars[i * cw..i * cw + char_len(i)]);
+                let slot = *seen.entry(key).or_insert_with(|| {
+                    firsts.push(i);
+                    (firsts.len() - 1) as u32
+                });
+                slot_of.push(slot);
+            }
+        }
+        let u = firsts.len();
+        // Per distinct row: its word embedding, its frozen vector, then its character features.
+        let mut x = vec![0f32; u * inner];
         let mut acc = vec![0f32; filters];
         let half = width / 2;
-        for i in 0..n {
-            let row = &mut x[i * inner..(i + 1) * inner];
+        for (s, &i) in firsts.iter().enumerate() {
+            let row = &mut x[s * inner..(s + 1) * inner];
             row[..wdim].copy_from_slice(embedding_row("word", &tables.words, word_ids[i], wdim)?);
             if pdim > 0 {
                 row[wdim..wdim + pdim].copy_from_slice(embedding_row(
@@ -442,10 +470,7 @@ impl Net {
                     pdim,
                 )?);
             }
-            let len = mask[i * cw..(i + 1) * cw]
-                .iter()
-                .filter(|&&m| m > 0.0)
-                .count();
+            let len = char_len(i);
             let cs = &chars[i * cw..i * cw + len];
             let best = &mut row[wdim + pdim..];
             best.fill(f32::NEG_INFINITY);
@@ -477,7 +502,12 @@ impl Net {
         let hd = self.fwd.hidden;
         let h4 = 4 * hd;
         let project = |d: &DirectionTables| -> candle_core::Result<Vec<f32>> {
-            let mut xw = matmul(n, h4, inner, &x, inner, &d.w_inner_t, 1, h4)?;
+            let distinct = matmul(u, h4, inner, &x, inner, &d.w_inner_t, 1, h4)?;
+            let mut xw = Vec::with_capacity(n * h4);
+            for &slot in &slot_of {
+                let s = slot as usize;
+                xw.extend_from_slice(&distinct[s * h4..(s + 1) * h4]);
+            }
             add_table_rows(&mut xw, h4, &d.bias, &d.features, &feature_ids);
             Ok(xw)
         };

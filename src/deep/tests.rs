@@ -666,3 +666,30 @@ fn tagging_products_are_candles_to_the_bit() {
     assert!(network::matmul(2, 3, 4, &[0.0; 7], 4, &[0.0; 12], 1, 3).is_err());
     assert!(network::matmul(2, 3, 4, &[0.0; 8], 4, &[0.0; 11], 1, 3).is_err());
 }
+
+/// Tagging multiplies each distinct input row once and copies its product to the tokens that
+/// share it; that is bit-identical to multiplying every token's row only because a row of the
+/// product depends on its own input row alone, whichever rows are multiplied with it and
+/// wherever it sits among them (single rows included).
+#[test]
+fn a_projection_row_is_the_same_whatever_rows_share_the_product() {
+    let mut rng = rand::rngs::StdRng::seed_from_u64(7);
+    for &(m, k, n) in &[(613, 176, 384), (3400, 112, 384), (97, 112, 384)] {
+        let lhs: Vec<f32> = (0..m * k).map(|_| rng.random_range(-1.0f32..1.0)).collect();
+        let rhs: Vec<f32> = (0..k * n).map(|_| rng.random_range(-1.0f32..1.0)).collect();
+        let all = network::matmul(m, n, k, &lhs, k, &rhs, 1, n).unwrap();
+        for sub in [1, 2, 5, 16, 17, 33, 301] {
+            let picks: Vec<usize> = (0..sub).map(|i| (i * 7919 + 3) % m).collect();
+            let some: Vec<f32> = picks
+                .iter()
+                .flat_map(|&p| lhs[p * k..(p + 1) * k].iter().copied())
+                .collect();
+            let part = network::matmul(sub, n, k, &some, k, &rhs, 1, n).unwrap();
+            for (j, &p) in picks.iter().enumerate() {
+                let whole = all[p * n..(p + 1) * n].iter().map(|v| v.to_bits());
+                let alone = part[j * n..(j + 1) * n].iter().map(|v| v.to_bits());
+                assert!(whole.eq(alone), "{m}×{k}×{n}: row {p} among {sub}");
+            }
+        }
+    }
+}
