@@ -429,9 +429,10 @@ impl Net {
 
         // A token's input row (word embedding, frozen vector, character features) depends on
         // its word id, its frozen id and its characters only, and so does its share of the
-        // input projections: each distinct row is built and multiplied once, then copied to
-        // the tokens that share it. A row of the product depends on its own row of `x` alone
-        // (the same sums in the same order whichever rows are multiplied with it; test
+        // input projections: each distinct row is built and multiplied once, and each token's
+        // projection starts from its row's product ([`project_rows`]). A row of the product
+        // depends on its own row of `x` alone (the same sums in the same order whichever rows
+        // are multiplied with it; test
         // `a_projection_row_is_the_same_whatever_rows_share_the_product`), so the scores are
         // bit-identical to projecting every token.
         let char_len = |i: usize| {
@@ -503,13 +504,14 @@ impl Net {
         let h4 = 4 * hd;
         let project = |d: &DirectionTables| -> candle_core::Result<Vec<f32>> {
             let distinct = matmul(u, h4, inner, &x, inner, &d.w_inner_t, 1, h4)?;
-            let mut xw = Vec::with_capacity(n * h4);
-            for &slot in &slot_of {
-                let s = slot as usize;
-                xw.extend_from_slice(&distinct[s * h4..(s + 1) * h4]);
-            }
-            add_table_rows(&mut xw, h4, &d.bias, &d.features, &feature_ids);
-            Ok(xw)
+            Ok(project_rows(
+                &distinct,
+                &slot_of,
+                h4,
+                &d.bias,
+                &d.features,
+                &feature_ids,
+            ))
         };
         let recurrence = |xw: &[f32], w_hh_t: &[f32], reverse: bool| {
             Recurrence {

@@ -38,64 +38,72 @@ fn per_sequence() -> bool {
     })
 }
 
-/// Add to each `width`-wide row `i` of `rows` the `bias`, then, for each feature column `c` in
-/// order, the row of `tables[c]` that `ids[c][i]` names: an input projection's bias and its
-/// feature columns' shares, looked up per token. A row takes all its columns while it is in
-/// cache (column by column over all rows would stream the whole projection once per column).
-/// Each element is summed in the same order whatever the lane width, so the result does not
-/// depend on the CPU; AVX where the CPU has it (eight lanes instead of SSE's four).
-pub(super) fn add_table_rows(
-    rows: &mut [f32],
+/// The input projections of `slots.len()` tokens, `width` wide: token `i` starts from row
+/// `slots[i]` of `base` (its input row's product, shared by the tokens with the same input),
+/// adds the `bias`, then, for each feature column `c` in order, the row of `tables[c]` that
+/// `ids[c][i]` names: its feature columns' shares, looked up per token. A row takes all its
+/// columns while it is in cache (column by column over all rows would stream the whole
+/// projection once per column). Each element is summed in the same order whatever the lane
+/// width (the base row, the bias, the columns in order), so the result does not depend on the
+/// CPU; AVX where the CPU has it (eight lanes instead of SSE's four).
+pub(super) fn project_rows(
+    base: &[f32],
+    slots: &[u32],
     width: usize,
     bias: &[f32],
     tables: &[Vec<f32>],
     ids: &[Vec<u32>],
-) {
+) -> Vec<f32> {
     #[cfg(target_arch = "x86_64")]
     {
         if std::arch::is_x86_feature_detected!("avx") {
             // SAFETY: the CPU supports AVX, checked just above.
-            return unsafe { add_table_rows_avx(rows, width, bias, tables, ids) };
+            return unsafe { project_rows_avx(base, slots, width, bias, tables, ids) };
         }
     }
-    add_table_rows_plain(rows, width, bias, tables, ids)
+    project_rows_plain(base, slots, width, bias, tables, ids)
 }
 
-/// [`add_table_rows`] with AVX: each stretch of 64 elements of a row (eight registers) takes
-/// the bias and every column's share in registers and is stored once, where the plain loop
-/// loads and stores the row again for each column. The sums are the plain loop's, in its
-/// order: the row, plus the bias, plus each column's share in column order.
+/// [`project_rows`] with AVX: each stretch of 64 elements of a row (eight registers) is loaded
+/// from its base row, takes the bias and every column's share in registers and is stored
+/// once, where the plain loop copies the base row and then loads and stores it again for each
+/// column. The sums are the plain loop's, in its order.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx")]
-unsafe fn add_table_rows_avx(
-    rows: &mut [f32],
+unsafe fn project_rows_avx(
+    base: &[f32],
+    slots: &[u32],
     width: usize,
     bias: &[f32],
     tables: &[Vec<f32>],
     ids: &[Vec<u32>],
-) {
+) -> Vec<f32> {
     use std::arch::x86_64::*;
     const BLOCK: usize = 64;
     if width == 0 || bias.len() < width {
-        return add_table_rows_plain(rows, width, bias, tables, ids);
+        return project_rows_plain(base, slots, width, bias, tables, ids);
     }
+    let mut out: Vec<f32> = Vec::with_capacity(slots.len() * width);
     let mut picked: Vec<&[f32]> = Vec::with_capacity(tables.len());
-    for (i, row) in rows.chunks_exact_mut(width).enumerate() {
+    for (i, &slot) in slots.iter().enumerate() {
+        let from = &base[slot as usize * width..(slot as usize + 1) * width];
         picked.clear();
         for (table, ids) in tables.iter().zip(ids) {
             if let Some(&id) = ids.get(i) {
                 picked.push(&table[id as usize * width..(id as usize + 1) * width]);
             }
         }
+        let to = out.spare_capacity_mut()[..width].as_mut_ptr() as *mut f32;
         let mut j = 0;
         while j + BLOCK <= width {
-            // SAFETY: `row`, `bias` and every picked slice hold at least `width` elements
-            // (checked or sliced above), and `j + BLOCK <= width`.
+            // SAFETY: `from`, `bias` and every picked slice hold at least `width` elements
+            // (checked or sliced above), `to` has room for `width` (reserved above, not yet
+            // counted in `out`'s length), and `j + BLOCK <= width`.
             unsafe {
                 let mut acc = [_mm256_setzero_ps(); BLOCK / 8];
                 for (k, a) in acc.iter_mut().enumerate() {
                     *a = _mm256_add_ps(
-                        _mm256_loadu_ps(row.as_ptr().add(j + 8 * k)),
+                        _mm256_loadu_ps(from.as_ptr().add(j + 8 * k)),
                         _mm256_loadu_ps(bias.as_ptr().add(j + 8 * k)),
                     );
                 }
@@ -105,29 +113,39 @@ unsafe fn add_table_rows_avx(
                     }
                 }
                 for (k, a) in acc.iter().enumerate() {
-                    _mm256_storeu_ps(row.as_mut_ptr().add(j + 8 * k), *a);
+                    _mm256_storeu_ps(to.add(j + 8 * k), *a);
                 }
             }
             j += BLOCK;
         }
-        for (e, r) in row.iter_mut().enumerate().skip(j) {
-            *r += bias[e];
+        for e in j..width {
+            let mut r = from[e] + bias[e];
             for add in &picked {
-                *r += add[e];
+                r += add[e];
             }
+            // SAFETY: `e < width`, within the room reserved for this row.
+            unsafe { to.add(e).write(r) };
         }
+        // SAFETY: the row's `width` elements were all written just above.
+        unsafe { out.set_len(out.len() + width) };
     }
+    out
 }
 
 #[inline(always)]
-fn add_table_rows_plain(
-    rows: &mut [f32],
+fn project_rows_plain(
+    base: &[f32],
+    slots: &[u32],
     width: usize,
     bias: &[f32],
     tables: &[Vec<f32>],
     ids: &[Vec<u32>],
-) {
-    for (i, row) in rows.chunks_exact_mut(width).enumerate() {
+) -> Vec<f32> {
+    let mut out: Vec<f32> = Vec::with_capacity(slots.len() * width);
+    for (i, &slot) in slots.iter().enumerate() {
+        let at = out.len();
+        out.extend_from_slice(&base[slot as usize * width..(slot as usize + 1) * width]);
+        let row = &mut out[at..];
         for (r, b) in row.iter_mut().zip(bias) {
             *r += b;
         }
@@ -139,6 +157,7 @@ fn add_table_rows_plain(
             }
         }
     }
+    out
 }
 
 /// One direction's recurrence for tagging: the input projections `xw` (`[B, T, 4H]`) and the
@@ -407,14 +426,19 @@ mod tests {
     }
 
     /// The AVX kernel gives the plain loop's sums bit for bit: rows as wide as a BiLSTM's
-    /// gates (384) and one with a remainder past the 64-wide stretches (200), a column
-    /// shorter than the rows (its share is left out there) and a row set with no columns.
+    /// gates (384) and one with a remainder past the 64-wide stretches (200), tokens sharing
+    /// base rows in any order, a column shorter than the rows (its share is left out there)
+    /// and a row set with no columns.
     #[test]
     fn table_rows_are_added_in_the_plain_order_whatever_the_kernel() {
         let mut seed = 7u64;
         for width in [384usize, 200, 8, 3] {
             let n = 37;
-            let start = values(&mut seed, n * width);
+            let distinct = 11;
+            let base = values(&mut seed, distinct * width);
+            let slots: Vec<u32> = (0..n)
+                .map(|i| ((i * 5 + i / 3) % distinct) as u32)
+                .collect();
             let bias = values(&mut seed, width);
             let cardinalities = [4usize, 3, 12, 2, 9];
             let tables: Vec<Vec<f32>> = cardinalities
@@ -429,17 +453,29 @@ mod tests {
                     (0..len).map(|i| ((i * 7 + k) % c) as u32).collect()
                 })
                 .collect();
-            let mut plain = start.clone();
-            add_table_rows_plain(&mut plain, width, &bias, &tables, &ids);
-            let mut dispatched = start.clone();
-            add_table_rows(&mut dispatched, width, &bias, &tables, &ids);
             let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+            // The plain loop, spelled out: each token's base row, plus the bias, plus each
+            // column's share in column order.
+            let mut expected = Vec::new();
+            for (i, &slot) in slots.iter().enumerate() {
+                for e in 0..width {
+                    let mut r = base[slot as usize * width + e] + bias[e];
+                    for (table, ids) in tables.iter().zip(&ids) {
+                        if let Some(&id) = ids.get(i) {
+                            r += table[id as usize * width + e];
+                        }
+                    }
+                    expected.push(r);
+                }
+            }
+            let plain = project_rows_plain(&base, &slots, width, &bias, &tables, &ids);
+            assert_eq!(bits(&plain), bits(&expected), "width {width}");
+            let dispatched = project_rows(&base, &slots, width, &bias, &tables, &ids);
             assert_eq!(bits(&plain), bits(&dispatched), "width {width}");
             #[cfg(target_arch = "x86_64")]
             if std::arch::is_x86_feature_detected!("avx") {
-                let mut avx = start.clone();
                 // SAFETY: the CPU supports AVX, checked just above.
-                unsafe { add_table_rows_avx(&mut avx, width, &bias, &tables, &ids) };
+                let avx = unsafe { project_rows_avx(&base, &slots, width, &bias, &tables, &ids) };
                 assert_eq!(bits(&plain), bits(&avx), "width {width}");
             }
             // The data can tell the order apart: the columns in reverse give other bits.
@@ -449,17 +485,13 @@ mod tests {
                 .zip(ids.iter().cloned())
                 .rev()
                 .unzip();
-            let mut reversed = start.clone();
-            add_table_rows_plain(&mut reversed, width, &bias, &rt, &ri);
+            let reversed = project_rows_plain(&base, &slots, width, &bias, &rt, &ri);
             if width >= 200 {
                 assert_ne!(bits(&plain), bits(&reversed), "width {width}");
             }
-            let mut none = start.clone();
-            add_table_rows(&mut none, width, &bias, &[], &[]);
-            let with_bias: Vec<f32> = start
-                .iter()
-                .enumerate()
-                .map(|(e, x)| x + bias[e % width])
+            let none = project_rows(&base, &slots, width, &bias, &[], &[]);
+            let with_bias: Vec<f32> = (0..n * width)
+                .map(|k| base[slots[k / width] as usize * width + k % width] + bias[k % width])
                 .collect();
             assert_eq!(bits(&none), bits(&with_bias), "width {width}");
         }
