@@ -368,12 +368,22 @@ impl Lookup {
             .iter()
             .zip(&self.features)
             .map(|(f, ids)| {
+                // Neighbouring tokens often share a column's value (a line's position, a font,
+                // a punctuation class): the previous token's id is reused without a lookup.
+                let mut last: Option<(&str, u32)> = None;
                 rows.iter()
                     .map(|r| {
-                        r.get(f.column)
-                            .and_then(|v| ids.get(v.as_str()))
-                            .copied()
-                            .unwrap_or(0)
+                        let Some(v) = r.get(f.column).map(|v| v.as_str()) else {
+                            return 0;
+                        };
+                        match last {
+                            Some((prev, id)) if prev == v => id,
+                            _ => {
+                                let id = ids.get(v).copied().unwrap_or(0);
+                                last = Some((v, id));
+                                id
+                            }
+                        }
                     })
                     .collect()
             })

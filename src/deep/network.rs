@@ -502,16 +502,23 @@ impl Net {
             .collect::<candle_core::Result<_>>()?;
         let hd = self.fwd.hidden;
         let h4 = 4 * hd;
-        let project = |d: &DirectionTables| -> candle_core::Result<Vec<f32>> {
+        // The tokens' projections in the order `order` gives (token `k` of the result is token
+        // `order[k]`), or in their own order: each token's sums are the same either way.
+        let project = |d: &DirectionTables,
+                       order: Option<&[u32]>|
+         -> candle_core::Result<Vec<f32>> {
             let distinct = matmul(u, h4, inner, &x, inner, &d.w_inner_t, 1, h4)?;
-            Ok(project_rows(
-                &distinct,
-                &slot_of,
-                h4,
-                &d.bias,
-                &d.features,
-                &feature_ids,
-            ))
+            Ok(match order {
+                None => project_rows(&distinct, &slot_of, h4, &d.bias, &d.features, &feature_ids),
+                Some(order) => {
+                    let slots: Vec<u32> = order.iter().map(|&r| slot_of[r as usize]).collect();
+                    let ids: Vec<Vec<u32>> = feature_ids
+                        .iter()
+                        .map(|col| order.iter().map(|&r| col[r as usize]).collect())
+                        .collect();
+                    project_rows(&distinct, &slots, h4, &d.bias, &d.features, &ids)
+                }
+            })
         };
         let recurrence = |xw: &[f32], w_hh_t: &[f32], reverse: bool| {
             Recurrence {
@@ -524,21 +531,31 @@ impl Net {
             }
             .run()
         };
-        let fwd = recurrence(&project(&tables.fwd)?, &tables.fwd.w_hh_t, false);
-        let bwd_in = project(&tables.bwd)?;
+        let fwd = recurrence(&project(&tables.fwd, None)?, &tables.fwd.w_hh_t, false);
         let bwd = match &b.padded {
-            // Each sequence reversed within its length, read forwards, put back in order.
+            // Each sequence reversed within its length (`rev` is its own inverse), projected in
+            // that order, read forwards, and its hidden states put back in order.
             Some((_, rev)) => {
                 let rev: Vec<u32> = rev.to_vec1()?;
+                if rev.len() != n || rev.iter().any(|&r| r as usize >= n) {
+                    candle_core::bail!("a padded batch's order does not cover its {n} tokens");
+                }
                 let rows = |v: &[f32], w: usize| -> Vec<f32> {
-                    rev.iter()
-                        .flat_map(|&r| v[r as usize * w..(r as usize + 1) * w].iter().copied())
-                        .collect()
+                    let mut out = Vec::with_capacity(n * w);
+                    for &r in &rev {
+                        out.extend_from_slice(&v[r as usize * w..(r as usize + 1) * w]);
+                    }
+                    out
                 };
-                let out = recurrence(&rows(&bwd_in, h4), &tables.bwd.w_hh_t, false);
+                let reversed = if feature_ids.iter().all(|col| col.len() == n) {
+                    project(&tables.bwd, Some(&rev))?
+                } else {
+                    rows(&project(&tables.bwd, None)?, h4)
+                };
+                let out = recurrence(&reversed, &tables.bwd.w_hh_t, false);
                 rows(&out, hd)
             }
-            None => recurrence(&bwd_in, &tables.bwd.w_hh_t, true),
+            None => recurrence(&project(&tables.bwd, None)?, &tables.bwd.w_hh_t, true),
         };
         let mut h = Vec::with_capacity(n * 2 * hd);
         for i in 0..n {
