@@ -435,21 +435,20 @@ impl Net {
         // are multiplied with it; test
         // `a_projection_row_is_the_same_whatever_rows_share_the_product`), so the scores are
         // bit-identical to projecting every token.
-        let char_len = |i: usize| {
-            mask[i * cw..(i + 1) * cw]
-                .iter()
-                .filter(|&&m| m > 0.0)
-                .count()
-        };
         let mut slot_of: Vec<u32> = Vec::with_capacity(n);
-        let mut firsts: Vec<usize> = Vec::new();
+        // Each distinct row's first token and its number of characters.
+        let mut firsts: Vec<(usize, usize)> = Vec::new();
         {
             let mut seen: FxHashMap<(u32, u32, &[u32]), u32> = FxHashMap::default();
             for i in 0..n {
                 let pre = if pdim > 0 { pre_ids[i] } else { 0 };
-                let key = (word_ids[i], pre, &chars[i * cw..i * cw + char_len(i)]);
+                let len = mask[i * cw..(i + 1) * cw]
+                    .iter()
+                    .filter(|&&m| m > 0.0)
+                    .count();
+                let key = (word_ids[i], pre, &chars[i * cw..i * cw + len]);
                 let slot = *seen.entry(key).or_insert_with(|| {
-                    firsts.push(i);
+                    firsts.push((i, len));
                     (firsts.len() - 1) as u32
                 });
                 slot_of.push(slot);
@@ -460,7 +459,7 @@ impl Net {
         let mut x = vec![0f32; u * inner];
         let mut acc = vec![0f32; filters];
         let half = width / 2;
-        for (s, &i) in firsts.iter().enumerate() {
+        for (s, &(i, len)) in firsts.iter().enumerate() {
             let row = &mut x[s * inner..(s + 1) * inner];
             row[..wdim].copy_from_slice(embedding_row("word", &tables.words, word_ids[i], wdim)?);
             if pdim > 0 {
@@ -471,7 +470,6 @@ impl Net {
                     pdim,
                 )?);
             }
-            let len = char_len(i);
             let cs = &chars[i * cw..i * cw + len];
             let best = &mut row[wdim + pdim..];
             best.fill(f32::NEG_INFINITY);
@@ -537,23 +535,25 @@ impl Net {
             // that order, read forwards, and its hidden states put back in order.
             Some((_, rev)) => {
                 let rev: Vec<u32> = rev.to_vec1()?;
-                if rev.len() != n || rev.iter().any(|&r| r as usize >= n) {
-                    candle_core::bail!("a padded batch's order does not cover its {n} tokens");
+                // `batch` gives every feature column one id per token of the batch.
+                if rev.len() != n
+                    || rev.iter().any(|&r| r as usize >= n)
+                    || feature_ids.iter().any(|col| col.len() != n)
+                {
+                    candle_core::bail!(
+                        "a padded batch's order or feature ids do not cover its {n} tokens"
+                    );
                 }
-                let rows = |v: &[f32], w: usize| -> Vec<f32> {
-                    let mut out = Vec::with_capacity(n * w);
-                    for &r in &rev {
-                        out.extend_from_slice(&v[r as usize * w..(r as usize + 1) * w]);
-                    }
-                    out
-                };
-                let reversed = if feature_ids.iter().all(|col| col.len() == n) {
-                    project(&tables.bwd, Some(&rev))?
-                } else {
-                    rows(&project(&tables.bwd, None)?, h4)
-                };
-                let out = recurrence(&reversed, &tables.bwd.w_hh_t, false);
-                rows(&out, hd)
+                let out = recurrence(
+                    &project(&tables.bwd, Some(&rev))?,
+                    &tables.bwd.w_hh_t,
+                    false,
+                );
+                let mut back = Vec::with_capacity(n * hd);
+                for &r in &rev {
+                    back.extend_from_slice(&out[r as usize * hd..(r as usize + 1) * hd]);
+                }
+                back
             }
             None => recurrence(&project(&tables.bwd, None)?, &tables.bwd.w_hh_t, true),
         };
