@@ -208,9 +208,14 @@ impl Recurrence<'_> {
         self.steps_chosen::<true>(per_sequence)
     }
 
+    /// A batch of fewer sequences than a block (the reference segmenter's one sequence per
+    /// document) steps one sequence at a time: [`Recurrence::steps`] would send each of them
+    /// through its remainder branch, the same sums in the same order, but compiled inside the
+    /// block loop it ran 12-15 % slower than the matrix-vector loop on its own
+    /// (`deep_tag_tokens reference-segmenter`, docs/performance.md).
     #[inline(always)]
     fn steps_chosen<const FUSED: bool>(&self, per_sequence: bool) -> Vec<f32> {
-        if per_sequence {
+        if per_sequence || self.b < SEQS {
             self.steps_per_sequence::<FUSED>()
         } else {
             self.steps::<FUSED>()
