@@ -309,8 +309,12 @@ fn the_tagging_lstm_steps_compute_what_the_graph_does() {
     let vb = VarBuilder::from_varmap(&varmap, DType::F32, &dev);
     // Nine units: 36 gate values, blocks of 32 or 16 summed in registers and 4 after them;
     // 3 sequences step one by one, 9 as two blocks of four and one alone, 5 (of 20 units,
-    // 80 gate values in whole blocks) as one block and one alone.
-    for (k, (bn, hd)) in [(3usize, 9usize), (9, 9), (5, 20)].into_iter().enumerate() {
+    // 80 gate values in whole blocks) as one block and one alone; 2 of 40 units (160 gate
+    // values: one block of 128 and 32 after it).
+    for (k, (bn, hd)) in [(3usize, 9usize), (9, 9), (5, 20), (2, 40)]
+        .into_iter()
+        .enumerate()
+    {
         let lstm = Lstm::new(vb.pp(format!("l{k}")), 7, hd).unwrap();
         // Gate inputs well outside tanh's linear range, so the approximation is exercised.
         let bias = Tensor::randn(0f32, 2.0, 4 * hd, &dev).unwrap();
@@ -354,8 +358,28 @@ fn the_tagging_lstm_steps_compute_what_the_graph_does() {
                 reverse,
             };
             // The blocked steps sum each gate in the order of the per-sequence ones: the same bits.
-            assert_eq!(r.steps::<false>(), r.steps_per_sequence::<false>());
-            for b in [r.steps::<false>(), r.steps_per_sequence::<false>(), r.run()] {
+            assert_eq!(
+                r.steps::<false, 16, 32>(),
+                r.steps_per_sequence::<false, 32>()
+            );
+            // The lanes a register holds (AVX2's 32 and AVX-512's 128 for one sequence) change
+            // which sums share a register, never a sum's order: the same bits, fused or not.
+            let fused = r.steps_per_sequence::<true, 32>();
+            assert_eq!(r.steps_per_sequence::<true, 128>(), fused);
+            assert_eq!(r.steps::<true, 16, 32>(), fused);
+            assert_eq!(r.steps::<true, 16, 128>(), fused);
+            #[cfg(target_arch = "x86_64")]
+            if std::arch::is_x86_feature_detected!("fma")
+                && std::arch::is_x86_feature_detected!("avx2")
+            {
+                // Whichever kernel the CPU gets (AVX2 or AVX-512) gives those bits.
+                assert_eq!(r.run(), fused);
+            }
+            for b in [
+                r.steps::<false, 16, 32>(),
+                r.steps_per_sequence::<false, 32>(),
+                r.run(),
+            ] {
                 assert_eq!(a.len(), b.len());
                 for (p, q) in a.iter().zip(&b) {
                     assert!(
