@@ -21,6 +21,7 @@ pub mod config;
 pub mod consolidation;
 pub mod coords;
 pub mod corpus;
+pub mod cpu;
 pub mod crf;
 pub mod deep;
 pub mod document;

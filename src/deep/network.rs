@@ -697,11 +697,27 @@ pub(crate) fn viterbi(
 ) -> Vec<usize> {
     #[cfg(target_arch = "x86_64")]
     {
+        if crate::cpu::avx512() {
+            // SAFETY: the CPU supports AVX-512F and AVX2 (`cpu::avx512` checks).
+            return unsafe { viterbi_avx512(em, trans, start, end) };
+        }
         if std::arch::is_x86_feature_detected!("avx2") {
             // SAFETY: the CPU supports AVX2, checked just above.
             return unsafe { viterbi_avx2(em, trans, start, end) };
         }
     }
+    viterbi_body(em, trans, start, end)
+}
+
+/// [`viterbi`] compiled for AVX-512F (max and select only: identical results).
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,avx512f")]
+unsafe fn viterbi_avx512(
+    em: &Emissions,
+    trans: &[Vec<f32>],
+    start: &[f32],
+    end: &[f32],
+) -> Vec<usize> {
     viterbi_body(em, trans, start, end)
 }
 

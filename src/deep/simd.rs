@@ -179,10 +179,8 @@ impl Recurrence<'_> {
         let per_sequence = per_sequence();
         #[cfg(target_arch = "x86_64")]
         {
-            if std::arch::is_x86_feature_detected!("avx512f")
-                && std::arch::is_x86_feature_detected!("fma")
-            {
-                // SAFETY: the CPU supports AVX-512F and FMA, checked just above.
+            if crate::cpu::avx512() {
+                // SAFETY: the CPU supports AVX-512F, AVX2 and FMA (`cpu::avx512` checks).
                 return unsafe { self.steps_avx512_fma(per_sequence) };
             }
             if std::arch::is_x86_feature_detected!("avx2")
