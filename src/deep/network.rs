@@ -709,29 +709,24 @@ pub(crate) fn viterbi(
     viterbi_body(em, trans, start, end)
 }
 
-/// [`viterbi`] compiled for AVX-512F (max and select only: identical results).
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,avx512f")]
-unsafe fn viterbi_avx512(
-    em: &Emissions,
-    trans: &[Vec<f32>],
-    start: &[f32],
-    end: &[f32],
-) -> Vec<usize> {
-    viterbi_body(em, trans, start, end)
+/// Builds [`viterbi`] for an instruction set (max and select only: identical results).
+macro_rules! viterbi_build {
+    ($name:ident, $features:literal) => {
+        #[cfg(target_arch = "x86_64")]
+        #[target_feature(enable = $features)]
+        unsafe fn $name(
+            em: &Emissions,
+            trans: &[Vec<f32>],
+            start: &[f32],
+            end: &[f32],
+        ) -> Vec<usize> {
+            viterbi_body(em, trans, start, end)
+        }
+    };
 }
 
-/// [`viterbi`] compiled for AVX2 (max and select only: identical results).
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2")]
-unsafe fn viterbi_avx2(
-    em: &Emissions,
-    trans: &[Vec<f32>],
-    start: &[f32],
-    end: &[f32],
-) -> Vec<usize> {
-    viterbi_body(em, trans, start, end)
-}
+viterbi_build!(viterbi_avx2, "avx2");
+viterbi_build!(viterbi_avx512, "avx2,avx512f");
 
 #[inline(always)]
 fn viterbi_body(em: &Emissions, trans: &[Vec<f32>], start: &[f32], end: &[f32]) -> Vec<usize> {

@@ -68,138 +68,91 @@ pub(super) fn project_rows(
     project_rows_plain(base, slots, width, bias, tables, ids)
 }
 
-/// [`project_rows`] with AVX-512F: as [`project_rows_avx`], stretches of 128 elements (eight
-/// registers of sixteen lanes). The sums are the plain loop's, in its order.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f")]
-unsafe fn project_rows_avx512(
-    base: &[f32],
-    slots: &[u32],
-    width: usize,
-    bias: &[f32],
-    tables: &[Vec<f32>],
-    ids: &[Vec<u32>],
-) -> Vec<f32> {
-    use std::arch::x86_64::*;
-    const BLOCK: usize = 128;
-    if width == 0 || bias.len() < width {
-        return project_rows_plain(base, slots, width, bias, tables, ids);
-    }
-    let mut out: Vec<f32> = Vec::with_capacity(slots.len() * width);
-    let mut picked: Vec<&[f32]> = Vec::with_capacity(tables.len());
-    for (i, &slot) in slots.iter().enumerate() {
-        let from = &base[slot as usize * width..(slot as usize + 1) * width];
-        picked.clear();
-        for (table, ids) in tables.iter().zip(ids) {
-            if let Some(&id) = ids.get(i) {
-                picked.push(&table[id as usize * width..(id as usize + 1) * width]);
+/// Builds one vector kernel of [`project_rows`]: each stretch of eight registers of a row is
+/// loaded from its base row, takes the bias and every column's share in registers and is
+/// stored once, where the plain loop copies the base row and then loads and stores it again
+/// for each column. The sums are the plain loop's, in its order.
+macro_rules! project_rows_kernel {
+    ($(#[$doc:meta])* $name:ident, $feature:literal, $lanes:literal,
+     $zero:ident, $load:ident, $add:ident, $store:ident) => {
+        $(#[$doc])*
+        #[cfg(target_arch = "x86_64")]
+        #[target_feature(enable = $feature)]
+        unsafe fn $name(
+            base: &[f32],
+            slots: &[u32],
+            width: usize,
+            bias: &[f32],
+            tables: &[Vec<f32>],
+            ids: &[Vec<u32>],
+        ) -> Vec<f32> {
+            use std::arch::x86_64::*;
+            const BLOCK: usize = 8 * $lanes;
+            if width == 0 || bias.len() < width {
+                return project_rows_plain(base, slots, width, bias, tables, ids);
             }
-        }
-        let to = out.spare_capacity_mut()[..width].as_mut_ptr() as *mut f32;
-        let mut j = 0;
-        while j + BLOCK <= width {
-            // SAFETY: as in `project_rows_avx`: every slice read holds `width` elements, `to`
-            // has room for `width`, and `j + BLOCK <= width`.
-            unsafe {
-                let mut acc = [_mm512_setzero_ps(); BLOCK / 16];
-                for (k, a) in acc.iter_mut().enumerate() {
-                    *a = _mm512_add_ps(
-                        _mm512_loadu_ps(from.as_ptr().add(j + 16 * k)),
-                        _mm512_loadu_ps(bias.as_ptr().add(j + 16 * k)),
-                    );
-                }
-                for add in &picked {
-                    for (k, a) in acc.iter_mut().enumerate() {
-                        *a = _mm512_add_ps(*a, _mm512_loadu_ps(add.as_ptr().add(j + 16 * k)));
+            let mut out: Vec<f32> = Vec::with_capacity(slots.len() * width);
+            let mut picked: Vec<&[f32]> = Vec::with_capacity(tables.len());
+            for (i, &slot) in slots.iter().enumerate() {
+                let from = &base[slot as usize * width..(slot as usize + 1) * width];
+                picked.clear();
+                for (table, ids) in tables.iter().zip(ids) {
+                    if let Some(&id) = ids.get(i) {
+                        picked.push(&table[id as usize * width..(id as usize + 1) * width]);
                     }
                 }
-                for (k, a) in acc.iter().enumerate() {
-                    _mm512_storeu_ps(to.add(j + 16 * k), *a);
+                let to = out.spare_capacity_mut()[..width].as_mut_ptr() as *mut f32;
+                let mut j = 0;
+                while j + BLOCK <= width {
+                    // SAFETY: `from`, `bias` and every picked slice hold at least `width`
+                    // elements (checked or sliced above), `to` has room for `width` (reserved
+                    // above, not yet counted in `out`'s length), and `j + BLOCK <= width`.
+                    unsafe {
+                        let mut acc = [$zero(); 8];
+                        for (k, a) in acc.iter_mut().enumerate() {
+                            *a = $add(
+                                $load(from.as_ptr().add(j + $lanes * k)),
+                                $load(bias.as_ptr().add(j + $lanes * k)),
+                            );
+                        }
+                        for add in &picked {
+                            for (k, a) in acc.iter_mut().enumerate() {
+                                *a = $add(*a, $load(add.as_ptr().add(j + $lanes * k)));
+                            }
+                        }
+                        for (k, a) in acc.iter().enumerate() {
+                            $store(to.add(j + $lanes * k), *a);
+                        }
+                    }
+                    j += BLOCK;
                 }
+                for e in j..width {
+                    let mut r = from[e] + bias[e];
+                    for add in &picked {
+                        r += add[e];
+                    }
+                    // SAFETY: `e < width`, within the room reserved for this row.
+                    unsafe { to.add(e).write(r) };
+                }
+                // SAFETY: the row's `width` elements were all written just above.
+                unsafe { out.set_len(out.len() + width) };
             }
-            j += BLOCK;
+            out
         }
-        for e in j..width {
-            let mut r = from[e] + bias[e];
-            for add in &picked {
-                r += add[e];
-            }
-            // SAFETY: `e < width`, within the room reserved for this row.
-            unsafe { to.add(e).write(r) };
-        }
-        // SAFETY: the row's `width` elements were all written just above.
-        unsafe { out.set_len(out.len() + width) };
-    }
-    out
+    };
 }
 
-/// [`project_rows`] with AVX: each stretch of 64 elements of a row (eight registers) is loaded
-/// from its base row, takes the bias and every column's share in registers and is stored
-/// once, where the plain loop copies the base row and then loads and stores it again for each
-/// column. The sums are the plain loop's, in its order.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx")]
-unsafe fn project_rows_avx(
-    base: &[f32],
-    slots: &[u32],
-    width: usize,
-    bias: &[f32],
-    tables: &[Vec<f32>],
-    ids: &[Vec<u32>],
-) -> Vec<f32> {
-    use std::arch::x86_64::*;
-    const BLOCK: usize = 64;
-    if width == 0 || bias.len() < width {
-        return project_rows_plain(base, slots, width, bias, tables, ids);
-    }
-    let mut out: Vec<f32> = Vec::with_capacity(slots.len() * width);
-    let mut picked: Vec<&[f32]> = Vec::with_capacity(tables.len());
-    for (i, &slot) in slots.iter().enumerate() {
-        let from = &base[slot as usize * width..(slot as usize + 1) * width];
-        picked.clear();
-        for (table, ids) in tables.iter().zip(ids) {
-            if let Some(&id) = ids.get(i) {
-                picked.push(&table[id as usize * width..(id as usize + 1) * width]);
-            }
-        }
-        let to = out.spare_capacity_mut()[..width].as_mut_ptr() as *mut f32;
-        let mut j = 0;
-        while j + BLOCK <= width {
-            // SAFETY: `from`, `bias` and every picked slice hold at least `width` elements
-            // (checked or sliced above), `to` has room for `width` (reserved above, not yet
-            // counted in `out`'s length), and `j + BLOCK <= width`.
-            unsafe {
-                let mut acc = [_mm256_setzero_ps(); BLOCK / 8];
-                for (k, a) in acc.iter_mut().enumerate() {
-                    *a = _mm256_add_ps(
-                        _mm256_loadu_ps(from.as_ptr().add(j + 8 * k)),
-                        _mm256_loadu_ps(bias.as_ptr().add(j + 8 * k)),
-                    );
-                }
-                for add in &picked {
-                    for (k, a) in acc.iter_mut().enumerate() {
-                        *a = _mm256_add_ps(*a, _mm256_loadu_ps(add.as_ptr().add(j + 8 * k)));
-                    }
-                }
-                for (k, a) in acc.iter().enumerate() {
-                    _mm256_storeu_ps(to.add(j + 8 * k), *a);
-                }
-            }
-            j += BLOCK;
-        }
-        for e in j..width {
-            let mut r = from[e] + bias[e];
-            for add in &picked {
-                r += add[e];
-            }
-            // SAFETY: `e < width`, within the room reserved for this row.
-            unsafe { to.add(e).write(r) };
-        }
-        // SAFETY: the row's `width` elements were all written just above.
-        unsafe { out.set_len(out.len() + width) };
-    }
-    out
-}
+project_rows_kernel!(
+    /// [`project_rows`] with AVX: stretches of 64 elements (eight registers of eight lanes).
+    project_rows_avx, "avx", 8,
+    _mm256_setzero_ps, _mm256_loadu_ps, _mm256_add_ps, _mm256_storeu_ps
+);
+project_rows_kernel!(
+    /// [`project_rows`] with AVX-512F: stretches of 128 elements (eight registers of sixteen
+    /// lanes).
+    project_rows_avx512, "avx512f", 16,
+    _mm512_setzero_ps, _mm512_loadu_ps, _mm512_add_ps, _mm512_storeu_ps
+);
 
 #[inline(always)]
 fn project_rows_plain(
