@@ -1,6 +1,7 @@
 /*!
-Which vector instructions the hand-vectorised kernels may use (the LSTM steps, the Viterbi
-passes, the CRF's state sums). Each kernel is compiled once per instruction set and picks one
+Which vector instructions the hand-vectorised kernels may use (the BiLSTM-CRFs' LSTM steps,
+input projections and Viterbi; the CRFs' loops measured slower with 512-bit registers and keep
+AVX2). Each kernel is compiled once per instruction set and picks one
 when it runs; every choice gives the same bits, since a wider register changes how many
 lanes one instruction computes, never the arithmetic of a lane.
 */

@@ -258,10 +258,6 @@ impl Model {
     fn add_states(&self, row: &mut [f64], ids: &[u32]) {
         #[cfg(target_arch = "x86_64")]
         {
-            if crate::cpu::avx512() {
-                // SAFETY: the CPU supports AVX-512F and AVX2 (`cpu::avx512` checks).
-                return unsafe { self.add_states_avx512(row, ids) };
-            }
             if std::arch::is_x86_feature_detected!("avx2") {
                 // SAFETY: the CPU supports AVX2, checked just above.
                 return unsafe { self.add_states_avx2(row, ids) };
@@ -275,15 +271,6 @@ impl Model {
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
     unsafe fn add_states_avx2(&self, row: &mut [f64], ids: &[u32]) {
-        for &a in ids {
-            self.add_state(row, a);
-        }
-    }
-
-    /// [`Model::add_states`] with eight weights a register (the same sums).
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2,avx512f")]
-    unsafe fn add_states_avx512(&self, row: &mut [f64], ids: &[u32]) {
         for &a in ids {
             self.add_state(row, a);
         }
@@ -329,10 +316,6 @@ impl Model {
     fn viterbi(&self, state: &[f64], n: usize, sc: &mut Scratch) -> Vec<u32> {
         #[cfg(target_arch = "x86_64")]
         {
-            if crate::cpu::avx512() {
-                // SAFETY: the CPU supports AVX-512F and AVX2 (`cpu::avx512` checks).
-                return unsafe { self.viterbi_avx512(state, n, sc) };
-            }
             if std::arch::is_x86_feature_detected!("avx2") {
                 // SAFETY: the CPU supports AVX2, checked just above.
                 return unsafe { self.viterbi_avx2(state, n, sc) };
@@ -345,13 +328,6 @@ impl Model {
     #[cfg(target_arch = "x86_64")]
     #[target_feature(enable = "avx2")]
     unsafe fn viterbi_avx2(&self, state: &[f64], n: usize, sc: &mut Scratch) -> Vec<u32> {
-        self.viterbi_body(state, n, sc)
-    }
-
-    /// The same Viterbi compiled with AVX-512F (identical results: max and select only).
-    #[cfg(target_arch = "x86_64")]
-    #[target_feature(enable = "avx2,avx512f")]
-    unsafe fn viterbi_avx512(&self, state: &[f64], n: usize, sc: &mut Scratch) -> Vec<u32> {
         self.viterbi_body(state, n, sc)
     }
 
