@@ -1,9 +1,9 @@
 /*!
 Which vector instructions the hand-vectorised kernels may use (the BiLSTM-CRFs' LSTM steps,
 input projections and Viterbi; the CRFs' loops measured slower with 512-bit registers and keep
-AVX2). Each kernel is compiled once per instruction set and picks one
-when it runs; every choice gives the same bits, since a wider register changes how many
-lanes one instruction computes, never the arithmetic of a lane.
+AVX2). Each kernel is compiled once per instruction set and picks one when it runs; every
+choice gives the same bits, since a wider register changes how many lanes one instruction
+computes, never the arithmetic of a lane.
 */
 
 /// Whether AVX-512F (with AVX2 and FMA) may be used: the CPU has it and the environment does

@@ -234,11 +234,6 @@ impl Recurrence<'_> {
         self.steps_chosen::<true, 16, 32>(per_sequence)
     }
 
-    /// A batch of fewer sequences than a block (the reference segmenter's one sequence per
-    /// document) steps one sequence at a time: [`Recurrence::steps`] would send each of them
-    /// through its remainder branch, the same sums in the same order, but compiled inside the
-    /// block loop it ran 12-15 % slower than the matrix-vector loop on its own
-    /// (`deep_tag_tokens reference-segmenter`, docs/performance.md).
     /// [`Recurrence::steps`] compiled for AVX-512 with fused multiply-adds: sixteen lanes a
     /// register, and a lone sequence's gates summed 128 at a time (eight registers of sums in
     /// flight while its recurrent weights stream from L2, against four with AVX2; one
@@ -252,6 +247,11 @@ impl Recurrence<'_> {
         self.steps_chosen::<true, 16, 128>(per_sequence)
     }
 
+    /// A batch of fewer sequences than a block (the reference segmenter's one sequence per
+    /// document) steps one sequence at a time: [`Recurrence::steps`] would send each of them
+    /// through its remainder branch, the same sums in the same order, but compiled inside the
+    /// block loop it ran 12-15 % slower than the matrix-vector loop on its own
+    /// (`deep_tag_tokens reference-segmenter`, docs/performance.md).
     #[inline(always)]
     fn steps_chosen<const FUSED: bool, const BLOCK_LANES: usize, const LANES: usize>(
         &self,
