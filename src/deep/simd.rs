@@ -45,7 +45,7 @@ fn per_sequence() -> bool {
 /// columns while it is in cache (column by column over all rows would stream the whole
 /// projection once per column). Each element is summed in the same order whatever the lane
 /// width (the base row, the bias, the columns in order), so the result does not depend on the
-/// CPU; AVX where the CPU has it (eight lanes instead of SSE's four).
+/// CPU; AVX-512 or AVX where the CPU has it (sixteen or eight lanes instead of SSE's four).
 pub(super) fn project_rows(
     base: &[f32],
     slots: &[u32],
@@ -195,8 +195,8 @@ pub(super) struct Recurrence<'a> {
 }
 
 impl Recurrence<'_> {
-    /// The hidden states `[B, T, H]`: the steps of [`Lstm::run`] in plain loops, with AVX2
-    /// where the CPU has it.
+    /// The hidden states `[B, T, H]`: the steps of [`Lstm::run`] in plain loops, with
+    /// AVX-512 or AVX2 where the CPU has it ([`crate::cpu::avx512`]).
     pub(super) fn run(&self) -> Vec<f32> {
         let per_sequence = per_sequence();
         #[cfg(target_arch = "x86_64")]
@@ -478,10 +478,10 @@ mod tests {
             .collect()
     }
 
-    /// The AVX kernel gives the plain loop's sums bit for bit: rows as wide as a BiLSTM's
-    /// gates (384) and one with a remainder past the 64-wide stretches (200), tokens sharing
-    /// base rows in any order, a column shorter than the rows (its share is left out there)
-    /// and a row set with no columns.
+    /// The AVX and AVX-512 kernels give the plain loop's sums bit for bit: rows as wide as a
+    /// BiLSTM's gates (384) and one with a remainder past the 64- and 128-wide stretches
+    /// (200), tokens sharing base rows in any order, a column shorter than the rows (its
+    /// share is left out there) and a row set with no columns.
     #[test]
     fn table_rows_are_added_in_the_plain_order_whatever_the_kernel() {
         let mut seed = 7u64;
