@@ -714,10 +714,15 @@ fn describe_status(s: std::process::ExitStatus) -> String {
 
 /// Send one request frame and read one response frame.
 async fn exchange(w: &mut Worker, job: &Request) -> Result<Response, JobFailure> {
-    let frame = quire::layout::worker::encode_frame(job)
+    // The PDF goes to the pipe from the job itself, between the bytes around it.
+    let frame = quire::layout::worker::encode_frame_parts(job, job.pdf())
         .map_err(|e| JobFailure::NotSent(format!("encoding the job: {e}")))?;
     let not_sent = |e: std::io::Error| JobFailure::NotSent(format!("writing the job: {e}"));
-    w.stdin.write_all(&frame).await.map_err(not_sent)?;
+    for part in [&frame.head[..], frame.bytes, &frame.tail[..]] {
+        if !part.is_empty() {
+            w.stdin.write_all(part).await.map_err(not_sent)?;
+        }
+    }
     w.stdin.flush().await.map_err(not_sent)?;
     let lost = |e: std::io::Error| JobFailure::Lost(format!("reading the reply: {e}"));
     let mut head = [0u8; 4];

@@ -250,6 +250,102 @@ pub fn encode_frame<T: Serialize + ?Sized>(value: &T) -> io::Result<Vec<u8>> {
     Ok(out)
 }
 
+/// A frame in three pieces that leave one byte string of the value where it is: the frame is
+/// `head`, then `bytes`, then `tail`, the same bytes as [`encode_frame`]'s. A job's PDF is
+/// the frame's bulk (a megabyte for a journal article); written from the job itself, it is
+/// neither copied into a second buffer nor faulted into fresh pages on its way to the pipe.
+pub struct FrameParts<'a> {
+    pub head: Vec<u8>,
+    pub bytes: &'a [u8],
+    pub tail: Vec<u8>,
+}
+
+/// [`encode_frame`], leaving `bytes` out of the buffers when the value serialises that very
+/// slice (the same address and length) as a byte string; otherwise every byte is in `head`.
+pub fn encode_frame_parts<'a, T: Serialize + ?Sized>(
+    value: &T,
+    bytes: &'a [u8],
+) -> io::Result<FrameParts<'a>> {
+    let invalid = |e: postcard::Error| io::Error::new(io::ErrorKind::InvalidData, e.to_string());
+    let size = postcard::experimental::serialized_size(value).map_err(invalid)?;
+    if size > MAX_FRAME {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("frame of {size} bytes is over the limit"),
+        ));
+    }
+    let mut head = Vec::with_capacity(4 + size.saturating_sub(bytes.len()).min(size));
+    head.extend_from_slice(&(size as u32).to_le_bytes());
+    let split = Split {
+        head,
+        tail: Vec::new(),
+        skip: bytes,
+        skipped: false,
+    };
+    let split = postcard::serialize_with_flavor(value, split).map_err(invalid)?;
+    Ok(FrameParts {
+        head: split.head,
+        bytes: if split.skipped { bytes } else { &[] },
+        tail: split.tail,
+    })
+}
+
+/// A postcard output that passes over one borrowed slice (see [`encode_frame_parts`]).
+struct Split<'a> {
+    head: Vec<u8>,
+    tail: Vec<u8>,
+    skip: &'a [u8],
+    skipped: bool,
+}
+
+impl<'a> Split<'a> {
+    fn out(&mut self) -> &mut Vec<u8> {
+        if self.skipped {
+            &mut self.tail
+        } else {
+            &mut self.head
+        }
+    }
+}
+
+impl<'a> postcard::ser_flavors::Flavor for Split<'a> {
+    type Output = Split<'a>;
+
+    fn try_push(&mut self, byte: u8) -> postcard::Result<()> {
+        self.out().push(byte);
+        Ok(())
+    }
+
+    fn try_extend(&mut self, bytes: &[u8]) -> postcard::Result<()> {
+        if !self.skipped
+            && !bytes.is_empty()
+            && std::ptr::eq(bytes.as_ptr(), self.skip.as_ptr())
+            && bytes.len() == self.skip.len()
+        {
+            self.skipped = true;
+        } else {
+            self.out().extend_from_slice(bytes);
+        }
+        Ok(())
+    }
+
+    fn finalize(self) -> postcard::Result<Split<'a>> {
+        Ok(self)
+    }
+}
+
+impl Request {
+    /// The PDF a job carries (none for a ping).
+    pub fn pdf(&self) -> &[u8] {
+        match self {
+            Request::Layout(j) => &j.pdf,
+            Request::Render(j) => &j.pdf,
+            Request::Annotate(j) => &j.pdf,
+            Request::Ping => &[],
+        }
+    }
+}
+
 /// A postcard output that appends to a vector sized beforehand, slices with one copy each.
 struct Presized(Vec<u8>);
 
@@ -580,6 +676,48 @@ mod tests {
         assert_eq!(written, frame);
         let back: super::Job = super::read_frame(&mut &written[..]).unwrap().unwrap();
         assert_eq!(back.pdf, job.pdf);
+    }
+
+    #[test]
+    fn a_frame_in_parts_is_the_frame_with_the_pdf_left_in_place() {
+        let pdf: Vec<u8> = (0..300_000u32).map(|i| (i * 7 % 256) as u8).collect();
+        for request in [
+            super::Request::Layout(super::Job {
+                pdf: pdf.clone(),
+                range: super::PageRange {
+                    start: Some(1),
+                    end: Some(2),
+                },
+                limits: super::Limits::default(),
+            }),
+            super::Request::Annotate(super::AnnotateJob {
+                pdf: pdf.clone(),
+                links: Vec::new(),
+            }),
+            super::Request::Ping,
+        ] {
+            let whole = super::encode_frame(&request).unwrap();
+            let parts = super::encode_frame_parts(&request, request.pdf()).unwrap();
+            assert_eq!(
+                [&parts.head[..], parts.bytes, &parts.tail[..]].concat(),
+                whole
+            );
+            // The PDF is borrowed, not copied: the buffers hold only what surrounds it.
+            assert_eq!(parts.bytes.as_ptr(), request.pdf().as_ptr());
+            assert_eq!(
+                parts.head.len() + parts.tail.len(),
+                whole.len() - request.pdf().len()
+            );
+        }
+        // A slice the value does not serialise leaves every byte in the head.
+        let job = super::Request::Layout(super::Job {
+            pdf: pdf.clone(),
+            range: super::PageRange::default(),
+            limits: super::Limits::default(),
+        });
+        let parts = super::encode_frame_parts(&job, &pdf).unwrap();
+        assert!(parts.bytes.is_empty() && parts.tail.is_empty());
+        assert_eq!(parts.head, super::encode_frame(&job).unwrap());
     }
 
     use super::*;
