@@ -274,7 +274,7 @@ pub fn encode_frame_parts<'a, T: Serialize + ?Sized>(
             format!("frame of {size} bytes is over the limit"),
         ));
     }
-    let mut head = Vec::with_capacity(4 + size.saturating_sub(bytes.len()).min(size));
+    let mut head = Vec::with_capacity(4 + size.saturating_sub(bytes.len()));
     head.extend_from_slice(&(size as u32).to_le_bytes());
     let split = Split {
         head,
