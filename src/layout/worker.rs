@@ -230,12 +230,14 @@ impl From<WorkerError> for Error {
     }
 }
 
-/// One frame's bytes: the payload's length (`u32`, little-endian), then its postcard
-/// encoding. The buffer is sized once from postcard's size pass: a job carries the whole PDF
-/// and a reply the whole layout, megabytes either way, which a growing vector would copy
-/// again at each doubling.
-pub fn encode_frame<T: Serialize + ?Sized>(value: &T) -> io::Result<Vec<u8>> {
-    let invalid = |e: postcard::Error| io::Error::new(io::ErrorKind::InvalidData, e.to_string());
+/// A postcard error as the I/O error a frame's reader or writer gives.
+fn invalid(e: postcard::Error) -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidData, e.to_string())
+}
+
+/// The length of `value`'s postcard encoding (postcard's size pass), refused over
+/// [`MAX_FRAME`].
+fn payload_size<T: Serialize + ?Sized>(value: &T) -> io::Result<usize> {
     let size = postcard::experimental::serialized_size(value).map_err(invalid)?;
     if size > MAX_FRAME {
         return Err(io::Error::new(
@@ -243,6 +245,15 @@ pub fn encode_frame<T: Serialize + ?Sized>(value: &T) -> io::Result<Vec<u8>> {
             format!("frame of {size} bytes is over the limit"),
         ));
     }
+    Ok(size)
+}
+
+/// One frame's bytes: the payload's length (`u32`, little-endian), then its postcard
+/// encoding. The buffer is sized once from postcard's size pass: a job carries the whole PDF
+/// and a reply the whole layout, megabytes either way, which a growing vector would copy
+/// again at each doubling.
+pub fn encode_frame<T: Serialize + ?Sized>(value: &T) -> io::Result<Vec<u8>> {
+    let size = payload_size(value)?;
     let mut out = Vec::with_capacity(4 + size);
     out.extend_from_slice(&(size as u32).to_le_bytes());
     let out = postcard::serialize_with_flavor(value, Presized(out)).map_err(invalid)?;
@@ -266,14 +277,7 @@ pub fn encode_frame_parts<'a, T: Serialize + ?Sized>(
     value: &T,
     bytes: &'a [u8],
 ) -> io::Result<FrameParts<'a>> {
-    let invalid = |e: postcard::Error| io::Error::new(io::ErrorKind::InvalidData, e.to_string());
-    let size = postcard::experimental::serialized_size(value).map_err(invalid)?;
-    if size > MAX_FRAME {
-        return Err(io::Error::new(
-            io::ErrorKind::InvalidData,
-            format!("frame of {size} bytes is over the limit"),
-        ));
-    }
+    let size = payload_size(value)?;
     let mut head = Vec::with_capacity(4 + size.saturating_sub(bytes.len()));
     head.extend_from_slice(&(size as u32).to_le_bytes());
     let split = Split {
