@@ -264,7 +264,7 @@ pub fn encode_frame<T: Serialize + ?Sized>(value: &T) -> io::Result<Vec<u8>> {
 /// A frame in three pieces that leave one byte string of the value where it is: the frame is
 /// `head`, then `bytes`, then `tail`, the same bytes as [`encode_frame`]'s. A job's PDF is
 /// the frame's bulk (a megabyte for a journal article); written from the job itself, it is
-/// neither copied into a second buffer nor faulted into fresh pages on its way to the pipe.
+/// not copied into a second buffer on its way to the pipe.
 pub struct FrameParts<'a> {
     pub head: Vec<u8>,
     pub bytes: &'a [u8],
