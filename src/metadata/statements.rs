@@ -324,19 +324,14 @@ fn may_open_noun_head(rest: &str) -> bool {
         .filter(|(_, b)| **b == b' ')
         .nth(4)
         .map_or(bytes.len(), |(i, _)| i);
-    let reach = &bytes[..fifth_space.max(bytes.len().min(80))];
-    if !reach.is_ascii() {
+    let end = fifth_space.max(bytes.len().min(80));
+    if !bytes[..end].is_ascii() {
         return true;
     }
-    // ASCII letters folded: `letters` of any head within `reach` is a prefix of this.
-    let folded: Vec<u8> = reach
-        .iter()
-        .filter(|b| b.is_ascii_alphabetic())
-        .map(u8::to_ascii_lowercase)
-        .collect();
-    NOUN_HEAD_STEMS
-        .iter()
-        .any(|stem| folded.windows(stem.len()).any(|w| w == stem.as_bytes()))
+    // ASCII up to `end`, so `end` is a character boundary, and `letters` of any head within
+    // the reach is a prefix of the reach's.
+    let folded = letters(&rest[..end]);
+    NOUN_HEAD_STEMS.iter().any(|stem| folded.contains(stem))
 }
 
 /// [`starts`]; `screen` rules out run-on heads with [`may_open_noun_head`] first (the same
