@@ -253,12 +253,10 @@ fn payload_size<T: Serialize + ?Sized>(value: &T) -> io::Result<usize> {
 /// and a reply the whole layout, megabytes either way, which a growing vector would copy
 /// again at each doubling.
 pub fn encode_frame<T: Serialize + ?Sized>(value: &T) -> io::Result<Vec<u8>> {
-    let size = payload_size(value)?;
-    let mut out = Vec::with_capacity(4 + size);
-    out.extend_from_slice(&(size as u32).to_le_bytes());
-    let out = postcard::serialize_with_flavor(value, Presized(out)).map_err(invalid)?;
-    debug_assert_eq!(out.len(), 4 + size);
-    Ok(out)
+    // With no slice to leave out, every byte goes to the head, sized for the whole frame.
+    let parts = encode_frame_parts(value, &[])?;
+    debug_assert!(parts.bytes.is_empty() && parts.tail.is_empty());
+    Ok(parts.head)
 }
 
 /// A frame in three pieces that leave one byte string of the value where it is: the frame is
@@ -347,27 +345,6 @@ impl Request {
             Request::Annotate(j) => &j.pdf,
             Request::Ping => &[],
         }
-    }
-}
-
-/// A postcard output that appends to a vector sized beforehand, slices with one copy each.
-struct Presized(Vec<u8>);
-
-impl postcard::ser_flavors::Flavor for Presized {
-    type Output = Vec<u8>;
-
-    fn try_push(&mut self, byte: u8) -> postcard::Result<()> {
-        self.0.push(byte);
-        Ok(())
-    }
-
-    fn try_extend(&mut self, bytes: &[u8]) -> postcard::Result<()> {
-        self.0.extend_from_slice(bytes);
-        Ok(())
-    }
-
-    fn finalize(self) -> postcard::Result<Vec<u8>> {
-        Ok(self.0)
     }
 }
 
