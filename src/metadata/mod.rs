@@ -169,9 +169,18 @@ fn split_abstracts(h: &mut HeaderRecord) {
         parts.push(rest.to_string());
     }
     let mut groups: Vec<(Option<&'static str>, String)> = Vec::new();
+    // The language of a part that is the whole abstract (one paragraph, no second head):
+    // what detecting the whole would give again.
+    let mut whole = None;
     for p in parts.iter().filter(|p| !p.trim().is_empty()) {
         let l = (p.chars().filter(|c| c.is_alphabetic()).count() >= 100)
-            .then(|| lang::detect(p))
+            .then(|| {
+                let l = lang::detect(p);
+                if *p == text {
+                    whole = Some(l);
+                }
+                l
+            })
             .flatten();
         match groups.last_mut() {
             Some(g) if l.is_none() || g.0 == l || g.0.is_none() => {
@@ -183,7 +192,9 @@ fn split_abstracts(h: &mut HeaderRecord) {
         }
     }
     if groups.len() < 2 {
-        h.abstract_lang = lang::detect(&text).map(String::from);
+        h.abstract_lang = whole
+            .unwrap_or_else(|| lang::detect(&text))
+            .map(String::from);
         return;
     }
     let mut it = groups.into_iter();
@@ -430,6 +441,21 @@ mod tests {
         split_abstracts(&mut h);
         assert!(h.other_abstracts.is_empty());
         assert_eq!(h.abstract_lang.as_deref(), Some("en"));
+        // One paragraph: the language of the whole, however long (a short one is detected as
+        // a whole, not as a part).
+        let short = &EN[..EN.char_indices().nth(90).map_or(EN.len(), |(i, _)| i)];
+        for (text, want) in [(EN, Some("en")), (PT, Some("pt")), (short, None)] {
+            let mut h = HeaderRecord {
+                abstract_text: Some(text.to_string()),
+                ..HeaderRecord::default()
+            };
+            split_abstracts(&mut h);
+            assert!(h.other_abstracts.is_empty());
+            assert_eq!(h.abstract_lang.as_deref(), lang::detect(text), "{text}");
+            if want.is_some() {
+                assert_eq!(h.abstract_lang.as_deref(), want);
+            }
+        }
     }
 
     #[test]
