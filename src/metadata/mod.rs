@@ -64,10 +64,8 @@ pub fn page_texts(doc: &Document) -> Vec<PageText> {
 }
 
 /// The language most of the pages' text is written in: each block of at least 150 letters
-/// (the first 200 such blocks) votes for its language with its number of letters. Blocks are
-/// identified in order only until no other language can catch up with the leader: the
-/// letters of the blocks left could not lift any other language to its votes, so the answer
-/// is the one a count of every block gives.
+/// (the first 200 such blocks) votes for its language with its number of letters (see
+/// [`plurality`]).
 fn document_language(pages: &[PageText]) -> Option<&'static str> {
     // The first pages: the references at the end are often in another language.
     let n = pages.len().div_ceil(5) * 3;
@@ -79,26 +77,59 @@ fn document_language(pages: &[PageText]) -> Option<&'static str> {
         .filter(|&(_, letters)| letters >= 150)
         .take(200)
         .collect();
+    plurality(&voters, |b| lang::detect(b))
+}
+
+/// The language with the most votes among `voters` (a text and its weight, in document
+/// order); between languages with equal votes, the last to receive its first vote in
+/// document order. `identify` names a voter's language, or none.
+///
+/// Voters are identified heaviest first, and only until no other language can catch up with
+/// the leader (the weights left could not lift any other language to its votes), so the
+/// answer is the one a count of every voter gives. A detector call costs about the same for a
+/// short block as for a long one, so the heaviest blocks settle it in the fewest calls. When
+/// every voter had to be identified, they are counted in document order, which is what breaks
+/// ties.
+fn plurality<T, L: Copy + PartialEq>(
+    voters: &[(T, usize)],
+    mut identify: impl FnMut(&T) -> Option<L>,
+) -> Option<L> {
+    let mut order: Vec<usize> = (0..voters.len()).collect();
+    // Stable: equal weights in document order.
+    order.sort_by_key(|&i| std::cmp::Reverse(voters[i].1));
+    let mut found: Vec<Option<L>> = Vec::with_capacity(voters.len());
+    found.resize_with(voters.len(), || None);
     let mut left: usize = voters.iter().map(|v| v.1).sum();
-    let mut votes: Vec<(&'static str, usize)> = Vec::new();
-    for (b, n) in voters {
+    let mut votes: Vec<(L, usize)> = Vec::new();
+    for i in order {
+        let (text, n) = &voters[i];
         left -= n;
-        if let Some(l) = lang::detect(b) {
+        found[i] = identify(text);
+        if let Some(l) = found[i] {
             match votes.iter_mut().find(|v| v.0 == l) {
                 Some(v) => v.1 += n,
-                None => votes.push((l, n)),
+                None => votes.push((l, *n)),
             }
         }
-        let (mut lead, mut second) = (0, 0);
-        for &(_, v) in &votes {
+        let (mut lead, mut second, mut leader) = (0, 0, None);
+        for &(l, v) in &votes {
             if v > lead {
-                (lead, second) = (v, lead);
+                (lead, second, leader) = (v, lead, Some(l));
             } else if v > second {
                 second = v;
             }
         }
         if lead > second + left {
-            break;
+            return leader;
+        }
+    }
+    let mut votes: Vec<(L, usize)> = Vec::new();
+    for (l, (_, n)) in found.iter().zip(voters) {
+        if let Some(l) = *l {
+            match votes.iter_mut().find(|v| v.0 == l) {
+                Some(v) => v.1 += n,
+                None => votes.push((l, *n)),
+            }
         }
     }
     votes.into_iter().max_by_key(|v| v.1).map(|v| v.0)
@@ -419,6 +450,66 @@ mod tests {
             page(&[&pt, &pt]),
         ];
         assert_eq!(document_language(&pages), Some("en"));
+    }
+
+    /// Every voter counted in document order: the answer [`plurality`] must give.
+    fn full_count(voters: &[(Option<u8>, usize)]) -> Option<u8> {
+        let mut votes: Vec<(u8, usize)> = Vec::new();
+        for &(l, n) in voters {
+            if let Some(l) = l {
+                match votes.iter_mut().find(|v| v.0 == l) {
+                    Some(v) => v.1 += n,
+                    None => votes.push((l, n)),
+                }
+            }
+        }
+        votes.into_iter().max_by_key(|v| v.1).map(|v| v.0)
+    }
+
+    proptest::proptest! {
+        /// Heaviest first with an early stop gives the full count's answer, ties included.
+        #[test]
+        fn the_plurality_is_the_full_counts(
+            voters in proptest::collection::vec(
+                (
+                    proptest::option::weighted(0.8, 0u8..3),
+                    proptest::sample::select(vec![150usize, 151, 200, 300, 301, 450, 900, 2000]),
+                ),
+                0..12,
+            )
+        ) {
+            let mut calls = 0;
+            let got = plurality(&voters, |l| {
+                calls += 1;
+                *l
+            });
+            proptest::prop_assert_eq!(got, full_count(&voters));
+            proptest::prop_assert!(calls <= voters.len());
+        }
+    }
+
+    #[test]
+    fn the_heaviest_blocks_settle_the_language_first() {
+        let voters = [
+            (Some("en"), 150),
+            (Some("en"), 150),
+            (Some("pt"), 160),
+            (Some("en"), 1000),
+        ];
+        let mut asked = Vec::new();
+        let got = plurality(&voters, |l| {
+            asked.push(*l);
+            *l
+        });
+        // 1,000 letters of English against 460 left: settled by one call.
+        assert_eq!(got, Some("en"));
+        assert_eq!(asked, [Some("en")]);
+        // A tie counted to the end goes to the language that first voted later in the
+        // document, whichever block was identified first.
+        let voters = [(Some("pt"), 200), (Some("en"), 150), (Some("en"), 50)];
+        assert_eq!(plurality(&voters, |l| *l), Some("en"));
+        let voters = [(Some("en"), 150), (Some("en"), 50), (Some("pt"), 200)];
+        assert_eq!(plurality(&voters, |l| *l), Some("pt"));
     }
 
     #[test]
