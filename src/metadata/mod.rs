@@ -97,8 +97,7 @@ fn plurality<T, L: Copy + PartialEq>(
     let mut order: Vec<usize> = (0..voters.len()).collect();
     // Stable: equal weights in document order.
     order.sort_by_key(|&i| std::cmp::Reverse(voters[i].1));
-    let mut found: Vec<Option<L>> = Vec::with_capacity(voters.len());
-    found.resize_with(voters.len(), || None);
+    let mut found: Vec<Option<L>> = vec![None; voters.len()];
     let mut left: usize = voters.iter().map(|v| v.1).sum();
     let mut votes: Vec<(L, usize)> = Vec::new();
     for i in order {
@@ -106,10 +105,7 @@ fn plurality<T, L: Copy + PartialEq>(
         left -= n;
         found[i] = identify(text);
         if let Some(l) = found[i] {
-            match votes.iter_mut().find(|v| v.0 == l) {
-                Some(v) => v.1 += n,
-                None => votes.push((l, *n)),
-            }
+            tally(&mut votes, l, *n);
         }
         let (mut lead, mut second, mut leader) = (0, 0, None);
         for &(l, v) in &votes {
@@ -126,13 +122,18 @@ fn plurality<T, L: Copy + PartialEq>(
     let mut votes: Vec<(L, usize)> = Vec::new();
     for (l, (_, n)) in found.iter().zip(voters) {
         if let Some(l) = *l {
-            match votes.iter_mut().find(|v| v.0 == l) {
-                Some(v) => v.1 += n,
-                None => votes.push((l, *n)),
-            }
+            tally(&mut votes, l, *n);
         }
     }
     votes.into_iter().max_by_key(|v| v.1).map(|v| v.0)
+}
+
+/// Adds `n` votes for `l`; a language's first vote appends it.
+fn tally<L: PartialEq>(votes: &mut Vec<(L, usize)>, l: L, n: usize) {
+    match votes.iter_mut().find(|v| v.0 == l) {
+        Some(v) => v.1 += n,
+        None => votes.push((l, n)),
+    }
 }
 
 /// Words that head an abstract of a multilingual front page.
