@@ -205,15 +205,12 @@ fn split_abstracts(h: &mut HeaderRecord) {
     // what detecting the whole would give again.
     let mut whole = None;
     for p in parts.iter().filter(|p| !p.trim().is_empty()) {
-        let l = (p.chars().filter(|c| c.is_alphabetic()).count() >= 100)
-            .then(|| {
-                let l = lang::detect(p);
-                if *p == text {
-                    whole = Some(l);
-                }
-                l
-            })
-            .flatten();
+        let detected =
+            (p.chars().filter(|c| c.is_alphabetic()).count() >= 100).then(|| lang::detect(p));
+        if *p == text {
+            whole = detected;
+        }
+        let l = detected.flatten();
         match groups.last_mut() {
             Some(g) if l.is_none() || g.0 == l || g.0.is_none() => {
                 g.0 = g.0.or(l);
