@@ -62,12 +62,13 @@ pub type FxBuild = BuildHasherDefault<FxHasher>;
 pub type FxHashMap<K, V> = HashMap<K, V, FxBuild>;
 pub type FxHashSet<K> = HashSet<K, FxBuild>;
 
-/// Polynomial string hash mod 2⁶⁴: `H(s) = Σ (sᵢ+1)·B^(n-1-i)`, returned with `B^n` so that
+/// Polynomial string hash mod 2⁶⁴: `H(s) = Σ (sᵢ+1)·B^(n-1-i)`, kept with `B^n` so that
 /// `H(a ++ b) = H(a)·B^|b| + H(b)`. The tagger combines per-cell hashes into attribute hashes
 /// with this, without building the attribute strings; hits are checked against the text.
 pub const POLY_B: u64 = 0x9e37_79b9_7f4a_7c15;
 
-#[inline]
+/// `(H(s), B^|s|)` multiplied out byte by byte: what the tests check [`Poly2::of`] against.
+#[cfg(test)]
 pub fn poly(bytes: &[u8]) -> (u64, u64) {
     let mut h = 0u64;
     let mut p = 1u64;
@@ -110,14 +111,40 @@ fn add31(a: u64, b: u64) -> u64 {
     }
 }
 
-/// Two polynomial hashes of one byte string, both composable over concatenation: [`poly`]
+/// `(B^n mod 2⁶⁴, B31^n mod 2³¹ − 1)`, the powers [`Poly2`] keeps for a string of `n` bytes.
+const fn powers(n: usize) -> (u64, u64) {
+    let (mut p, mut q) = (1u64, 1u64);
+    let mut i = 0;
+    while i < n {
+        p = p.wrapping_mul(POLY_B);
+        // `mul31`, written out for a constant function.
+        let m = q * B31;
+        let r = (m & M31) + (m >> 31);
+        q = if r >= M31 { r - M31 } else { r };
+        i += 1;
+    }
+    (p, q)
+}
+
+/// [`powers`] of the lengths up to 63.
+const POWERS: [(u64, u64); 64] = {
+    let mut t = [(1u64, 1u64); 64];
+    let mut n = 0;
+    while n < 64 {
+        t[n] = powers(n);
+        n += 1;
+    }
+    t
+};
+
+/// Two polynomial hashes of one byte string, both composable over concatenation: `H` above
 /// modulo 2⁶⁴ (the tagger's map key) and the same scheme modulo the prime 2³¹ − 1 (the
 /// check that replaces comparing the attribute text). Modular hashing over a prime is not
 /// open to the Thue–Morse collisions that defeat any base modulo 2⁶⁴, so a wrong match needs
 /// both to collide (natural strings: about 2⁻⁹⁵ per lookup).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Poly2 {
-    /// `poly(s)`: hash and `B^|s|` modulo 2⁶⁴.
+    /// `H(s)` and `B^|s|` modulo 2⁶⁴.
     pub h: u64,
     pub p: u64,
     /// The same modulo 2³¹ − 1.
@@ -136,12 +163,17 @@ impl Poly2 {
 
     #[inline]
     pub fn of(bytes: &[u8]) -> Poly2 {
-        let (h, p) = poly(bytes);
-        let (mut g, mut q) = (0u64, 1u64);
+        let (mut h, mut g) = (0u64, 0u64);
         for &b in bytes {
+            h = h.wrapping_mul(POLY_B).wrapping_add(b as u64 + 1);
             g = add31(mul31(g, B31), b as u64 + 1);
-            q = mul31(q, B31);
         }
+        // The powers depend on the length only: a feature value is short, so they are
+        // looked up rather than multiplied out byte by byte.
+        let (p, q) = match POWERS.get(bytes.len()) {
+            Some(&pq) => pq,
+            None => powers(bytes.len()),
+        };
         Poly2 { h, p, g, q }
     }
 
@@ -177,6 +209,17 @@ mod tests {
             }
         }
         assert_eq!(Poly2::of(b""), Poly2::EMPTY);
+        // The looked-up powers are those multiplied out byte by byte, past the table too.
+        for n in 0..150 {
+            let bytes: Vec<u8> = (0..n).map(|i| (i * 37 % 251) as u8).collect();
+            let (mut p, mut q) = (1u64, 1u64);
+            for _ in 0..n {
+                p = p.wrapping_mul(POLY_B);
+                q = mul31(q, B31);
+            }
+            let got = Poly2::of(&bytes);
+            assert_eq!((got.h, got.p, got.q), (poly(&bytes).0, p, q), "{n}");
+        }
         assert_ne!(Poly2::of(b"a").g, Poly2::of(b"b").g);
         // The Thue–Morse pair of length 2048 collides modulo 2^64 for any odd base; the prime
         // modulus tells them apart.
