@@ -211,7 +211,7 @@ impl Template {
 
     /// The `(key, check)` hashes (see `fxhash::Poly2`) of pattern `p` expanded at token `t` of
     /// a sequence of `n` rows, from `cells[row * hash_cols().len() + slot]` = `Poly2::of(value)`.
-    #[inline]
+    #[inline(always)]
     pub(crate) fn hash_at(&self, n: usize, t: usize, p: usize, cells: &[Poly2]) -> (u64, u64) {
         let k = self.cols.len();
         let mut h = (0u64, 0u64);
