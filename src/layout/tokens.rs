@@ -65,21 +65,33 @@ pub struct LayoutTokens {
 /// A layout token's text as a feature row's: whitespace removed; `None` when nothing is left
 /// or it is one of pdfalto's `@IMAGE`/`@PAGE` markers.
 pub fn row_text(text: &str) -> Option<String> {
-    let s: String = text.chars().filter(|c| !c.is_whitespace()).collect();
+    // Most tokens hold no whitespace: copied whole rather than char by char.
+    let s: String = if text.contains(char::is_whitespace) {
+        text.chars().filter(|c| !c.is_whitespace()).collect()
+    } else {
+        text.to_owned()
+    };
     (!s.is_empty() && !s.contains("@IMAGE") && !s.contains("@PAGE")).then_some(s)
+}
+
+/// The font ids given so far, by lower-cased name, and the last token's font as written.
+#[derive(Default)]
+struct Fonts<'d> {
+    ids: HashMap<String, FontId>,
+    last: Option<(&'d str, FontId)>,
 }
 
 impl LayoutTokens {
     pub fn new(doc: &Document) -> LayoutTokens {
         let mut out = LayoutTokens::default();
-        let mut font_ids: HashMap<String, FontId> = HashMap::new();
+        let mut fonts = Fonts::default();
         for page in &doc.pages {
             let mut blocks = Vec::with_capacity(page.blocks.len());
             for block in &page.blocks {
                 let first_line = out.lines.len();
                 for line in &block.lines {
                     let start = out.tokens.len();
-                    out.push_line(&line.tokens, &mut font_ids);
+                    out.push_line(&line.tokens, &mut fonts);
                     out.lines.push(start..out.tokens.len());
                 }
                 blocks.push(first_line..out.lines.len());
@@ -89,7 +101,7 @@ impl LayoutTokens {
         out
     }
 
-    fn push_line(&mut self, tokens: &[Token], font_ids: &mut HashMap<String, FontId>) {
+    fn push_line<'d>(&mut self, tokens: &'d [Token], fonts: &mut Fonts<'d>) {
         let start = self.tokens.len();
         // Index of the last non-blank token of the line (markers included).
         let last_nonblank = tokens.iter().rposition(|t| !t.text.trim().is_empty());
@@ -97,12 +109,22 @@ impl LayoutTokens {
             let Some(text) = row_text(&t.text) else {
                 continue;
             };
-            let name = t.font.to_lowercase();
-            let next = FontId(font_ids.len() as u32);
-            let font = *font_ids.entry(name).or_insert_with_key(|name| {
-                self.fonts.push(name.clone());
-                next
-            });
+            let font = match fonts.last {
+                // A token in the font of the one before (most of them): its id again.
+                Some((name, id)) if name == t.font => id,
+                _ => {
+                    let next = FontId(fonts.ids.len() as u32);
+                    let id = *fonts
+                        .ids
+                        .entry(t.font.to_lowercase())
+                        .or_insert_with_key(|name| {
+                            self.fonts.push(name.clone());
+                            next
+                        });
+                    fonts.last = Some((&t.font, id));
+                    id
+                }
+            };
             self.tokens.push(LayoutToken {
                 index: i,
                 text,
