@@ -34,9 +34,9 @@ pub struct Model {
     width: usize,
 }
 
-/// Labels one step of Viterbi compares at once: a multiple of every vector width it is built
-/// for (4 doubles in AVX2), so a row of the transition matrix has no remainder to finish one
-/// label at a time (38 header labels were 32 in vectors and 6 in scalar code).
+/// Labels one vector of Viterbi's step holds (4 doubles in AVX2): the transition rows are
+/// padded to a multiple of it, so a row has no remainder to finish one label at a time (the
+/// 38 header labels were nine vectors and two labels of scalar code).
 const LANES: usize = 4;
 
 fn read_to_string(path: &Path) -> Result<String> {
@@ -75,11 +75,14 @@ impl Model {
         let l = tables.labels.len();
         let width = l.div_ceil(LANES) * LANES;
         let mut trans_wide = vec![f64::NEG_INFINITY; l * width];
-        for (wide, row) in trans_wide
-            .chunks_exact_mut(width)
-            .zip(tables.trans.chunks_exact(l))
-        {
-            wide[..l].copy_from_slice(row);
+        // A model without labels is refused when it tags (`with_state`), not here.
+        if l > 0 {
+            for (wide, row) in trans_wide
+                .chunks_exact_mut(width)
+                .zip(tables.trans.chunks_exact(l))
+            {
+                wide[..l].copy_from_slice(row);
+            }
         }
         Ok(Model {
             meta,
@@ -424,9 +427,9 @@ fn best_predecessors(score: &[f64], trans: &[f64], w: usize, next: &mut [f64], a
     }
 }
 
-/// [`best_predecessors`] with AVX2, eight labels at a time: their best sums and predecessors
-/// stay in registers while every predecessor is tried, instead of being loaded and stored
-/// once per predecessor. Each lane adds, compares (`>`, false for NaN as in Rust) and
+/// [`best_predecessors`] with AVX2, eight labels at a time (four for the last four of a width
+/// that is not a multiple of eight): their best sums and predecessors stay in registers while
+/// every predecessor is tried, instead of being loaded and stored once per predecessor. Each lane adds, compares (`>`, false for NaN as in Rust) and
 /// selects exactly as the portable loop does, so the results are the same bits.
 ///
 /// # Safety
@@ -568,6 +571,24 @@ mod tests {
             evaluation: serde_json::Value::Null,
         };
         Model::from_parts(&bytes, t, meta).unwrap()
+    }
+
+    /// A model file without labels loads, and tagging with it is refused with an error.
+    #[test]
+    fn a_model_without_labels_loads_and_refuses_to_tag() {
+        let bytes = format::write(&format::Weights {
+            labels: &[],
+            attrs: &[],
+            attr_off: &[0],
+            feat_label: &[],
+            transitions: true,
+            w: &[],
+        })
+        .unwrap();
+        let toy = model();
+        let m = Model::from_parts(&bytes, toy.template.clone(), toy.meta.clone()).unwrap();
+        let rows: Rows = vec![vec!["the".into()]];
+        assert!(matches!(m.label(&rows), Err(Error::Tagging { .. })));
     }
 
     /// One Viterbi step label by label over the unpadded `l × l` transitions: the best sum
