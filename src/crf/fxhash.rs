@@ -91,7 +91,7 @@ const M31: u64 = (1 << 31) - 1;
 const B31: u64 = 0x5bd1_e995 % M31;
 
 #[inline]
-fn mul31(a: u64, b: u64) -> u64 {
+const fn mul31(a: u64, b: u64) -> u64 {
     let p = a * b;
     let r = (p & M31) + (p >> 31);
     if r >= M31 {
@@ -117,10 +117,7 @@ const fn powers(n: usize) -> (u64, u64) {
     let mut i = 0;
     while i < n {
         p = p.wrapping_mul(POLY_B);
-        // `mul31`, written out for a constant function.
-        let m = q * B31;
-        let r = (m & M31) + (m >> 31);
-        q = if r >= M31 { r - M31 } else { r };
+        q = mul31(q, B31);
         i += 1;
     }
     (p, q)
